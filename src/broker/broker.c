@@ -1,0 +1,139 @@
+/* Broker start-up, shutdown and housekeeping (retention, time-based flushes). */
+#include "broker/broker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "broker/broker_int.h"
+
+/* Features as Apache Kafka 4.2 reports them; share consumers look for share.version. */
+static const gr_broker_feature_t g_features[] = {
+    {"group.version", 0, 1, 1},
+    {"share.version", 0, 1, 1},
+};
+
+const gr_broker_feature_t *gr_broker_features(const gr_broker_t *b, size_t *n) {
+    (void)b;
+    *n = sizeof(g_features) / sizeof(g_features[0]);
+    return g_features;
+}
+int64_t gr_broker_features_epoch(const gr_broker_t *b) { return 1; }
+const char *gr_broker_host(const gr_broker_t *b) { return b->cfg->advertised_host; }
+int32_t gr_broker_adv_port(const gr_broker_t *b) {
+    return b->cfg->advertised_port ? b->cfg->advertised_port : gr_listener_port(b->listener);
+}
+int32_t gr_broker_node_id(const gr_broker_t *b) { return b->cfg->node_id; }
+uint16_t gr_broker_port(const gr_broker_t *b) { return gr_listener_port(b->listener); }
+
+void gr_broker_req_start(gr_broker_t *b, gr_req_t *req) { b->n_requests++; }
+void gr_broker_req_done(gr_broker_t *b, gr_req_t *req) { b->n_requests--; }
+
+static void flusher_completions(gr_loop_t *loop, void *arg, int64_t now) {
+    gr_broker_t *b = arg;
+    gr_flusher_run_completions(b->flusher);
+}
+
+/* Flusher thread -> loop thread. */
+static void flusher_wake(void *ctx) {
+    gr_broker_t *b = ctx;
+    gr_loop_post(b->loop, flusher_completions, b);
+}
+
+static void flush_done_ignore(void *arg, gr_err_t err) {
+    gr_partition_t *p = arg;
+    if (err) {
+        GR_ERROR("broker", "flush of %s-%d failed; partition offline", p->topic, p->index);
+        p->offline = true;
+    }
+}
+
+/* Before the loop sleeps: partitions whose flush policy says "now" get an fsync. */
+static void before_sleep(gr_hook_t *hook, int64_t now) {
+    gr_broker_t *b = hook->data;
+    for (size_t i = 0; i < gr_parts_count(b->parts); i++) {
+        gr_partition_t *p = gr_parts_at(b->parts, i);
+        if (!p->offline && gr_plog_flush_due(p->plog, now))
+            gr_flusher_request(b->flusher, p->plog, gr_plog_end_offset(p->plog), flush_done_ignore, p);
+    }
+}
+
+static void housekeeping(gr_timer_t *t, int64_t now) {
+    gr_broker_t *b = t->data;
+    int64_t wall = gr_clock_wall_ms();
+    for (size_t i = 0; i < gr_parts_count(b->parts); i++) {
+        gr_partition_t *p = gr_parts_at(b->parts, i);
+        int n = 0;
+        if (gr_plog_retention(p->plog, wall, &n))
+            GR_WARN("broker", "retention of %s-%d failed", p->topic, p->index);
+        else if (n)
+            GR_INFO("broker", "retention deleted %d segment(s) of %s-%d", n, p->topic, p->index);
+    }
+}
+
+static gr_err_t open_state(gr_broker_t *b, char *errstr, size_t errstr_size) {
+    const gr_server_config_t *cfg = b->cfg;
+    gr_err_t err = gr_meta_open(&b->meta, cfg->log_dir, cfg->node_id, &cfg->raw, errstr, errstr_size);
+    if (err) return err;
+    int64_t t0 = gr_clock_mono_ms();
+    err = gr_parts_open(&b->parts, b->meta, cfg->log_dir, gr_clock_wall_ms(), errstr, errstr_size);
+    if (err) return err;
+    GR_INFO("broker", "opened %zu partition(s) in %lld ms", gr_parts_count(b->parts),
+            (long long)(gr_clock_mono_ms() - t0));
+    err = gr_flusher_start(&b->flusher, flusher_wake, b);
+    if (err) {
+        snprintf(errstr, errstr_size, "cannot start the flusher thread");
+        return err;
+    }
+    return gr_broker_producer_ids_open(b, errstr, errstr_size);
+}
+
+static gr_err_t open_listener(gr_broker_t *b, char *errstr, size_t errstr_size) {
+    gr_conn_opts_t opts;
+    gr_conn_opts_default(&opts);
+    opts.max_request_bytes = (size_t)b->cfg->socket_request_max_bytes;
+    opts.idle_ms = b->cfg->connections_max_idle_ms;
+    gr_conn_handler_t h = {.on_frame = gr_broker_on_frame, .on_close = gr_broker_on_close, .ctx = b};
+    return gr_listener_open(b->loop, b->cfg->listen_host, b->cfg->listen_port, &opts, &h, &b->listener, errstr,
+                            errstr_size);
+}
+
+gr_err_t gr_broker_new(gr_loop_t *loop, const gr_server_config_t *cfg, gr_broker_t **out, char *errstr,
+                       size_t errstr_size) {
+    gr_broker_t *b = calloc(1, sizeof(*b));
+    if (!b) abort();
+    b->loop = loop;
+    b->cfg = cfg;
+    gr_err_t err = open_state(b, errstr, errstr_size);
+    if (!err) err = open_listener(b, errstr, errstr_size);
+    if (err) {
+        gr_broker_free(b);
+        return err;
+    }
+    gr_loop_add_before_sleep(loop, &b->before_sleep, before_sleep, b);
+    gr_timer_init(loop, &b->housekeeping, housekeeping, b);
+    int64_t every = cfg->log_retention_check_interval_ms > 0 ? cfg->log_retention_check_interval_ms : 300000;
+    gr_timer_start(&b->housekeeping, every, every);
+    GR_INFO("broker", "node %d of cluster %s listening on %s:%u", cfg->node_id, gr_meta_cluster_id(b->meta),
+            cfg->listen_host[0] ? cfg->listen_host : "*", gr_listener_port(b->listener));
+    *out = b;
+    return GR_ERR_NONE;
+}
+
+void gr_broker_free(gr_broker_t *b) {
+    if (!b) return;
+    b->shutting_down = true;
+    gr_timer_stop(&b->housekeeping);
+    gr_loop_remove_before_sleep(b->loop, &b->before_sleep);
+    if (b->listener) gr_listener_close(b->listener);
+    b->listener = NULL;
+    /* Parked requests (long polls) answer now; their connections are closed
+     * so the answers are dropped. */
+    gr_broker_cancel_parked(b);
+    if (b->flusher) gr_flusher_destroy(b->flusher);
+    gr_parts_close(b->parts);
+    gr_meta_close(b->meta);
+    free(b);
+}

@@ -1,0 +1,28 @@
+/* The broker: owns the listener, metadata, partition logs and the request
+ * handlers, all driven by one event loop.
+ * @locality loop thread, except where noted. */
+#ifndef GR_BROKER_BROKER_H
+#define GR_BROKER_BROKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "net/loop.h"
+#include "server/config.h"
+
+typedef struct gr_broker gr_broker_t;
+
+/** Open the data directory (metadata, every partition log, recovering them as
+ *  needed), start the flusher thread and listen on the configured listener.
+ *  cfg must outlive the broker. On success *out is owned by the caller. */
+gr_err_t gr_broker_new(gr_loop_t *loop, const gr_server_config_t *cfg, gr_broker_t **out, char *errstr,
+                       size_t errstr_size);
+/** The port actually bound (useful with port 0). */
+uint16_t gr_broker_port(const gr_broker_t *b);
+/** Clean shutdown: stop accepting, close connections, flush and close every
+ *  log, stop the flusher, free everything. Runs the loop briefly to finish
+ *  in-flight work. */
+void gr_broker_free(gr_broker_t *b);
+
+#endif

@@ -1,0 +1,74 @@
+/* Broker internals shared by the handler files. Not for other modules. */
+#ifndef GR_BROKER_BROKER_INT_H
+#define GR_BROKER_BROKER_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "broker/broker.h"
+#include "broker/partitions.h"
+#include "broker/request.h"
+#include "meta/meta.h"
+#include "net/conn.h"
+#include "net/loop.h"
+#include "server/config.h"
+#include "storage/flusher.h"
+
+typedef struct gr_broker_feature {
+    const char *name;
+    int16_t min_supported, max_supported, finalized;
+} gr_broker_feature_t;
+
+struct gr_broker {
+    gr_loop_t *loop;
+    const gr_server_config_t *cfg;
+    gr_meta_t *meta;
+    gr_listener_t *listener;
+    gr_flusher_t *flusher;
+    gr_parts_t *parts;
+    gr_timer_t housekeeping; /* retention and time-based flushes */
+    gr_hook_t before_sleep;  /* flush-policy kicks before the loop sleeps */
+    int64_t next_producer_id;  /* InitProducerId, see h_init_producer_id.c */
+    int64_t producer_id_limit; /* ids below this are reserved on disk */
+    uint64_t n_requests;       /* in flight */
+    gr_req_t parked;           /* list head of parked requests */
+    bool shutting_down;
+};
+
+/** Called by the connection layer for each frame (see net/conn.h). */
+void gr_broker_on_frame(void *ctx, gr_conn_t *conn, uint64_t seq, uint8_t *frame, size_t len);
+/** Request accounting (request.c / broker_frame.c). */
+void gr_broker_req_start(gr_broker_t *b, gr_req_t *req);
+void gr_broker_req_done(gr_broker_t *b, gr_req_t *req);
+
+/** Connection closed: parked requests of that connection are answered now
+ *  (the answers are dropped). */
+void gr_broker_on_close(void *ctx, gr_conn_t *conn);
+/** Park a request that will be answered later; cancel(req) must answer it
+ *  at once (shutdown, client gone). Unpark before answering normally. */
+void gr_broker_park(gr_broker_t *b, gr_req_t *req, void (*cancel)(gr_req_t *req));
+void gr_broker_unpark(gr_broker_t *b, gr_req_t *req);
+/** Answer every parked request (shutdown). */
+void gr_broker_cancel_parked(gr_broker_t *b);
+/** Producer id allocation state (h_init_producer_id.c). */
+gr_err_t gr_broker_producer_ids_open(gr_broker_t *b, char *errstr, size_t errstr_size);
+
+/** Create a topic with its partition logs (CreateTopics and auto-creation).
+ *  partitions -1 = num.partitions. See gr_meta_topic_create for the errors.
+ *  Implemented in h_topics.c. */
+gr_err_t gr_broker_topic_create(gr_broker_t *b, const char *name, int32_t partitions, const gr_props_t *configs,
+                                bool validate_only, const gr_meta_topic_t **out, char *errstr, size_t errstr_size);
+/** Auto-create a topic if auto.create.topics.enable is true (Metadata, Produce).
+ *  Returns the topic or NULL (the error code in *err). */
+const gr_meta_topic_t *gr_broker_auto_create(gr_broker_t *b, const char *name, gr_err_t *err);
+
+/** Feature flags for ApiVersions v3+. */
+const gr_broker_feature_t *gr_broker_features(const gr_broker_t *b, size_t *n);
+int64_t gr_broker_features_epoch(const gr_broker_t *b);
+
+/** The advertised endpoint of this broker. */
+const char *gr_broker_host(const gr_broker_t *b);
+int32_t gr_broker_adv_port(const gr_broker_t *b);
+int32_t gr_broker_node_id(const gr_broker_t *b);
+
+#endif

@@ -1,0 +1,53 @@
+/* ApiVersions (18): advertise exactly the handler table, plus the features
+ * share consumers look for (share.version, as Apache Kafka 4.2 reports it). */
+#include "broker/broker_int.h"
+#include "broker/handlers.h"
+#include "proto_msgs.h"
+
+static void fill_api_keys(gr_req_t *req, gr_ApiVersionsResponse_t *resp, bool only_self) {
+    size_t n;
+    const gr_handler_t *hs = gr_handlers(&n);
+    resp->ApiKeys.v = gr_req_alloc(req, &gr_ApiVersionsResponse_ApiVersion_sd, (int32_t)n);
+    resp->ApiKeys.n = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (only_self && hs[i].api_key != GR_API_ApiVersions) continue;
+        gr_ApiVersionsResponse_ApiVersion_t *k = &resp->ApiKeys.v[resp->ApiKeys.n++];
+        k->ApiKey = hs[i].api_key;
+        k->MinVersion = hs[i].min_ver;
+        k->MaxVersion = hs[i].max_ver;
+    }
+}
+
+static void fill_features(gr_req_t *req, gr_ApiVersionsResponse_t *resp) {
+    size_t n;
+    const gr_broker_feature_t *fs = gr_broker_features(req->b, &n);
+    resp->SupportedFeatures.v = gr_req_alloc(req, &gr_ApiVersionsResponse_SupportedFeatureKey_sd, (int32_t)n);
+    resp->FinalizedFeatures.v = gr_req_alloc(req, &gr_ApiVersionsResponse_FinalizedFeatureKey_sd, (int32_t)n);
+    resp->SupportedFeatures.n = resp->FinalizedFeatures.n = (int32_t)n;
+    for (size_t i = 0; i < n; i++) {
+        resp->SupportedFeatures.v[i].Name = gr_str_c(fs[i].name);
+        resp->SupportedFeatures.v[i].MinVersion = fs[i].min_supported;
+        resp->SupportedFeatures.v[i].MaxVersion = fs[i].max_supported;
+        resp->FinalizedFeatures.v[i].Name = gr_str_c(fs[i].name);
+        resp->FinalizedFeatures.v[i].MinVersionLevel = fs[i].finalized;
+        resp->FinalizedFeatures.v[i].MaxVersionLevel = fs[i].finalized;
+    }
+    resp->FinalizedFeaturesEpoch = gr_broker_features_epoch(req->b);
+}
+
+void gr_h_api_versions(gr_req_t *req) {
+    gr_ApiVersionsResponse_t *resp = gr_req_resp_new(req);
+    fill_api_keys(req, resp, false);
+    if (req->hdr.api_version >= 3) fill_features(req, resp);
+    gr_req_respond(req, resp);
+}
+
+void gr_h_api_versions_unsupported(gr_req_t *req) {
+    req->req_desc = gr_api_request(GR_API_ApiVersions);
+    req->resp_desc = gr_api_response(GR_API_ApiVersions);
+    req->hdr.api_version = 0; /* the answer uses the v0 body layout */
+    gr_ApiVersionsResponse_t *resp = gr_req_resp_new(req);
+    resp->ErrorCode = GR_ERR_UNSUPPORTED_VERSION;
+    fill_api_keys(req, resp, true);
+    gr_req_respond(req, resp);
+}

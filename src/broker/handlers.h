@@ -1,0 +1,41 @@
+/* The API handlers, one file per API family, and the dispatch table.
+ * Every handler decodes nothing itself: it gets req->body decoded and answers
+ * through gr_req_respond (see request.h). @locality loop thread. */
+#ifndef GR_BROKER_HANDLERS_H
+#define GR_BROKER_HANDLERS_H
+
+#include "broker/request.h"
+
+typedef void (*gr_handler_fn)(gr_req_t *req);
+
+typedef struct gr_handler {
+    int16_t api_key;
+    int16_t min_ver, max_ver; /* what we implement (and advertise) */
+    gr_handler_fn fn;
+} gr_handler_t;
+
+/** The handler for api_key, or NULL. */
+const gr_handler_t *gr_handler_find(int16_t api_key);
+/** All handlers, for ApiVersions. */
+const gr_handler_t *gr_handlers(size_t *n);
+
+void gr_h_api_versions(gr_req_t *req);
+/** The UNSUPPORTED_VERSION answer for an ApiVersions version we do not know. */
+void gr_h_api_versions_unsupported(gr_req_t *req);
+void gr_h_metadata(gr_req_t *req);
+void gr_h_describe_cluster(gr_req_t *req);
+void gr_h_describe_topic_partitions(gr_req_t *req);
+void gr_h_produce(gr_req_t *req);
+void gr_h_fetch(gr_req_t *req);
+void gr_h_list_offsets(gr_req_t *req);
+void gr_h_delete_records(gr_req_t *req);
+void gr_h_find_coordinator(gr_req_t *req);
+void gr_h_create_topics(gr_req_t *req);
+void gr_h_delete_topics(gr_req_t *req);
+void gr_h_create_partitions(gr_req_t *req);
+void gr_h_describe_configs(gr_req_t *req);
+void gr_h_alter_configs(gr_req_t *req);
+void gr_h_incremental_alter_configs(gr_req_t *req);
+void gr_h_init_producer_id(gr_req_t *req);
+
+#endif

@@ -1,0 +1,266 @@
+/* Hosted partitions: topic entries hashed by name and by topic id, each with
+ * its array of partitions and their logs. */
+#include "broker/partitions.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "broker/producers.h"
+
+typedef struct parts_topic {
+    char *name;
+    gr_uuid_t id;
+    int32_t n;
+    gr_partition_t **p;
+    struct parts_topic *next_name, *next_id; /* hash chains */
+} parts_topic_t;
+
+#define PARTS_BUCKETS 1024
+
+struct gr_parts {
+    gr_meta_t *meta;
+    char *log_dir;
+    parts_topic_t *by_name[PARTS_BUCKETS];
+    parts_topic_t *by_id[PARTS_BUCKETS];
+    gr_partition_t **all; /* flat list for housekeeping */
+    size_t n_all, cap_all;
+};
+
+static uint32_t hash_bytes(const void *p, size_t n) {
+    const uint8_t *s = p;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
+    return h;
+}
+static uint32_t name_bucket(const char *name) { return hash_bytes(name, strlen(name)) % PARTS_BUCKETS; }
+static uint32_t id_bucket(const gr_uuid_t *id) { return hash_bytes(id->b, 16) % PARTS_BUCKETS; }
+
+static parts_topic_t *topic_by_name(gr_parts_t *ps, const char *name) {
+    for (parts_topic_t *t = ps->by_name[name_bucket(name)]; t; t = t->next_name)
+        if (!strcmp(t->name, name)) return t;
+    return NULL;
+}
+static parts_topic_t *topic_by_id(gr_parts_t *ps, const gr_uuid_t *id) {
+    for (parts_topic_t *t = ps->by_id[id_bucket(id)]; t; t = t->next_id)
+        if (!memcmp(t->id.b, id->b, 16)) return t;
+    return NULL;
+}
+
+/* Kafka stores "forever" as Long.MAX_VALUE; the log engine uses -1. */
+static int64_t forever_as_none(int64_t v) { return v >= INT64_MAX / 2 ? -1 : v; }
+
+static void plog_config_for(gr_parts_t *ps, const gr_meta_topic_t *t, gr_plog_config_t *c) {
+    gr_plog_config_default(c);
+    c->segment_bytes = gr_meta_topic_config_i64(ps->meta, t, "segment.bytes");
+    c->segment_ms = gr_meta_topic_config_i64(ps->meta, t, "segment.ms");
+    c->segment_index_bytes = gr_meta_topic_config_i64(ps->meta, t, "segment.index.bytes");
+    c->index_interval_bytes = (int32_t)gr_meta_topic_config_i64(ps->meta, t, "index.interval.bytes");
+    c->retention_ms = gr_meta_topic_config_i64(ps->meta, t, "retention.ms");
+    c->retention_bytes = gr_meta_topic_config_i64(ps->meta, t, "retention.bytes");
+    c->flush_interval_messages = gr_meta_topic_config_i64(ps->meta, t, "flush.messages");
+    c->flush_interval_ms = forever_as_none(gr_meta_topic_config_i64(ps->meta, t, "flush.ms"));
+    if (c->segment_bytes <= 0) c->segment_bytes = 1073741824;
+    if (c->segment_index_bytes <= 0) c->segment_index_bytes = 10485760;
+    if (c->index_interval_bytes <= 0) c->index_interval_bytes = 4096;
+    if (c->flush_interval_messages <= 0) c->flush_interval_messages = INT64_MAX;
+}
+
+static void all_push(gr_parts_t *ps, gr_partition_t *p) {
+    if (ps->n_all == ps->cap_all) {
+        ps->cap_all = ps->cap_all ? ps->cap_all * 2 : 64;
+        ps->all = realloc(ps->all, ps->cap_all * sizeof(*ps->all));
+        if (!ps->all) abort();
+    }
+    ps->all[ps->n_all++] = p;
+}
+
+static void all_remove(gr_parts_t *ps, gr_partition_t *p) {
+    for (size_t i = 0; i < ps->n_all; i++)
+        if (ps->all[i] == p) {
+            ps->all[i] = ps->all[--ps->n_all];
+            return;
+        }
+}
+
+static gr_err_t open_partition(gr_parts_t *ps, parts_topic_t *t, const gr_meta_topic_t *mt, int32_t i,
+                               int64_t now_ms, char *errstr, size_t errstr_size) {
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/%s-%d", ps->log_dir, t->name, i);
+    gr_plog_config_t cfg;
+    plog_config_for(ps, mt, &cfg);
+    gr_plog_t *plog;
+    gr_err_t err = gr_plog_open(dir, &cfg, now_ms, &plog, errstr, errstr_size);
+    if (err) return err;
+    gr_partition_t *p = calloc(1, sizeof(*p));
+    if (!p) abort();
+    p->topic = t->name;
+    p->topic_id = t->id;
+    p->index = i;
+    p->plog = plog;
+    p->producers = gr_producers_new();
+    p->waiters.next = p->waiters.prev = &p->waiters;
+    t->p[i] = p;
+    all_push(ps, p);
+    return GR_ERR_NONE;
+}
+
+gr_err_t gr_parts_add_topic(gr_parts_t *ps, const gr_meta_topic_t *mt, int64_t now_ms, char *errstr,
+                            size_t errstr_size) {
+    parts_topic_t *t = topic_by_name(ps, mt->name);
+    if (!t) {
+        t = calloc(1, sizeof(*t));
+        if (!t) abort();
+        t->name = strdup(mt->name);
+        t->id = mt->id;
+        uint32_t nb = name_bucket(t->name), ib = id_bucket(&t->id);
+        t->next_name = ps->by_name[nb];
+        ps->by_name[nb] = t;
+        t->next_id = ps->by_id[ib];
+        ps->by_id[ib] = t;
+    }
+    if (mt->partitions <= t->n) return GR_ERR_NONE;
+    gr_partition_t **np = realloc(t->p, (size_t)mt->partitions * sizeof(*np));
+    if (!np) abort();
+    t->p = np;
+    for (int32_t i = t->n; i < mt->partitions; i++) {
+        t->p[i] = NULL;
+        gr_err_t err = open_partition(ps, t, mt, i, now_ms, errstr, errstr_size);
+        if (err) {
+            t->n = i;
+            return err;
+        }
+    }
+    t->n = mt->partitions;
+    return GR_ERR_NONE;
+}
+
+gr_err_t gr_parts_open(gr_parts_t **out, gr_meta_t *meta, const char *log_dir, int64_t now_ms, char *errstr,
+                       size_t errstr_size) {
+    gr_parts_t *ps = calloc(1, sizeof(*ps));
+    if (!ps) abort();
+    ps->meta = meta;
+    ps->log_dir = strdup(log_dir);
+    for (size_t i = 0; i < gr_meta_topic_count(meta); i++) {
+        gr_err_t err = gr_parts_add_topic(ps, gr_meta_topic_at(meta, i), now_ms, errstr, errstr_size);
+        if (err) {
+            gr_parts_close(ps);
+            return err;
+        }
+    }
+    *out = ps;
+    return GR_ERR_NONE;
+}
+
+static void partition_free(gr_partition_t *p, bool delete_files) {
+    /* Wake (and thereby detach) parked fetches before the partition goes away. */
+    while (p->waiters.next != &p->waiters) {
+        gr_partition_waiter_t *w = p->waiters.next;
+        gr_partition_unwait(w);
+        w->fn(w->arg);
+    }
+    if (delete_files) {
+        char errstr[256];
+        if (gr_plog_delete(p->plog, errstr, sizeof(errstr)))
+            GR_WARN("partitions", "deleting %s-%d: %s", p->topic, p->index, errstr);
+    } else {
+        gr_plog_close(p->plog);
+    }
+    gr_producers_free(p->producers);
+    free(p);
+}
+
+static void topic_unlink(gr_parts_t *ps, parts_topic_t *t) {
+    parts_topic_t **pp = &ps->by_name[name_bucket(t->name)];
+    while (*pp != t) pp = &(*pp)->next_name;
+    *pp = t->next_name;
+    pp = &ps->by_id[id_bucket(&t->id)];
+    while (*pp != t) pp = &(*pp)->next_id;
+    *pp = t->next_id;
+}
+
+static void topic_free(gr_parts_t *ps, parts_topic_t *t, bool delete_files) {
+    for (int32_t i = 0; i < t->n; i++) {
+        all_remove(ps, t->p[i]);
+        partition_free(t->p[i], delete_files);
+    }
+    free(t->p);
+    free(t->name);
+    free(t);
+}
+
+void gr_parts_delete_topic(gr_parts_t *ps, const gr_uuid_t *topic_id) {
+    parts_topic_t *t = topic_by_id(ps, topic_id);
+    if (!t) return;
+    topic_unlink(ps, t);
+    topic_free(ps, t, true);
+}
+
+void gr_parts_close(gr_parts_t *ps) {
+    if (!ps) return;
+    for (size_t b = 0; b < PARTS_BUCKETS; b++) {
+        parts_topic_t *t = ps->by_name[b];
+        while (t) {
+            parts_topic_t *next = t->next_name;
+            topic_free(ps, t, false);
+            t = next;
+        }
+    }
+    free(ps->all);
+    free(ps->log_dir);
+    free(ps);
+}
+
+gr_partition_t *gr_parts_find(gr_parts_t *ps, const char *topic, int32_t index) {
+    parts_topic_t *t = topic_by_name(ps, topic);
+    return t && index >= 0 && index < t->n ? t->p[index] : NULL;
+}
+
+gr_partition_t *gr_parts_find_id(gr_parts_t *ps, const gr_uuid_t *topic_id, int32_t index) {
+    parts_topic_t *t = topic_by_id(ps, topic_id);
+    return t && index >= 0 && index < t->n ? t->p[index] : NULL;
+}
+
+size_t gr_parts_count(const gr_parts_t *ps) { return ps->n_all; }
+gr_partition_t *gr_parts_at(gr_parts_t *ps, size_t i) { return ps->all[i]; }
+
+void gr_parts_reconfigure(gr_parts_t *ps, const gr_meta_topic_t *mt) {
+    parts_topic_t *t = topic_by_name(ps, mt->name);
+    if (!t) return;
+    gr_plog_config_t cfg;
+    plog_config_for(ps, mt, &cfg);
+    for (int32_t i = 0; i < t->n; i++) gr_plog_set_config(t->p[i]->plog, &cfg);
+}
+
+void gr_parts_reconfigure_all(gr_parts_t *ps) {
+    for (size_t i = 0; i < gr_meta_topic_count(ps->meta); i++) gr_parts_reconfigure(ps, gr_meta_topic_at(ps->meta, i));
+}
+
+void gr_partition_wait(gr_partition_t *p, gr_partition_waiter_t *w, gr_partition_wake_fn fn, void *arg) {
+    w->fn = fn;
+    w->arg = arg;
+    w->next = &p->waiters;
+    w->prev = p->waiters.prev;
+    w->prev->next = w;
+    p->waiters.prev = w;
+    w->linked = true;
+}
+
+void gr_partition_unwait(gr_partition_waiter_t *w) {
+    if (!w->linked) return;
+    w->prev->next = w->next;
+    w->next->prev = w->prev;
+    w->linked = false;
+}
+
+void gr_partition_notify(gr_partition_t *p) {
+    /* A woken waiter usually unlinks itself (and possibly others); restart
+     * from the head each time so the iteration survives that. */
+    gr_partition_waiter_t *w = p->waiters.next;
+    while (w != &p->waiters) {
+        gr_partition_waiter_t *next = w->next;
+        w->fn(w->arg);
+        w = next;
+    }
+}

@@ -1,0 +1,69 @@
+/* The partitions this broker hosts: one partition log per (topic, partition),
+ * opened from the metadata at start-up, created and deleted with topics.
+ * Also keeps what the broker tracks per partition in memory: idempotent
+ * producer state and the long-poll fetches waiting for new data.
+ * @locality loop thread. */
+#ifndef GR_BROKER_PARTITIONS_H
+#define GR_BROKER_PARTITIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "meta/meta.h"
+#include "proto/codec.h"
+#include "storage/plog.h"
+
+typedef struct gr_parts gr_parts_t;
+typedef struct gr_producer_state gr_producer_state_t;
+
+/** Called when a partition's log end offset moves (new data). */
+typedef void (*gr_partition_wake_fn)(void *arg);
+
+typedef struct gr_partition_waiter {
+    struct gr_partition_waiter *prev, *next;
+    gr_partition_wake_fn fn;
+    void *arg;
+    bool linked;
+} gr_partition_waiter_t;
+
+typedef struct gr_partition {
+    char *topic;
+    gr_uuid_t topic_id;
+    int32_t index;
+    gr_plog_t *plog;
+    int32_t leader_epoch;
+    gr_producer_state_t *producers; /* idempotence, see producers.c */
+    gr_partition_waiter_t waiters;  /* list head */
+    bool offline;                   /* storage error: refuse reads and writes */
+} gr_partition_t;
+
+/** Open every partition log of every topic in meta under log_dir. */
+gr_err_t gr_parts_open(gr_parts_t **out, gr_meta_t *meta, const char *log_dir, int64_t now_ms, char *errstr,
+                       size_t errstr_size);
+/** Close every log cleanly (flush) and free. */
+void gr_parts_close(gr_parts_t *ps);
+
+/** Lookups; NULL if absent. */
+gr_partition_t *gr_parts_find(gr_parts_t *ps, const char *topic, int32_t index);
+gr_partition_t *gr_parts_find_id(gr_parts_t *ps, const gr_uuid_t *topic_id, int32_t index);
+/** Number of partitions and partition i of all hosted (for housekeeping). */
+size_t gr_parts_count(const gr_parts_t *ps);
+gr_partition_t *gr_parts_at(gr_parts_t *ps, size_t i);
+
+/** Open logs for partitions [from, topic->partitions) of a topic just created or grown. */
+gr_err_t gr_parts_add_topic(gr_parts_t *ps, const gr_meta_topic_t *topic, int64_t now_ms, char *errstr,
+                            size_t errstr_size);
+/** Delete every partition log of a topic (before the meta entry is deleted). */
+void gr_parts_delete_topic(gr_parts_t *ps, const gr_uuid_t *topic_id);
+/** Re-read the topic's effective configs into its logs (after a config change). */
+void gr_parts_reconfigure(gr_parts_t *ps, const gr_meta_topic_t *topic);
+/** Re-read every topic's configs (after a broker config change). */
+void gr_parts_reconfigure_all(gr_parts_t *ps);
+
+/** Waiters: fn(arg) is called once per gr_partition_notify while linked. */
+void gr_partition_wait(gr_partition_t *p, gr_partition_waiter_t *w, gr_partition_wake_fn fn, void *arg);
+void gr_partition_unwait(gr_partition_waiter_t *w);
+void gr_partition_notify(gr_partition_t *p);
+
+#endif

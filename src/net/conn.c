@@ -1,0 +1,465 @@
+/* Connections: framing, in-order responses, backpressure and lifetime.
+ * See conn.h for the contract and docs/event-loop.md for how it sits in the loop. */
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "net/conn_int.h"
+
+#define IOV_BATCH 64
+
+static void settle(gr_conn_t *conn);
+static void conn_io_cb(gr_io_t *io, uint32_t events, int64_t now);
+static void idle_cb(gr_timer_t *timer, int64_t now);
+
+void gr_conn_opts_default(gr_conn_opts_t *opts) {
+    opts->max_request_bytes = GR_CONN_DEFAULT_MAX_REQUEST_BYTES;
+    opts->max_inflight = GR_CONN_DEFAULT_MAX_INFLIGHT;
+    opts->max_out_bytes = GR_CONN_DEFAULT_MAX_OUT_BYTES;
+    opts->idle_ms = GR_CONN_DEFAULT_IDLE_MS;
+}
+
+/* ---------------------------------------------------------------- lifetime */
+
+static void conn_ref(gr_conn_t *conn) { conn->refs++; }
+
+static void conn_unref(gr_conn_t *conn) {
+    assert(conn->refs > 0);
+    if (--conn->refs) return;
+    assert(conn->closed && conn->unanswered == 0);
+    free(conn);
+}
+
+void gr__conn_start(gr_listener_t *l, int fd, const char *peer) {
+    gr_conn_t *conn = calloc(1, sizeof(*conn));
+    if (!conn) abort();
+    conn->loop = l->loop;
+    conn->opts = l->opts;
+    conn->h = l->h;
+    conn->id = l->next_id++;
+    conn->refs = 1;
+    conn->last_active = gr_loop_now(l->loop);
+    snprintf(conn->peer, sizeof(conn->peer), "%s", peer);
+    conn->listener = l;
+    conn->lnext = l->conns;
+    if (l->conns) l->conns->lprev = conn;
+    l->conns = conn;
+    l->n_conns++;
+    gr_io_init(&conn->io, fd, conn_io_cb, conn);
+    gr_timer_init(l->loop, &conn->idle, idle_cb, conn);
+    if (conn->opts.idle_ms > 0) gr_timer_start(&conn->idle, conn->opts.idle_ms, 0);
+    conn_ref(conn); /* on_accept may close the connection */
+    if (conn->h.on_accept) conn->h.on_accept(conn->h.ctx, conn);
+    settle(conn); /* registers read interest unless on_accept closed it */
+    conn_unref(conn);
+}
+
+static void unlink_listener(gr_conn_t *conn) {
+    gr_listener_t *l = conn->listener;
+    if (!l) return;
+    if (conn->lprev)
+        conn->lprev->lnext = conn->lnext;
+    else
+        l->conns = conn->lnext;
+    if (conn->lnext) conn->lnext->lprev = conn->lprev;
+    conn->lprev = conn->lnext = NULL;
+    conn->listener = NULL;
+    l->n_conns--;
+}
+
+static void drop_output(gr_conn_t *conn) {
+    for (uint64_t seq = conn->head_seq; seq < conn->next_seq; seq++) {
+        gr__slot_t *slot = &conn->slots[seq & (conn->slot_cap - 1)];
+        if (slot->state == GR__SLOT_READY) gr_wbuf_free(&slot->wb); /* runs ext release callbacks */
+    }
+    free(conn->slots);
+    conn->slots = NULL;
+    conn->slot_cap = 0;
+    conn->out_bytes = 0;
+}
+
+/* Close the fd and release everything but the struct itself, which lives on
+ * while the broker still holds unanswered sequence numbers. */
+static void conn_close(gr_conn_t *conn) {
+    if (conn->closed) return;
+    conn->closed = true;
+    conn_ref(conn);
+    gr_io_stop(&conn->io);
+    close(conn->io.fd);
+    gr_timer_stop(&conn->idle);
+    free(conn->frame);
+    free(conn->pend);
+    conn->frame = conn->pend = NULL;
+    drop_output(conn);
+    unlink_listener(conn);
+    if (conn->h.on_close) conn->h.on_close(conn->h.ctx, conn);
+    conn_unref(conn); /* the temporary hold */
+    conn_unref(conn); /* the "open" reference */
+}
+
+void gr_conn_close(gr_conn_t *conn) { conn_close(conn); }
+
+/* ---------------------------------------------------------------- accessors */
+
+bool gr_conn_is_closed(const gr_conn_t *conn) { return conn->closed; }
+const char *gr_conn_peer(const gr_conn_t *conn) { return conn->peer; }
+uint64_t gr_conn_id(const gr_conn_t *conn) { return conn->id; }
+void gr_conn_set_user(gr_conn_t *conn, void *user) { conn->user = user; }
+void *gr_conn_user(const gr_conn_t *conn) { return conn->user; }
+uint64_t gr_conn_pending(const gr_conn_t *conn) { return conn->unanswered; }
+size_t gr_conn_out_bytes(const gr_conn_t *conn) { return conn->out_bytes; }
+
+static bool over_limits(const gr_conn_t *conn) {
+    return conn->next_seq - conn->head_seq >= conn->opts.max_inflight || conn->out_bytes > conn->opts.max_out_bytes;
+}
+
+bool gr_conn_is_paused(const gr_conn_t *conn) { return !conn->closed && over_limits(conn); }
+
+/* ---------------------------------------------------------------- input */
+
+static void ensure_slot(gr_conn_t *conn) {
+    uint64_t used = conn->next_seq - conn->head_seq;
+    if (used < conn->slot_cap) return;
+    size_t cap = conn->slot_cap ? conn->slot_cap * 2 : 4;
+    gr__slot_t *slots = calloc(cap, sizeof(*slots));
+    if (!slots) abort();
+    for (uint64_t seq = conn->head_seq; seq < conn->next_seq; seq++)
+        slots[seq & (cap - 1)] = conn->slots[seq & (conn->slot_cap - 1)];
+    free(conn->slots);
+    conn->slots = slots;
+    conn->slot_cap = cap;
+}
+
+static void deliver(gr_conn_t *conn) {
+    ensure_slot(conn);
+    uint64_t seq = conn->next_seq++;
+    gr__slot_t *slot = &conn->slots[seq & (conn->slot_cap - 1)];
+    gr_wbuf_init(&slot->wb);
+    slot->state = GR__SLOT_WAITING;
+    conn->unanswered++;
+    conn_ref(conn); /* dropped when seq is answered */
+    uint8_t *frame = conn->frame;
+    size_t len = conn->frame_len;
+    conn->frame = NULL;
+    conn->frame_len = conn->frame_have = 0;
+    conn->hdr_have = 0;
+    conn->h.on_frame(conn->h.ctx, conn, seq, frame, len);
+}
+
+/* Validate the size prefix in conn->hdr and allocate the frame. */
+static bool start_frame(gr_conn_t *conn) {
+    int32_t size = (int32_t)gr_be32(conn->hdr);
+    if (size < 0 || (size_t)size > conn->opts.max_request_bytes) {
+        GR_WARN("net", "closing connection from %s: request size %d outside [0, %zu] (socket.request.max.bytes)",
+                conn->peer, size, conn->opts.max_request_bytes);
+        conn_close(conn);
+        return false;
+    }
+    conn->frame = malloc(size ? (size_t)size : 1);
+    if (!conn->frame) {
+        GR_WARN("net", "closing connection from %s: cannot allocate %d bytes for a request", conn->peer, size);
+        conn_close(conn);
+        return false;
+    }
+    conn->frame_len = (size_t)size;
+    conn->frame_have = 0;
+    return true;
+}
+
+/* Consume frames from p[0..n). Stops at a frame boundary under backpressure
+ * and when the connection closes. Returns the bytes consumed. */
+static size_t parse(gr_conn_t *conn, const uint8_t *p, size_t n) {
+    size_t off = 0;
+    while (!conn->closed) {
+        if (!conn->frame) {
+            if (conn->hdr_have == 0 && over_limits(conn)) break;
+            size_t take = 4 - conn->hdr_have < n - off ? 4 - conn->hdr_have : n - off;
+            memcpy(conn->hdr + conn->hdr_have, p + off, take);
+            conn->hdr_have += take;
+            off += take;
+            if (conn->hdr_have < 4 || !start_frame(conn)) break;
+        }
+        size_t need = conn->frame_len - conn->frame_have;
+        size_t take = need < n - off ? need : n - off;
+        memcpy(conn->frame + conn->frame_have, p + off, take);
+        conn->frame_have += take;
+        off += take;
+        if (conn->frame_have < conn->frame_len) break;
+        deliver(conn);
+        if (off == n) break;
+    }
+    return off;
+}
+
+static void park_rest(gr_conn_t *conn, const uint8_t *p, size_t n) {
+    if (conn->closed || n == 0) return;
+    assert(conn->pend_pos == conn->pend_len);
+    free(conn->pend);
+    conn->pend = malloc(n);
+    if (!conn->pend) abort();
+    memcpy(conn->pend, p, n);
+    conn->pend_pos = 0;
+    conn->pend_len = n;
+}
+
+/* One read(2) per readiness event keeps many busy connections fair. A frame in
+ * progress is read straight into its buffer, so big produce requests are not
+ * copied twice; everything else goes through the listener's shared buffer. */
+static void read_some(gr_conn_t *conn) {
+    bool direct = conn->frame != NULL && conn->frame_have < conn->frame_len;
+    uint8_t *buf = direct ? conn->frame + conn->frame_have : conn->listener->rbuf;
+    size_t cap = direct ? conn->frame_len - conn->frame_have : GR__CONN_RBUF_SIZE;
+    ssize_t n = read(conn->io.fd, buf, cap);
+    if (n == 0) {
+        GR_DEBUG("net", "connection from %s closed by peer", conn->peer);
+        conn_close(conn);
+        return;
+    }
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
+        GR_DEBUG("net", "read from %s: %s", conn->peer, strerror(errno));
+        conn_close(conn);
+        return;
+    }
+    conn->last_active = gr_loop_now(conn->loop);
+    if (direct) {
+        conn->frame_have += (size_t)n;
+        if (conn->frame_have == conn->frame_len) deliver(conn);
+        return;
+    }
+    size_t used = parse(conn, buf, (size_t)n);
+    park_rest(conn, buf + used, (size_t)n - used);
+}
+
+/* Parse bytes parked by backpressure. Returns true if anything was consumed. */
+static bool parse_pend(gr_conn_t *conn) {
+    size_t used = parse(conn, conn->pend + conn->pend_pos, conn->pend_len - conn->pend_pos);
+    if (conn->closed) return false;
+    conn->pend_pos += used;
+    if (conn->pend_pos == conn->pend_len) {
+        free(conn->pend);
+        conn->pend = NULL;
+        conn->pend_pos = conn->pend_len = 0;
+    }
+    return used > 0;
+}
+
+/* ---------------------------------------------------------------- output */
+
+/* Output of a wbuf as segments: even k = memory, odd k = ext[k / 2]. */
+static size_t seg_count(const gr_wbuf_t *wb) { return 2 * wb->n_ext + 1; }
+
+static size_t seg_len(const gr_wbuf_t *wb, size_t k, size_t *mem_start) {
+    if (k & 1) return wb->ext[k / 2].len;
+    size_t start = k == 0 ? 0 : wb->ext[k / 2 - 1].mem_pos;
+    size_t end = k / 2 < wb->n_ext ? wb->ext[k / 2].mem_pos : wb->len;
+    if (mem_start) *mem_start = start;
+    return end - start;
+}
+
+static gr__slot_t *head_slot(gr_conn_t *conn) {
+    if (conn->head_seq == conn->next_seq) return NULL;
+    return &conn->slots[conn->head_seq & (conn->slot_cap - 1)];
+}
+
+static void pop_head(gr_conn_t *conn, gr__slot_t *slot) {
+    if (slot->state == GR__SLOT_READY) gr_wbuf_free(&slot->wb); /* runs ext release callbacks */
+    slot->state = GR__SLOT_EMPTY;
+    conn->head_seq++;
+    conn->cur_seg = conn->cur_off = 0;
+}
+
+/* Skip finished segments and retire finished responses at the head, so the
+ * cursor ends on a non-empty segment of a READY slot, or on a WAITING slot,
+ * or the ring is empty. */
+static void normalize(gr_conn_t *conn) {
+    gr__slot_t *slot;
+    while ((slot = head_slot(conn)) && slot->state != GR__SLOT_WAITING) {
+        if (slot->state == GR__SLOT_SKIPPED || conn->cur_seg == seg_count(&slot->wb)) {
+            pop_head(conn, slot);
+        } else if (seg_len(&slot->wb, conn->cur_seg, NULL) == conn->cur_off) {
+            conn->cur_seg++;
+            conn->cur_off = 0;
+        } else {
+            break;
+        }
+    }
+}
+
+static void advance(gr_conn_t *conn, size_t n) {
+    conn->out_bytes -= n;
+    while (n) {
+        normalize(conn);
+        gr__slot_t *slot = head_slot(conn);
+        assert(slot && slot->state == GR__SLOT_READY);
+        size_t rem = seg_len(&slot->wb, conn->cur_seg, NULL) - conn->cur_off;
+        size_t take = rem < n ? rem : n;
+        conn->cur_off += take;
+        n -= take;
+    }
+    normalize(conn);
+}
+
+/* Collect memory segments from the cursor on, across consecutive answered
+ * responses, up to the next file segment or unanswered request. */
+static int gather(gr_conn_t *conn, struct iovec *iov) {
+    int n = 0;
+    for (uint64_t seq = conn->head_seq; seq < conn->next_seq && n < IOV_BATCH; seq++) {
+        gr__slot_t *slot = &conn->slots[seq & (conn->slot_cap - 1)];
+        if (slot->state == GR__SLOT_WAITING) break;
+        if (slot->state != GR__SLOT_READY) continue;
+        bool first = seq == conn->head_seq;
+        for (size_t k = first ? conn->cur_seg : 0; k < seg_count(&slot->wb) && n < IOV_BATCH; k++) {
+            size_t start = 0, len = seg_len(&slot->wb, k, &start);
+            size_t skip = first && k == conn->cur_seg ? conn->cur_off : 0;
+            if (len == skip) continue;
+            if (k & 1) return n;
+            iov[n].iov_base = slot->wb.mem + start + skip;
+            iov[n].iov_len = len - skip;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Write one batch. Returns >0 bytes written, 0 if the socket is full, -1 after
+ * closing the connection on an error. */
+static ssize_t write_batch(gr_conn_t *conn, gr__slot_t *slot) {
+    struct iovec iov[IOV_BATCH];
+    ssize_t w;
+    if (conn->cur_seg & 1) {
+        const gr_wbuf_ext_t *ext = &slot->wb.ext[conn->cur_seg / 2];
+        off_t off = (off_t)(ext->off + (int64_t)conn->cur_off);
+        w = sendfile(conn->io.fd, ext->fd, &off, ext->len - conn->cur_off);
+        if (w == 0) {
+            GR_WARN("net", "closing connection from %s: file segment ended early (fd %d)", conn->peer, ext->fd);
+            conn_close(conn);
+            return -1;
+        }
+    } else {
+        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)gather(conn, iov)};
+        w = sendmsg(conn->io.fd, &msg, MSG_NOSIGNAL);
+    }
+    if (w >= 0) return w;
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return 0;
+    GR_DEBUG("net", "write to %s: %s", conn->peer, strerror(errno));
+    conn_close(conn);
+    return -1;
+}
+
+/* Write as much as the socket takes. Sets want_write when it is full. */
+static void flush(gr_conn_t *conn) {
+    conn->want_write = false;
+    while (!conn->closed) {
+        normalize(conn);
+        gr__slot_t *slot = head_slot(conn);
+        if (!slot || slot->state == GR__SLOT_WAITING) return;
+        ssize_t w = write_batch(conn, slot);
+        if (w < 0) return;
+        if (w == 0) {
+            conn->want_write = true;
+            return;
+        }
+        conn->last_active = gr_loop_now(conn->loop);
+        advance(conn, (size_t)w);
+    }
+}
+
+/* Bring the connection to a stable state: write what can be written, parse
+ * parked input that backpressure no longer holds back, then set the epoll
+ * interest. Re-entrant calls (a response sent from inside on_frame) return at
+ * once; the outer call picks their work up. */
+static void settle(gr_conn_t *conn) {
+    if (conn->busy || conn->closed) return;
+    conn->busy = true;
+    conn_ref(conn);
+    for (;;) {
+        flush(conn);
+        if (conn->closed || !conn->pend || over_limits(conn) || !parse_pend(conn)) break;
+    }
+    if (!conn->closed) {
+        uint32_t ev = conn->want_write ? GR_IO_WRITE : 0;
+        if (!over_limits(conn) && !conn->pend) ev |= GR_IO_READ;
+        if (gr_io_start(conn->loop, &conn->io, ev)) conn_close(conn);
+    }
+    conn->busy = false;
+    conn_unref(conn);
+}
+
+static void conn_io_cb(gr_io_t *io, uint32_t events, int64_t now) {
+    gr_conn_t *conn = io->data;
+    conn_ref(conn);
+    conn->busy = true;
+    if (events & GR_IO_WRITE) flush(conn);
+    if ((events & GR_IO_READ) && !conn->closed && !conn->pend && !over_limits(conn)) read_some(conn);
+    if ((events & GR_IO_ERROR) && !(events & GR_IO_READ) && !conn->closed) {
+        GR_DEBUG("net", "socket error or hang-up on connection from %s", conn->peer);
+        conn_close(conn);
+    }
+    conn->busy = false;
+    settle(conn);
+    conn_unref(conn);
+}
+
+static void idle_cb(gr_timer_t *timer, int64_t now) {
+    gr_conn_t *conn = timer->data;
+    int64_t idle_for = now - conn->last_active;
+    /* A connection waiting for us (a long-poll fetch) or for its peer to read is not idle. */
+    if (conn->unanswered || conn->out_bytes) {
+        gr_timer_start(timer, conn->opts.idle_ms, 0);
+        return;
+    }
+    if (idle_for < conn->opts.idle_ms) {
+        gr_timer_start(timer, conn->opts.idle_ms - idle_for, 0);
+        return;
+    }
+    GR_INFO("net", "closing connection from %s: idle for %" PRId64 " ms (connections.max.idle.ms)", conn->peer,
+            idle_for);
+    conn_close(conn);
+}
+
+/* ---------------------------------------------------------------- answers */
+
+static gr__slot_t *answer_slot(gr_conn_t *conn, uint64_t seq) {
+    assert(seq < conn->next_seq && conn->unanswered > 0);
+    if (conn->closed) return NULL;
+    assert(seq >= conn->head_seq);
+    gr__slot_t *slot = &conn->slots[seq & (conn->slot_cap - 1)];
+    assert(slot->state == GR__SLOT_WAITING);
+    return slot;
+}
+
+static void answered(gr_conn_t *conn) {
+    conn->unanswered--;
+    bool closed = conn->closed;
+    conn_unref(conn); /* the request's reference; frees a closed conn after its last answer */
+    if (!closed) settle(conn);
+}
+
+void gr_conn_respond(gr_conn_t *conn, uint64_t seq, gr_wbuf_t *wb) {
+    gr__slot_t *slot = answer_slot(conn, seq);
+    if (!slot || gr_wbuf_size(wb) == 0) {
+        gr_wbuf_free(wb);
+        if (slot) slot->state = GR__SLOT_SKIPPED;
+    } else {
+        slot->wb = *wb;
+        gr_wbuf_init(wb);
+        slot->state = GR__SLOT_READY;
+        conn->out_bytes += gr_wbuf_size(&slot->wb);
+    }
+    answered(conn);
+}
+
+void gr_conn_skip(gr_conn_t *conn, uint64_t seq) {
+    gr__slot_t *slot = answer_slot(conn, seq);
+    if (slot) slot->state = GR__SLOT_SKIPPED;
+    answered(conn);
+}

@@ -1,0 +1,135 @@
+/* Listener and connections for Kafka's framed protocol.
+ *
+ * A connection reads `int32 size` + `size` bytes, checks size against
+ * socket.request.max.bytes before allocating, and hands each frame to
+ * on_frame() with a per-connection sequence number. The broker answers each
+ * sequence number exactly once, with gr_conn_respond() or gr_conn_skip(), in
+ * any order; the connection writes responses strictly in sequence order
+ * (writev for memory, sendfile(2) for file segments) and holds early ones back.
+ *
+ * Lifetime: when the peer disconnects, an error happens, a limit is violated
+ * or gr_conn_close() is called, the fd is closed at once and on_close() is
+ * called exactly once. The gr_conn_t itself stays valid until every sequence
+ * number handed out has been answered; answers to a closed connection just
+ * free their data. After on_close the broker may still call respond/skip, the
+ * accessors and gr_conn_user(), but must not expect more frames.
+ *
+ * Backpressure: a connection stops reading (and parsing already buffered
+ * bytes) while it has max_inflight requests not yet fully written, or more
+ * than max_out_bytes of responses queued; it resumes on its own.
+ *
+ * @locality: everything here runs on the loop thread. */
+#ifndef GR_NET_CONN_H
+#define GR_NET_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "net/loop.h"
+
+typedef struct gr_conn gr_conn_t;
+typedef struct gr_listener gr_listener_t;
+
+#define GR_CONN_DEFAULT_MAX_REQUEST_BYTES 104857600 /* socket.request.max.bytes */
+#define GR_CONN_DEFAULT_IDLE_MS 600000              /* connections.max.idle.ms */
+#define GR_CONN_DEFAULT_MAX_INFLIGHT 64
+#define GR_CONN_DEFAULT_MAX_OUT_BYTES (64u << 20)
+
+typedef struct gr_conn_opts {
+    size_t max_request_bytes; /* frames larger than this close the connection */
+    uint32_t max_inflight;    /* stop reading at this many unwritten requests (>= 1) */
+    size_t max_out_bytes;     /* stop reading while more output than this is queued */
+    int64_t idle_ms;          /* close after this long without traffic; <= 0 disables */
+} gr_conn_opts_t;
+
+/** Fill opts with the defaults above. */
+void gr_conn_opts_default(gr_conn_opts_t *opts);
+
+/** A complete request frame. `frame` (len bytes, without the size prefix) is
+ *  malloc'd and owned by the callee, which must free() it. `seq` starts at 0
+ *  and increases by one per frame; answer it with gr_conn_respond() or
+ *  gr_conn_skip(). The callee may answer, close the connection, or do nothing
+ *  yet from inside the callback. */
+typedef void (*gr_conn_frame_cb)(void *ctx, gr_conn_t *conn, uint64_t seq, uint8_t *frame, size_t len);
+/** Called once when the connection's fd has been closed (for any reason). The
+ *  conn stays valid while unanswered sequence numbers remain. May be NULL. */
+typedef void (*gr_conn_close_cb)(void *ctx, gr_conn_t *conn);
+/** Called once for each accepted connection before any frame. May be NULL. */
+typedef void (*gr_conn_accept_cb)(void *ctx, gr_conn_t *conn);
+
+typedef struct gr_conn_handler {
+    gr_conn_frame_cb on_frame; /* required */
+    gr_conn_close_cb on_close;
+    gr_conn_accept_cb on_accept;
+    void *ctx; /* passed to every callback (the broker) */
+} gr_conn_handler_t;
+
+/* ---------------------------------------------------------------- listener */
+
+/** Bind and listen on host:port and accept connections into `loop`.
+ *  host is a numeric IPv4/IPv6 address or a name; NULL or "" means every
+ *  address. port 0 picks an ephemeral port (see gr_listener_port()).
+ *  Sets SO_REUSEADDR on the listening socket and TCP_NODELAY on accepted ones.
+ *  opts may be NULL for defaults; opts and handler are copied.
+ *  On success *out is owned by the caller (gr_listener_close()).
+ *  Returns GR_ERR__IO (bind/listen failure) or GR_ERR__INVALID_ARG, with errstr. */
+gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, const gr_conn_opts_t *opts,
+                          const gr_conn_handler_t *handler, gr_listener_t **out, char *errstr,
+                          size_t errstr_size);
+
+/** The port the listener is bound to (useful after port 0). */
+uint16_t gr_listener_port(const gr_listener_t *l);
+
+/** Number of connections accepted by l that are still open. */
+size_t gr_listener_conn_count(const gr_listener_t *l);
+
+/** Stop accepting, close every open connection of l (on_close runs for each)
+ *  and free the listener. Connections with unanswered requests stay allocated
+ *  until those are answered, as usual. */
+void gr_listener_close(gr_listener_t *l);
+
+/* ---------------------------------------------------------------- connection */
+
+/** Queue the response for `seq`, taking ownership of wb's contents (memory and
+ *  file segments): *wb is left empty (gr_wbuf_init state) and may be reused.
+ *  Output goes out once every earlier seq is answered. File segments are sent
+ *  with sendfile(2); their release callbacks run once the response is fully
+ *  written or dropped. On a closed connection the data is just freed.
+ *  seq must have been handed out by on_frame and not answered yet. */
+void gr_conn_respond(gr_conn_t *conn, uint64_t seq, gr_wbuf_t *wb);
+
+/** Answer `seq` with no bytes (acks=0 produce). Same rules as gr_conn_respond. */
+void gr_conn_skip(gr_conn_t *conn, uint64_t seq);
+
+/** Close the connection now (e.g. a request the broker cannot parse). Queued
+ *  output is dropped, on_close is called (from inside this call) unless the
+ *  connection was already closed. conn stays valid as described above. */
+void gr_conn_close(gr_conn_t *conn);
+
+/** True once the fd has been closed. */
+bool gr_conn_is_closed(const gr_conn_t *conn);
+
+/** The peer as "1.2.3.4:5678" or "[::1]:5678". Valid as long as conn. */
+const char *gr_conn_peer(const gr_conn_t *conn);
+
+/** A process-unique connection id (for logs and the broker's maps). */
+uint64_t gr_conn_id(const gr_conn_t *conn);
+
+/** Per-connection pointer for the broker (share sessions, auth state). The
+ *  connection never touches it; release it in on_close. */
+void gr_conn_set_user(gr_conn_t *conn, void *user);
+void *gr_conn_user(const gr_conn_t *conn);
+
+/** Requests handed out and not answered yet. */
+uint64_t gr_conn_pending(const gr_conn_t *conn);
+
+/** Bytes of answered responses queued but not written yet. */
+size_t gr_conn_out_bytes(const gr_conn_t *conn);
+
+/** True while backpressure keeps the connection from reading. */
+bool gr_conn_is_paused(const gr_conn_t *conn);
+
+#endif

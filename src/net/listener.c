@@ -1,0 +1,162 @@
+/* Listening socket: bind/listen, non-blocking accept, connection bookkeeping. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "net/conn_int.h"
+
+#define ACCEPT_BATCH 64
+#define ACCEPT_RETRY_MS 100
+
+static void format_addr(const struct sockaddr *sa, char *out, size_t size) {
+    char host[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+        inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+        port = ntohs(in->sin_port);
+        snprintf(out, size, "%s:%u", host, port);
+    } else if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+        inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+        port = ntohs(in6->sin6_port);
+        snprintf(out, size, "[%s]:%u", host, port);
+    } else {
+        snprintf(out, size, "unknown");
+    }
+}
+
+static void accept_one(gr_listener_t *l, int fd, const struct sockaddr *sa) {
+    int one = 1;
+    /* Kafka responses are already batched by the broker; Nagle only adds latency. */
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+        GR_DEBUG("net", "TCP_NODELAY: %s", strerror(errno));
+    char peer[64];
+    format_addr(sa, peer, sizeof(peer));
+    GR_DEBUG("net", "accepted connection from %s", peer);
+    gr__conn_start(l, fd, peer);
+}
+
+static void retry_cb(gr_timer_t *timer, int64_t now) {
+    gr_listener_t *l = timer->data;
+    if (gr_io_start(l->loop, &l->io, GR_IO_READ)) GR_ERROR("net", "cannot resume accepting on port %u", l->port);
+}
+
+static void accept_cb(gr_io_t *io, uint32_t events, int64_t now) {
+    gr_listener_t *l = io->data;
+    for (int i = 0; i < ACCEPT_BATCH; i++) {
+        struct sockaddr_storage ss;
+        socklen_t len = sizeof(ss);
+        int fd = accept4(l->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd >= 0) {
+            accept_one(l, fd, (struct sockaddr *)&ss);
+            continue;
+        }
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+            /* Level-triggered epoll would spin on the pending connection; back off. */
+            GR_WARN("net", "accept on port %u: %s; pausing accepts for %d ms", l->port, strerror(errno),
+                    ACCEPT_RETRY_MS);
+            gr_io_stop(&l->io);
+            gr_timer_start(&l->retry, ACCEPT_RETRY_MS, 0);
+            return;
+        }
+        GR_WARN("net", "accept on port %u: %s", l->port, strerror(errno));
+        return;
+    }
+}
+
+/* Create, bind and listen on the first address of host:port that works. */
+static int bind_socket(const char *host, uint16_t port, char *errstr, size_t errstr_size) {
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    char service[8];
+    snprintf(service, sizeof(service), "%u", port);
+    int rc = getaddrinfo(host && *host ? host : NULL, service, &hints, &res);
+    if (rc) {
+        snprintf(errstr, errstr_size, "resolve %s: %s", host ? host : "", gai_strerror(rc));
+        return -1;
+    }
+    int fd = -1;
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) continue;
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0) break;
+        snprintf(errstr, errstr_size, "bind/listen %s:%u: %s", host ? host : "*", port, strerror(errno));
+        close(fd);
+        fd = -1;
+    }
+    if (fd < 0 && !res) snprintf(errstr, errstr_size, "no address for %s", host ? host : "*");
+    freeaddrinfo(res);
+    return fd;
+}
+
+static uint16_t bound_port(int fd) {
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) return 0;
+    if (ss.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    if (ss.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    return 0;
+}
+
+gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, const gr_conn_opts_t *opts,
+                          const gr_conn_handler_t *handler, gr_listener_t **out, char *errstr,
+                          size_t errstr_size) {
+    if (!handler || !handler->on_frame || (opts && opts->max_inflight == 0)) {
+        snprintf(errstr, errstr_size, "listener needs an on_frame callback and max_inflight >= 1");
+        return GR_ERR__INVALID_ARG;
+    }
+    int fd = bind_socket(host, port, errstr, errstr_size);
+    if (fd < 0) return GR_ERR__IO;
+    gr_listener_t *l = calloc(1, sizeof(*l));
+    if (!l) abort();
+    l->rbuf = malloc(GR__CONN_RBUF_SIZE);
+    if (!l->rbuf) abort();
+    l->loop = loop;
+    l->fd = fd;
+    l->port = bound_port(fd);
+    l->h = *handler;
+    if (opts)
+        l->opts = *opts;
+    else
+        gr_conn_opts_default(&l->opts);
+    gr_timer_init(loop, &l->retry, retry_cb, l);
+    gr_io_init(&l->io, fd, accept_cb, l);
+    if (gr_io_start(loop, &l->io, GR_IO_READ)) {
+        snprintf(errstr, errstr_size, "cannot watch the listening socket");
+        gr_listener_close(l);
+        return GR_ERR__IO;
+    }
+    const char *shown = host && *host ? host : "*";
+    bool v6 = strchr(shown, ':') != NULL;
+    GR_INFO("net", "listening on %s%s%s:%u", v6 ? "[" : "", shown, v6 ? "]" : "", l->port);
+    *out = l;
+    return GR_ERR_NONE;
+}
+
+uint16_t gr_listener_port(const gr_listener_t *l) { return l->port; }
+size_t gr_listener_conn_count(const gr_listener_t *l) { return l->n_conns; }
+
+void gr_listener_close(gr_listener_t *l) {
+    if (!l) return;
+    gr_io_stop(&l->io);
+    gr_timer_stop(&l->retry);
+    close(l->fd);
+    /* Closing unlinks the connection, so always take the current head. */
+    while (l->conns) gr_conn_close(l->conns);
+    free(l->rbuf);
+    free(l);
+}

@@ -1,0 +1,339 @@
+/* gregord configuration loading. See config.h. */
+#include "server/config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "meta/configdefs.h"
+
+static char *xstrndup(const char *s, size_t n) {
+    char *r = strndup(s, n);
+    if (!r) abort();
+    return r;
+}
+
+static const gr_cfg_layers_t *layers_of(const gr_server_config_t *cfg, gr_cfg_layers_t *l) {
+    memset(l, 0, sizeof(*l));
+    l->static_broker = &cfg->raw;
+    return l;
+}
+
+static int64_t get_i64(const gr_server_config_t *cfg, const char *name) {
+    gr_cfg_layers_t l;
+    return gr_cfg_effective_i64(GR_CFG_SCOPE_BROKER, name, layers_of(cfg, &l), 0);
+}
+
+static bool get_bool(const gr_server_config_t *cfg, const char *name) {
+    gr_cfg_layers_t l;
+    return gr_cfg_effective_bool(GR_CFG_SCOPE_BROKER, name, layers_of(cfg, &l), false);
+}
+
+/* Effective string value (never NULL: "" for null). */
+static const char *get_str(const gr_server_config_t *cfg, const char *name, char *buf, size_t n) {
+    gr_cfg_layers_t l;
+    const char *v = gr_cfg_effective(GR_CFG_SCOPE_BROKER, name, layers_of(cfg, &l), buf, n, NULL);
+    return v ? v : "";
+}
+
+/* First comma-separated item of s, trimmed, malloc'd. */
+static char *first_item(const char *s) {
+    while (*s == ',' || isspace((unsigned char)*s)) s++;
+    size_t len = strcspn(s, ",");
+    while (len && isspace((unsigned char)s[len - 1])) len--;
+    return xstrndup(s, len);
+}
+
+static gr_err_t apply_overrides(gr_server_config_t *cfg, const char *const *ov, int n, char *errstr, size_t sz) {
+    for (int i = 0; i < n; i++) {
+        const char *eq = strchr(ov[i], '=');
+        if (!eq || eq == ov[i]) {
+            snprintf(errstr, sz, "Invalid --override '%s': expected key=value", ov[i]);
+            return GR_ERR_INVALID_CONFIG;
+        }
+        char *key = xstrndup(ov[i], (size_t)(eq - ov[i]));
+        size_t kl = strlen(key);
+        while (kl && isspace((unsigned char)key[kl - 1])) key[--kl] = '\0';
+        gr_props_set(&cfg->raw, key, eq + 1, 0);
+        free(key);
+    }
+    return GR_ERR_NONE;
+}
+
+/* Validate every known key; warn once per unknown key. */
+static gr_err_t check_keys(gr_server_config_t *cfg, const char *path, char *errstr, size_t sz) {
+    char msg[512];
+    for (size_t i = 0; i < cfg->raw.n; i++) {
+        const gr_prop_t *e = &cfg->raw.v[i];
+        char where[300] = "--override";
+        if (e->line) snprintf(where, sizeof(where), "%s line %d", path ? path : "config", e->line);
+        if (!gr_cfgdef_find(GR_CFG_SCOPE_BROKER, e->key)) {
+            GR_WARN("config", "unknown configuration '%s' (%s) ignored", e->key, where);
+            continue;
+        }
+        if (gr_cfg_validate(GR_CFG_SCOPE_BROKER, e->key, e->value, msg, sizeof(msg))) {
+            snprintf(errstr, sz, "%s (%s)", msg, where);
+            return GR_ERR_INVALID_CONFIG;
+        }
+    }
+    return GR_ERR_NONE;
+}
+
+static gr_err_t resolve_node_id(gr_server_config_t *cfg, char *errstr, size_t sz) {
+    const char *n = gr_props_get(&cfg->raw, "node.id"), *b = gr_props_get(&cfg->raw, "broker.id");
+    int64_t node = -1, broker = -1;
+    if (n) gr_cfg_parse_i64(GR_CFG_INT, n, &node);
+    if (b) gr_cfg_parse_i64(GR_CFG_INT, b, &broker);
+    if (n && b && node != broker) {
+        snprintf(errstr, sz, "If both broker.id and node.id are set, they must be equal: broker.id=%lld, node.id=%lld",
+                 (long long)broker, (long long)node);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    if (!n && b) node = broker;
+    if (!n && !b) {
+        node = 1;
+        GR_INFO("config", "node.id not set, using node.id=1");
+    }
+    if (node < 0) {
+        snprintf(errstr, sz, "Invalid value %lld for configuration node.id: Value must be at least 0", (long long)node);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    cfg->node_id = (int32_t)node;
+    return GR_ERR_NONE;
+}
+
+/* Is listener `name` listed in the comma-separated list? */
+static bool name_in_list(const char *list, const char *name, size_t nlen) {
+    for (const char *p = list; *p;) {
+        while (*p == ',' || isspace((unsigned char)*p)) p++;
+        size_t len = strcspn(p, ",");
+        size_t tl = len;
+        while (tl && isspace((unsigned char)p[tl - 1])) tl--;
+        if (tl == nlen && !strncmp(p, name, nlen)) return true;
+        p += len;
+    }
+    return false;
+}
+
+/* Security protocol of a listener name per listener.security.protocol.map ("" if absent). */
+static void protocol_of(const char *map, const char *name, size_t nlen, char *out, size_t n) {
+    out[0] = '\0';
+    for (const char *p = map; *p;) {
+        while (*p == ',' || isspace((unsigned char)*p)) p++;
+        size_t len = strcspn(p, ",");
+        const char *colon = memchr(p, ':', len);
+        if (colon && (size_t)(colon - p) == nlen && !strncmp(p, name, nlen)) {
+            snprintf(out, n, "%.*s", (int)(len - (size_t)(colon - p) - 1), colon + 1);
+            return;
+        }
+        p += len;
+    }
+}
+
+typedef struct endpoint {
+    char name[64];
+    char host[256];
+    uint16_t port;
+} endpoint_t;
+
+/* Pick the endpoint of list (already syntax-checked) named want, or the first one not in skip. */
+static bool pick_endpoint(const char *list, const char *want, const char *skip, endpoint_t *ep) {
+    for (const char *p = list; *p;) {
+        while (*p == ',' || isspace((unsigned char)*p)) p++;
+        if (!*p) break;
+        size_t len = strcspn(p, ",");
+        const char *sep = strstr(p, "://");
+        const char *colon = p + len;
+        while (colon > sep && *colon != ':') colon--;
+        size_t nlen = (size_t)(sep - p);
+        bool match = want ? (strlen(want) == nlen && !strncmp(p, want, nlen)) : !name_in_list(skip, p, nlen);
+        if (match) {
+            snprintf(ep->name, sizeof(ep->name), "%.*s", (int)nlen, p);
+            const char *h = sep + 3;
+            size_t hl = (size_t)(colon - h);
+            if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') h++, hl -= 2;
+            snprintf(ep->host, sizeof(ep->host), "%.*s", (int)hl, h);
+            ep->port = (uint16_t)atoi(colon + 1);
+            return true;
+        }
+        p += len;
+    }
+    return false;
+}
+
+static gr_err_t resolve_listeners(gr_server_config_t *cfg, char *errstr, size_t sz) {
+    char b1[32], b2[32], b3[32], proto[64];
+    const char *listeners = get_str(cfg, "listeners", b1, sizeof(b1));
+    const char *skip = get_str(cfg, "controller.listener.names", b2, sizeof(b2));
+    endpoint_t ep, adv;
+    if (!pick_endpoint(listeners, NULL, skip, &ep)) {
+        snprintf(errstr, sz, "Invalid value %s for configuration listeners: no listener to serve clients on", listeners);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    protocol_of(get_str(cfg, "listener.security.protocol.map", b3, sizeof(b3)), ep.name, strlen(ep.name), proto,
+                sizeof(proto));
+    if (!proto[0]) snprintf(proto, sizeof(proto), "%s", ep.name);
+    if (strcmp(proto, "PLAINTEXT") != 0) {
+        snprintf(errstr, sz, "Invalid value %s for configuration listeners: listener %s uses security protocol %s; "
+                 "gregor supports PLAINTEXT only", listeners, ep.name, proto);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    const char *advs = gr_props_get(&cfg->raw, "advertised.listeners");
+    if (!advs || !pick_endpoint(advs, ep.name, NULL, &adv)) adv = ep;
+    if (!adv.host[0]) {
+        if (gethostname(adv.host, sizeof(adv.host)) != 0 || !adv.host[0]) snprintf(adv.host, sizeof(adv.host), "localhost");
+        adv.host[sizeof(adv.host) - 1] = '\0';
+    }
+    if (!strcmp(adv.host, "0.0.0.0") || !strcmp(adv.host, "::")) {
+        snprintf(errstr, sz, "Invalid value %s for configuration advertised.listeners: "
+                 "the nonroutable meta-address %s cannot be advertised; use a routable address",
+                 advs ? advs : listeners, adv.host);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    cfg->listener_name = xstrndup(ep.name, strlen(ep.name));
+    cfg->listen_host = xstrndup(ep.host, strlen(ep.host));
+    cfg->listen_port = ep.port;
+    cfg->advertised_host = xstrndup(adv.host, strlen(adv.host));
+    cfg->advertised_port = adv.port;
+    return GR_ERR_NONE;
+}
+
+static void fill_share(gr_server_config_t *cfg) {
+    gr_share_config_t *s = &cfg->share;
+#define S(field, name) s->field = (int32_t)get_i64(cfg, "group.share." name)
+    S(delivery_count_limit, "delivery.count.limit");
+    S(min_delivery_count_limit, "min.delivery.count.limit");
+    S(max_delivery_count_limit, "max.delivery.count.limit");
+    S(record_lock_duration_ms, "record.lock.duration.ms");
+    S(min_record_lock_duration_ms, "min.record.lock.duration.ms");
+    S(max_record_lock_duration_ms, "max.record.lock.duration.ms");
+    S(partition_max_record_locks, "partition.max.record.locks");
+    S(min_partition_max_record_locks, "min.partition.max.record.locks");
+    S(max_partition_max_record_locks, "max.partition.max.record.locks");
+    S(session_timeout_ms, "session.timeout.ms");
+    S(min_session_timeout_ms, "min.session.timeout.ms");
+    S(max_session_timeout_ms, "max.session.timeout.ms");
+    S(heartbeat_interval_ms, "heartbeat.interval.ms");
+    S(min_heartbeat_interval_ms, "min.heartbeat.interval.ms");
+    S(max_heartbeat_interval_ms, "max.heartbeat.interval.ms");
+    S(assignment_interval_ms, "assignment.interval.ms");
+    S(min_assignment_interval_ms, "min.assignment.interval.ms");
+    S(max_assignment_interval_ms, "max.assignment.interval.ms");
+    S(max_size, "max.size");
+    S(max_share_sessions, "max.share.sessions");
+    S(initialize_retry_interval_ms, "initialize.retry.interval.ms");
+#undef S
+    s->state_topic_num_partitions = (int32_t)get_i64(cfg, "share.coordinator.state.topic.num.partitions");
+    s->state_topic_segment_bytes = (int32_t)get_i64(cfg, "share.coordinator.state.topic.segment.bytes");
+    s->state_topic_prune_interval_ms = get_i64(cfg, "share.coordinator.state.topic.prune.interval.ms");
+    s->snapshot_update_records_per_snapshot =
+        (int32_t)get_i64(cfg, "share.coordinator.snapshot.update.records.per.snapshot");
+    s->cold_partition_snapshot_interval_ms =
+        (int32_t)get_i64(cfg, "share.coordinator.cold.partition.snapshot.interval.ms");
+    s->write_timeout_ms = (int32_t)get_i64(cfg, "share.coordinator.write.timeout.ms");
+}
+
+/* min <= default <= max for one group.share triple (share spec 5.1 start-up invariant). */
+static gr_err_t check_triple(const char *what, int32_t min, int32_t dflt, int32_t max, char *errstr, size_t sz) {
+    if (min <= dflt && dflt <= max) return GR_ERR_NONE;
+    if (dflt < min)
+        snprintf(errstr, sz, "Invalid value %d for configuration group.share.%s: must be greater than or equal to "
+                 "group.share.min.%s (%d)", dflt, what, what, min);
+    else
+        snprintf(errstr, sz, "Invalid value %d for configuration group.share.%s: must be less than or equal to "
+                 "group.share.max.%s (%d)", dflt, what, what, max);
+    return GR_ERR_INVALID_CONFIG;
+}
+
+static gr_err_t check_share(const gr_share_config_t *s, char *errstr, size_t sz) {
+    gr_err_t err;
+    if ((err = check_triple("delivery.count.limit", s->min_delivery_count_limit, s->delivery_count_limit,
+                            s->max_delivery_count_limit, errstr, sz)) ||
+        (err = check_triple("record.lock.duration.ms", s->min_record_lock_duration_ms, s->record_lock_duration_ms,
+                            s->max_record_lock_duration_ms, errstr, sz)) ||
+        (err = check_triple("partition.max.record.locks", s->min_partition_max_record_locks,
+                            s->partition_max_record_locks, s->max_partition_max_record_locks, errstr, sz)) ||
+        (err = check_triple("session.timeout.ms", s->min_session_timeout_ms, s->session_timeout_ms,
+                            s->max_session_timeout_ms, errstr, sz)) ||
+        (err = check_triple("heartbeat.interval.ms", s->min_heartbeat_interval_ms, s->heartbeat_interval_ms,
+                            s->max_heartbeat_interval_ms, errstr, sz)) ||
+        (err = check_triple("assignment.interval.ms", s->min_assignment_interval_ms, s->assignment_interval_ms,
+                            s->max_assignment_interval_ms, errstr, sz)))
+        return err;
+    if (s->max_share_sessions < s->max_size) {
+        snprintf(errstr, sz, "Invalid value %d for configuration group.share.max.share.sessions: must be greater "
+                 "than or equal to group.share.max.size (%d)", s->max_share_sessions, s->max_size);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    return GR_ERR_NONE;
+}
+
+static void fill_typed(gr_server_config_t *cfg) {
+    char buf[64];
+    const char *dirs = gr_props_get(&cfg->raw, "log.dirs");
+    cfg->log_dir = first_item(dirs ? dirs : get_str(cfg, "log.dir", buf, sizeof(buf)));
+    cfg->num_partitions = (int32_t)get_i64(cfg, "num.partitions");
+    cfg->default_replication_factor = (int32_t)get_i64(cfg, "default.replication.factor");
+    cfg->auto_create_topics_enable = get_bool(cfg, "auto.create.topics.enable");
+    cfg->delete_topic_enable = get_bool(cfg, "delete.topic.enable");
+    cfg->socket_request_max_bytes = (int32_t)get_i64(cfg, "socket.request.max.bytes");
+    cfg->message_max_bytes = (int32_t)get_i64(cfg, "message.max.bytes");
+    cfg->fetch_max_bytes = (int32_t)get_i64(cfg, "fetch.max.bytes");
+    cfg->connections_max_idle_ms = get_i64(cfg, "connections.max.idle.ms");
+    cfg->offsets_topic_num_partitions = (int32_t)get_i64(cfg, "offsets.topic.num.partitions");
+    cfg->group_initial_rebalance_delay_ms = (int32_t)get_i64(cfg, "group.initial.rebalance.delay.ms");
+    cfg->socket_send_buffer_bytes = (int32_t)get_i64(cfg, "socket.send.buffer.bytes");
+    cfg->socket_receive_buffer_bytes = (int32_t)get_i64(cfg, "socket.receive.buffer.bytes");
+    cfg->log_retention_ms = get_i64(cfg, "log.retention.ms");
+    cfg->log_retention_bytes = get_i64(cfg, "log.retention.bytes");
+    cfg->log_retention_check_interval_ms = get_i64(cfg, "log.retention.check.interval.ms");
+    cfg->log_segment_bytes = (int32_t)get_i64(cfg, "log.segment.bytes");
+    cfg->log_roll_ms = get_i64(cfg, "log.roll.ms");
+    cfg->log_flush_interval_messages = get_i64(cfg, "log.flush.interval.messages");
+    cfg->log_flush_interval_ms = get_i64(cfg, "log.flush.interval.ms");
+    cfg->log_flush_scheduler_interval_ms = get_i64(cfg, "log.flush.scheduler.interval.ms");
+    cfg->log_index_interval_bytes = (int32_t)get_i64(cfg, "log.index.interval.bytes");
+    cfg->log_index_size_max_bytes = (int32_t)get_i64(cfg, "log.index.size.max.bytes");
+    cfg->log_segment_delete_delay_ms = get_i64(cfg, "log.segment.delete.delay.ms");
+    cfg->log_message_timestamp_log_append_time =
+        strcmp(get_str(cfg, "log.message.timestamp.type", buf, sizeof(buf)), "LogAppendTime") == 0;
+    const char *ct = get_str(cfg, "compression.type", buf, sizeof(buf));
+    cfg->compression_type = xstrndup(ct, strlen(ct));
+    fill_share(cfg);
+}
+
+gr_err_t gr_server_config_load(gr_server_config_t *cfg, const char *path, const char *const *overrides,
+                               int n_overrides, char *errstr, size_t errstr_size) {
+    memset(cfg, 0, sizeof(*cfg));
+    gr_props_init(&cfg->raw);
+    gr_err_t err = GR_ERR_NONE;
+    if (path && (err = gr_props_load_file(&cfg->raw, path, errstr, errstr_size))) goto fail;
+    if ((err = apply_overrides(cfg, overrides, n_overrides, errstr, errstr_size))) goto fail;
+    if ((err = check_keys(cfg, path, errstr, errstr_size))) goto fail;
+    if ((err = resolve_node_id(cfg, errstr, errstr_size))) goto fail;
+    if ((err = resolve_listeners(cfg, errstr, errstr_size))) goto fail;
+    fill_typed(cfg);
+    if (!cfg->log_dir[0]) {
+        snprintf(errstr, errstr_size, "Invalid value for configuration log.dirs: no log directory given");
+        err = GR_ERR_INVALID_CONFIG;
+        goto fail;
+    }
+    if ((err = check_share(&cfg->share, errstr, errstr_size))) goto fail;
+    return GR_ERR_NONE;
+fail:
+    gr_server_config_free(cfg);
+    return err;
+}
+
+void gr_server_config_free(gr_server_config_t *cfg) {
+    gr_props_free(&cfg->raw);
+    free(cfg->listener_name);
+    free(cfg->listen_host);
+    free(cfg->advertised_host);
+    free(cfg->log_dir);
+    free(cfg->compression_type);
+    memset(cfg, 0, sizeof(*cfg));
+}

@@ -1,0 +1,88 @@
+/* gregord configuration: server.properties plus --override key=value pairs, validated
+ * against the config table (src/meta/configdefs.h) and turned into typed fields.
+ *
+ * Loaded once at start-up on the main thread; read-only afterwards (any thread may read). */
+#ifndef GR_SERVER_CONFIG_H
+#define GR_SERVER_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "base/props.h"
+
+typedef struct gr_share_config {
+    int32_t delivery_count_limit, min_delivery_count_limit, max_delivery_count_limit;
+    int32_t record_lock_duration_ms, min_record_lock_duration_ms, max_record_lock_duration_ms;
+    int32_t partition_max_record_locks, min_partition_max_record_locks, max_partition_max_record_locks;
+    int32_t session_timeout_ms, min_session_timeout_ms, max_session_timeout_ms;
+    int32_t heartbeat_interval_ms, min_heartbeat_interval_ms, max_heartbeat_interval_ms;
+    int32_t assignment_interval_ms, min_assignment_interval_ms, max_assignment_interval_ms;
+    int32_t max_size;           /* group.share.max.size */
+    int32_t max_share_sessions; /* group.share.max.share.sessions */
+    int32_t initialize_retry_interval_ms;
+    int32_t state_topic_num_partitions;
+    int32_t state_topic_segment_bytes;
+    int64_t state_topic_prune_interval_ms;
+    int32_t snapshot_update_records_per_snapshot;
+    int32_t cold_partition_snapshot_interval_ms;
+    int32_t write_timeout_ms;
+} gr_share_config_t;
+
+typedef struct gr_server_config {
+    /* Every key=value given (file first, then overrides, which win), unknown keys included.
+     * This is the STATIC_BROKER_CONFIG layer for DescribeConfigs. */
+    gr_props_t raw;
+
+    char *listener_name;   /* e.g. "PLAINTEXT" */
+    char *listen_host;     /* "" = all interfaces; IPv6 without brackets */
+    uint16_t listen_port;  /* 0 = ephemeral */
+    char *advertised_host; /* never empty */
+    uint16_t advertised_port;
+
+    int32_t node_id; /* node.id, or broker.id, or 1 if neither is set */
+    char *log_dir;   /* first entry of log.dirs, else of log.dir */
+
+    int32_t num_partitions;
+    int32_t default_replication_factor;
+    bool auto_create_topics_enable;
+    bool delete_topic_enable;
+    int32_t socket_request_max_bytes;
+    int32_t message_max_bytes;
+    int32_t fetch_max_bytes;
+    int64_t connections_max_idle_ms;
+    int32_t offsets_topic_num_partitions;
+    int32_t group_initial_rebalance_delay_ms;
+    int32_t socket_send_buffer_bytes, socket_receive_buffer_bytes;
+
+    /* Broker-wide defaults of the topic configs (effective values, units converted). */
+    int64_t log_retention_ms; /* -1 = forever */
+    int64_t log_retention_bytes;
+    int64_t log_retention_check_interval_ms;
+    int32_t log_segment_bytes;
+    int64_t log_roll_ms;
+    int64_t log_flush_interval_messages;
+    int64_t log_flush_interval_ms;
+    int64_t log_flush_scheduler_interval_ms;
+    int32_t log_index_interval_bytes;
+    int32_t log_index_size_max_bytes;
+    int64_t log_segment_delete_delay_ms;
+    bool log_message_timestamp_log_append_time; /* log.message.timestamp.type=LogAppendTime */
+    char *compression_type;
+
+    gr_share_config_t share;
+} gr_server_config_t;
+
+/** Load path (NULL: defaults only) and then the overrides ("key=value" strings, n of them;
+ *  a later override of the same key wins). Unknown keys are logged as one warning each.
+ *  Invalid values, malformed overrides, a broken listener or cross-field violations
+ *  (group.share min <= default <= max, max.share.sessions >= max.size, node.id vs broker.id)
+ *  return GR_ERR_INVALID_CONFIG (or GR_ERR__IO / GR_ERR__MALFORMED for the file) with a
+ *  message naming the key, the value and the reason. On error cfg holds nothing to free.
+ *  On success release with gr_server_config_free. */
+gr_err_t gr_server_config_load(gr_server_config_t *cfg, const char *path, const char *const *overrides,
+                               int n_overrides, char *errstr, size_t errstr_size);
+/** Free everything cfg owns. */
+void gr_server_config_free(gr_server_config_t *cfg);
+
+#endif

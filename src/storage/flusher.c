@@ -1,0 +1,167 @@
+/* Flusher thread: group commit of partition log fsyncs. See flusher.h.
+ *
+ * Hand-off: a mutex-protected FIFO of requests (loop -> flusher, with a condition
+ * variable) and a FIFO of completions (flusher -> loop, announced by wake()). */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "base/log.h"
+#include "storage/flusher.h"
+#include "storage/plog.h"
+
+typedef struct req {
+    struct req *next;
+    gr_plog_t *plog;
+    int64_t offset;
+    uint64_t seq;
+    gr_flusher_cb *cb;
+    void *arg;
+    gr_err_t err;
+} req_t;
+
+typedef struct fifo {
+    req_t *head, *tail;
+} fifo_t;
+
+struct gr_flusher {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    fifo_t pending; /* mu */
+    fifo_t done;    /* mu */
+    bool stop;      /* mu */
+    uint64_t seq;   /* loop thread */
+    uint64_t n_requests, n_fsyncs; /* atomic */
+    void (*wake)(void *);
+    void *wake_ctx;
+};
+
+static void fifo_push(fifo_t *q, req_t *r) {
+    r->next = NULL;
+    if (q->tail) q->tail->next = r;
+    else q->head = r;
+    q->tail = r;
+}
+
+static void fifo_concat(fifo_t *q, fifo_t *more) {
+    if (!more->head) return;
+    if (q->tail) q->tail->next = more->head;
+    else q->head = more->head;
+    q->tail = more->tail;
+}
+
+static int cmp_req(const void *a, const void *b) {
+    const req_t *x = *(req_t *const *)a, *y = *(req_t *const *)b;
+    if (x->plog != y->plog) return (uintptr_t)x->plog < (uintptr_t)y->plog ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* One pass: one gr_plog_fsync per distinct log, in log order, then the completions. */
+static void process(gr_flusher_t *fl, req_t *list, fifo_t *out) {
+    size_t n = 0;
+    for (req_t *r = list; r; r = r->next) n++;
+    req_t **v = malloc(n * sizeof(*v));
+    if (!v) abort();
+    n = 0;
+    for (req_t *r = list; r; r = r->next) v[n++] = r;
+    qsort(v, n, sizeof(*v), cmp_req);
+    for (size_t i = 0; i < n;) {
+        gr_plog_t *plog = v[i]->plog;
+        char es[256];
+        int64_t durable = 0;
+        gr_err_t err = gr_plog_fsync(plog, &durable, es, sizeof(es));
+        __atomic_add_fetch(&fl->n_fsyncs, 1, __ATOMIC_RELAXED);
+        if (err) GR_WARN("storage", "flusher: %s", es);
+        for (; i < n && v[i]->plog == plog; i++) {
+            v[i]->err = err ? err : v[i]->offset <= durable ? GR_ERR_NONE : GR_ERR__INVALID_ARG;
+            fifo_push(out, v[i]);
+        }
+    }
+    free(v);
+}
+
+static void *flusher_main(void *arg) {
+    gr_flusher_t *fl = arg;
+    pthread_mutex_lock(&fl->mu);
+    for (;;) {
+        while (!fl->pending.head && !fl->stop) pthread_cond_wait(&fl->cv, &fl->mu);
+        if (!fl->pending.head) break;
+        req_t *list = fl->pending.head;
+        fl->pending.head = fl->pending.tail = NULL;
+        pthread_mutex_unlock(&fl->mu);
+        fifo_t out = {0};
+        process(fl, list, &out);
+        pthread_mutex_lock(&fl->mu);
+        fifo_concat(&fl->done, &out);
+        pthread_mutex_unlock(&fl->mu);
+        fl->wake(fl->wake_ctx);
+        pthread_mutex_lock(&fl->mu);
+    }
+    pthread_mutex_unlock(&fl->mu);
+    return NULL;
+}
+
+gr_err_t gr_flusher_start(gr_flusher_t **out, void (*wake)(void *wake_ctx), void *wake_ctx) {
+    gr_flusher_t *fl = calloc(1, sizeof(*fl));
+    if (!fl) return GR_ERR__NOMEM;
+    fl->wake = wake;
+    fl->wake_ctx = wake_ctx;
+    pthread_mutex_init(&fl->mu, NULL);
+    pthread_cond_init(&fl->cv, NULL);
+    if (pthread_create(&fl->th, NULL, flusher_main, fl) != 0) {
+        pthread_mutex_destroy(&fl->mu);
+        pthread_cond_destroy(&fl->cv);
+        free(fl);
+        return GR_ERR_UNKNOWN_SERVER_ERROR;
+    }
+    *out = fl;
+    return GR_ERR_NONE;
+}
+
+void gr_flusher_request(gr_flusher_t *fl, gr_plog_t *plog, int64_t offset, gr_flusher_cb *cb, void *arg) {
+    req_t *r = calloc(1, sizeof(*r));
+    if (!r) abort();
+    *r = (req_t){.plog = plog, .offset = offset, .seq = fl->seq++, .cb = cb, .arg = arg};
+    __atomic_add_fetch(&fl->n_requests, 1, __ATOMIC_RELAXED);
+    bool durable = offset <= gr_plog_durable_offset(plog);
+    pthread_mutex_lock(&fl->mu);
+    if (durable) fifo_push(&fl->done, r); /* no fsync needed; still completes asynchronously */
+    else fifo_push(&fl->pending, r);
+    pthread_cond_signal(&fl->cv);
+    pthread_mutex_unlock(&fl->mu);
+    if (durable) fl->wake(fl->wake_ctx);
+}
+
+size_t gr_flusher_run_completions(gr_flusher_t *fl) {
+    pthread_mutex_lock(&fl->mu);
+    req_t *list = fl->done.head;
+    fl->done.head = fl->done.tail = NULL;
+    pthread_mutex_unlock(&fl->mu);
+    size_t n = 0;
+    while (list) {
+        req_t *r = list;
+        list = r->next;
+        r->cb(r->arg, r->err);
+        free(r);
+        n++;
+    }
+    return n;
+}
+
+void gr_flusher_stats(gr_flusher_t *fl, uint64_t *n_requests, uint64_t *n_fsyncs) {
+    if (n_requests) *n_requests = __atomic_load_n(&fl->n_requests, __ATOMIC_RELAXED);
+    if (n_fsyncs) *n_fsyncs = __atomic_load_n(&fl->n_fsyncs, __ATOMIC_RELAXED);
+}
+
+void gr_flusher_destroy(gr_flusher_t *fl) {
+    pthread_mutex_lock(&fl->mu);
+    fl->stop = true;
+    pthread_cond_signal(&fl->cv);
+    pthread_mutex_unlock(&fl->mu);
+    pthread_join(fl->th, NULL);
+    gr_flusher_run_completions(fl);
+    pthread_cond_destroy(&fl->cv);
+    pthread_mutex_destroy(&fl->mu);
+    free(fl);
+}

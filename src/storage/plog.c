@@ -1,0 +1,314 @@
+/* Partition log: open/close, append with offset assignment and segment roll,
+ * and the simple accessors. Reads are in read.c, retention and DeleteRecords in
+ * retention.c, fsync and the flush policy in sync.c, opening/recovery in
+ * recovery.c. */
+#include <errno.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/crc32c.h"
+#include "base/log.h"
+#include "storage/plog_int.h"
+
+void gr_plog_config_default(gr_plog_config_t *cfg) {
+    *cfg = (gr_plog_config_t){
+        .segment_bytes = 1073741824,
+        .segment_ms = 604800000,
+        .segment_index_bytes = 10485760,
+        .index_interval_bytes = 4096,
+        .retention_ms = 604800000,
+        .retention_bytes = -1,
+        .flush_interval_messages = INT64_MAX,
+        .flush_interval_ms = -1,
+        .checkpoint_interval_ms = 60000,
+    };
+}
+
+void gr_plog_set_config(gr_plog_t *plog, const gr_plog_config_t *cfg) { plog->cfg = *cfg; }
+
+void gr__plog_push_seg(gr_plog_t *plog, gr__seg_t *seg) {
+    pthread_mutex_lock(&plog->mu);
+    if (plog->n_segs == plog->cap_segs) {
+        size_t cap = plog->cap_segs ? plog->cap_segs * 2 : 4;
+        gr__seg_t **s = realloc(plog->segs, cap * sizeof(*s));
+        if (!s) abort();
+        plog->segs = s;
+        plog->cap_segs = cap;
+    }
+    plog->segs[plog->n_segs++] = seg;
+    pthread_mutex_unlock(&plog->mu);
+}
+
+void gr__plog_drop_oldest(gr_plog_t *plog) {
+    pthread_mutex_lock(&plog->mu);
+    gr__seg_t *seg = plog->segs[0];
+    memmove(plog->segs, plog->segs + 1, (plog->n_segs - 1) * sizeof(*plog->segs));
+    plog->n_segs--;
+    plog->dir_dirty = true;
+    pthread_mutex_unlock(&plog->mu);
+    gr__seg_unlink(seg);
+    gr__seg_unref(seg);
+}
+
+int gr__plog_write_recovery(gr_plog_t *plog, int64_t rp, bool clean) {
+    char text[256];
+    /* The shutdown marker pins the active segment's base and size: any append after
+     * the next open changes them, so a stale marker is never trusted. Only the loop
+     * thread (close) writes it; the flusher's writes do not touch the segment list. */
+    int64_t base = -1, size = -1, end = -1;
+    if (clean) {
+        base = plog->segs[plog->n_segs - 1]->base;
+        size = plog->segs[plog->n_segs - 1]->size;
+        end = plog->end_offset;
+    }
+    snprintf(text, sizeof(text), "gregor-recovery 1\nrp %" PRId64 "\nclean %d %" PRId64 " %" PRId64 " %" PRId64 "\n",
+             rp, clean ? 1 : 0, base, size, end);
+    return gr__ckpt_write(plog->dir, GR__CKPT_RECOVERY, text);
+}
+
+int gr__plog_write_start(gr_plog_t *plog) {
+    char text[64];
+    snprintf(text, sizeof(text), "gregor-log-start 1\n%" PRId64 "\n", plog->start_offset);
+    return gr__ckpt_write(plog->dir, GR__CKPT_START, text);
+}
+
+static void plog_free(gr_plog_t *plog) {
+    for (size_t i = 0; i < plog->n_segs; i++) gr__seg_unref(plog->segs[i]);
+    free(plog->segs);
+    pthread_mutex_destroy(&plog->mu);
+    pthread_mutex_destroy(&plog->fmu);
+    free(plog->dir);
+    free(plog);
+}
+
+static gr_err_t make_dir(const char *dir, char *errstr, size_t n) {
+    if (mkdir(dir, 0755) == 0) {
+        char parent[4096];
+        snprintf(parent, sizeof(parent), "%s", dir);
+        char *slash = strrchr(parent, '/');
+        if (slash && slash != parent) *slash = '\0';
+        else snprintf(parent, sizeof(parent), "%s", slash ? "/" : ".");
+        gr__fsync_dir(parent);
+    } else if (errno != EEXIST) {
+        GR__ERRSTR(errstr, n, "mkdir %s: %s", dir, strerror(errno));
+        return GR_ERR_KAFKA_STORAGE_ERROR;
+    }
+    return GR_ERR_NONE;
+}
+
+gr_err_t gr_plog_open(const char *dir, const gr_plog_config_t *cfg, int64_t now_ms, gr_plog_t **out, char *errstr,
+                      size_t errstr_size) {
+    gr_err_t err = make_dir(dir, errstr, errstr_size);
+    if (err) return err;
+    gr_plog_t *plog = calloc(1, sizeof(*plog));
+    if (!plog) abort();
+    plog->dir = strdup(dir);
+    if (!plog->dir) abort();
+    size_t len = strlen(plog->dir);
+    while (len > 1 && plog->dir[len - 1] == '/') plog->dir[--len] = '\0';
+    const char *slash = strrchr(plog->dir, '/');
+    plog->name = slash ? slash + 1 : plog->dir;
+    plog->cfg = *cfg;
+    pthread_mutex_init(&plog->mu, NULL);
+    pthread_mutex_init(&plog->fmu, NULL);
+    plog->last_flush_ms = plog->last_ckpt_ms = gr_clock_mono_ms();
+    if ((err = gr__plog_load(plog, now_ms, errstr, errstr_size))) {
+        plog_free(plog);
+        return err;
+    }
+    *out = plog;
+    return GR_ERR_NONE;
+}
+
+/* Give a segment its final time entry and write its index files (roll, close). */
+static void seal_index(gr__seg_t *seg) {
+    gr__index_t *ix = &seg->ix;
+    if (seg->max_ts >= 0 && (ix->n_t == 0 || seg->max_ts > ix->t[ix->n_t - 1].ts))
+        gr__index_add_t(ix, seg->max_ts, (int32_t)(seg->max_ts_off - seg->base));
+    int r = gr__index_write(ix, seg->path);
+    if (r < 0) GR_WARN("storage", "%s: writing index: %s (rebuilt on next use)", seg->path, strerror(-r));
+}
+
+void gr_plog_close(gr_plog_t *plog) {
+    char es[256];
+    gr__seg_t *act = plog->segs[plog->n_segs - 1];
+    seal_index(act);
+    pthread_mutex_lock(&plog->mu);
+    act->ix_unsynced = true;
+    pthread_mutex_unlock(&plog->mu);
+    if (gr_plog_fsync(plog, NULL, es, sizeof(es)) == 0) {
+        pthread_mutex_lock(&plog->fmu);
+        int r = gr__plog_write_recovery(plog, plog->end_offset, true);
+        pthread_mutex_unlock(&plog->fmu);
+        if (r < 0) GR_WARN("storage", "%s: writing shutdown checkpoint: %s", plog->name, strerror(-r));
+    } else {
+        GR_WARN("storage", "%s: unclean close: %s", plog->name, es);
+    }
+    plog_free(plog);
+}
+
+void gr_plog_abandon(gr_plog_t *plog) { plog_free(plog); }
+
+gr_err_t gr_plog_delete(gr_plog_t *plog, char *errstr, size_t errstr_size) {
+    gr_err_t err = GR_ERR_NONE;
+    for (size_t i = 0; i < plog->n_segs; i++) gr__seg_unlink(plog->segs[i]);
+    DIR *d = opendir(plog->dir);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) unlinkat(dirfd(d), de->d_name, 0);
+        closedir(d);
+    }
+    if (rmdir(plog->dir) < 0) {
+        GR__ERRSTR(errstr, errstr_size, "rmdir %s: %s", plog->dir, strerror(errno));
+        err = GR_ERR_KAFKA_STORAGE_ERROR;
+    }
+    plog_free(plog);
+    return err;
+}
+
+/* Walk the batches of an append buffer. Returns the number of offsets they use,
+ * or -1 if buf is not a sequence of whole v2 batches. *max_ts gets the largest maxTimestamp. */
+static int64_t check_batches(const uint8_t *buf, size_t len, int64_t *max_ts) {
+    int64_t n_off = 0;
+    *max_ts = -1;
+    size_t pos = 0;
+    while (pos < len) {
+        if (len - pos < GR__BATCH_HDR) return -1;
+        const uint8_t *p = buf + pos;
+        int32_t blen = (int32_t)gr_be32(p + 8);
+        int32_t delta = (int32_t)gr_be32(p + 23);
+        if (blen < GR__BATCH_HDR - GR__LOG_OVERHEAD || (size_t)blen > len - pos - GR__LOG_OVERHEAD) return -1;
+        if (p[16] != 2 || delta < 0) return -1;
+        int64_t ts = (int64_t)gr_be64(p + 35);
+        if (ts > *max_ts) *max_ts = ts;
+        n_off += (int64_t)delta + 1;
+        pos += GR__LOG_OVERHEAD + (size_t)blen;
+    }
+    return len ? n_off : -1;
+}
+
+static bool need_roll(const gr_plog_t *plog, const gr__seg_t *seg, size_t len, int64_t n_off, int64_t max_ts,
+                      int64_t now_ms) {
+    const gr_plog_config_t *cfg = &plog->cfg;
+    if (seg->size == 0) return false;
+    if (seg->size > cfg->segment_bytes - (int64_t)len) return true;
+    if ((int64_t)(seg->ix.n_o + 1) * 8 > cfg->segment_index_bytes ||
+        (int64_t)(seg->ix.n_t + 1) * 12 > cfg->segment_index_bytes)
+        return true;
+    if (plog->end_offset + n_off - 1 - seg->base > INT32_MAX) return true;
+    /* Kafka's LogSegment.shouldRoll: time since the first batch's timestamp, or since
+     * the segment was created when there is no timestamp. */
+    int64_t waited = seg->first_ts >= 0 && max_ts >= 0 ? max_ts - seg->first_ts : now_ms - seg->created_ms;
+    return waited > cfg->segment_ms;
+}
+
+static gr_err_t roll(gr_plog_t *plog, int64_t now_ms, char *errstr, size_t n) {
+    gr__seg_t *old = plog->segs[plog->n_segs - 1], *seg;
+    gr_err_t err = gr__seg_create(plog->dir, plog->end_offset, now_ms, &seg, errstr, n);
+    if (err) return err;
+    seal_index(old);
+    pthread_mutex_lock(&plog->mu);
+    old->sealed = true;
+    old->ix_unsynced = true;
+    plog->dir_dirty = true;
+    pthread_mutex_unlock(&plog->mu);
+    gr__plog_push_seg(plog, seg);
+    GR_DEBUG("storage", "%s: rolled new segment at offset %" PRId64, plog->name, seg->base);
+    return GR_ERR_NONE;
+}
+
+/* Rewrite the broker-owned header fields of each batch. */
+static void stamp_batches(uint8_t *buf, size_t len, int64_t base, const gr_plog_append_opts_t *opts) {
+    for (size_t pos = 0; pos < len;) {
+        uint8_t *p = buf + pos;
+        size_t total = GR__LOG_OVERHEAD + gr_be32(p + 8);
+        gr_put_be64(p, (uint64_t)base);
+        if (opts->set_leader_epoch) gr_put_be32(p + 12, (uint32_t)opts->leader_epoch);
+        if (opts->log_append_time) {
+            gr_put_be16(p + 21, gr_be16(p + 21) | 0x08);
+            gr_put_be64(p + 35, (uint64_t)opts->now_ms);
+            gr_put_be32(p + 17, gr_crc32c(0, p + 21, total - 21));
+        }
+        base += (int64_t)gr_be32(p + 23) + 1;
+        pos += total;
+    }
+}
+
+static void index_batches(gr_plog_t *plog, gr__seg_t *seg, const uint8_t *buf, size_t len) {
+    int64_t fpos = seg->size;
+    for (size_t pos = 0; pos < len;) {
+        const uint8_t *p = buf + pos;
+        int64_t total = GR__LOG_OVERHEAD + (int64_t)gr_be32(p + 8);
+        int64_t base = (int64_t)gr_be64(p);
+        gr__seg_note_batch(seg, base, base + (int32_t)gr_be32(p + 23), (int64_t)gr_be64(p + 35), fpos + (int64_t)pos,
+                           total, plog->cfg.index_interval_bytes);
+        pos += (size_t)total;
+    }
+}
+
+gr_err_t gr_plog_append(gr_plog_t *plog, uint8_t *buf, size_t len, const gr_plog_append_opts_t *opts,
+                        gr_plog_append_result_t *res, char *errstr, size_t errstr_size) {
+    if (__atomic_load_n(&plog->broken, __ATOMIC_ACQUIRE)) {
+        GR__ERRSTR(errstr, errstr_size, "%s: log is offline after an I/O error", plog->name);
+        return GR_ERR_KAFKA_STORAGE_ERROR;
+    }
+    int64_t max_ts;
+    int64_t n_off = check_batches(buf, len, &max_ts);
+    if (n_off < 0) {
+        GR__ERRSTR(errstr, errstr_size, "%s: append buffer is not a sequence of whole v2 batches", plog->name);
+        return GR_ERR_CORRUPT_MESSAGE;
+    }
+    if (opts->log_append_time) max_ts = opts->now_ms;
+    gr__seg_t *seg = plog->segs[plog->n_segs - 1];
+    if (need_roll(plog, seg, len, n_off, max_ts, opts->now_ms)) {
+        gr_err_t err = roll(plog, opts->now_ms, errstr, errstr_size);
+        if (err) return err;
+        seg = plog->segs[plog->n_segs - 1];
+    }
+    int64_t base = plog->end_offset;
+    stamp_batches(buf, len, base, opts);
+    bool rollback_failed = false;
+    int r = gr__seg_write(seg, buf, len, &rollback_failed);
+    if (r < 0) {
+        GR__ERRSTR(errstr, errstr_size, "write %s.log: %s", seg->path, strerror(-r));
+        if (rollback_failed) {
+            __atomic_store_n(&plog->broken, true, __ATOMIC_RELEASE);
+            GR_ERROR("storage", "%s: cannot truncate a failed write (%s), log taken offline", plog->name,
+                     strerror(-r));
+        }
+        return GR_ERR_KAFKA_STORAGE_ERROR;
+    }
+    index_batches(plog, seg, buf, len);
+    pthread_mutex_lock(&plog->mu);
+    seg->size += (int64_t)len;
+    seg->dirty = true;
+    plog->end_offset = base + n_off;
+    plog->bytes_appended += (int64_t)len;
+    pthread_mutex_unlock(&plog->mu);
+    res->base_offset = base;
+    res->last_offset = base + n_off - 1;
+    res->log_append_time_ms = opts->log_append_time ? opts->now_ms : -1;
+    res->log_start_offset = plog->start_offset;
+    return GR_ERR_NONE;
+}
+
+int64_t gr_plog_start_offset(const gr_plog_t *plog) { return plog->start_offset; }
+int64_t gr_plog_end_offset(const gr_plog_t *plog) { return plog->end_offset; }
+int64_t gr_plog_durable_offset(const gr_plog_t *plog) {
+    return __atomic_load_n(&plog->durable_offset, __ATOMIC_ACQUIRE);
+}
+size_t gr_plog_segment_count(const gr_plog_t *plog) { return plog->n_segs; }
+
+int64_t gr_plog_size_bytes(const gr_plog_t *plog) {
+    int64_t total = 0;
+    for (size_t i = 0; i < plog->n_segs; i++) total += plog->segs[i]->size;
+    return total;
+}

@@ -1,0 +1,286 @@
+# shellcheck shell=bash
+# Shared helpers for the script tests (tests/integration/test_*.sh, tests/interop/test_*.sh).
+#
+# Usage in a test:
+#   source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+#   gr_init "$@"              # parses --ref / --gregord / --bootstrap H:P / --keep, sets traps
+#   start_target              # gregord (default), or the reference Kafka with --ref
+#   ... use "$BOOTSTRAP" ...; ok "what"; fail "what"; check "what" cmd args...
+#   gr_finish                 # prints "N passed, N failed", exits non-zero on any failure
+#
+# Targets (GR_TARGET, or the flags above):
+#   gregord   $GR_BUILD_DIR/gregord on 127.0.0.1:<free port>, data in a temp dir. A missing
+#             binary FAILS the test (it is never skipped).
+#   ref       Apache Kafka 4.3.1 via tests/ref/kafka-ref.sh (validates the test itself).
+#   external  an already running broker at --bootstrap H:P / GR_BOOTSTRAP (no kill/restart).
+#
+# Everything started through these helpers is recorded by PID and stopped by the EXIT trap;
+# a watchdog (GR_TEST_TIMEOUT seconds, default 600) ends a test that hangs.
+# Environment: GR_BUILD_DIR, GR_SOURCE_DIR (set by ctest), GR_TARGET, GR_BOOTSTRAP,
+#   GR_KEEP_TMP=1 (keep the temp dir), GR_START_TIMEOUT (gregord start, s, default 20).
+
+GR_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+GR_SOURCE_DIR="${GR_SOURCE_DIR:-$(cd "$GR_LIB_DIR/.." && pwd)}"
+GR_BUILD_DIR="${GR_BUILD_DIR:-$GR_SOURCE_DIR/build}"
+if [[ -z "${GR_TARGET:-}" ]]; then
+  if [[ -n "${GR_BOOTSTRAP:-}" ]]; then GR_TARGET=external; else GR_TARGET=gregord; fi
+fi
+GR_TEST_TIMEOUT="${GR_TEST_TIMEOUT:-600}"
+GR_START_TIMEOUT="${GR_START_TIMEOUT:-20}"
+GR_TEST_NAME="$(basename "${0%.sh}")"
+GR_PASSED=0
+GR_FAILED=0
+GR_PIDS=()          # background processes to stop at exit
+GR_REF_DIRS=()      # reference Kafka dirs to stop at exit
+GR_GREGORD_PID=""
+GR_GREGORD_EXIT=""
+BOOTSTRAP="${GR_BOOTSTRAP:-}"
+
+# Python venv with tests/interop/python/requirements.txt (made by scripts/install-deps.sh;
+# the same formula is used there).
+gr_venv_dir() {
+  local req="$GR_SOURCE_DIR/tests/interop/python/requirements.txt" h pyv
+  h="$(sha256sum "$req" | cut -c1-12)"
+  pyv="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+  echo "${GR_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/gregor/venv-py$pyv-$h}"
+}
+
+log() { printf '[%s %s] %s\n' "$(date +%H:%M:%S)" "$GR_TEST_NAME" "$*" >&2; }
+ok() { GR_PASSED=$((GR_PASSED + 1)); printf 'ok   - %s\n' "$*"; }
+fail() { GR_FAILED=$((GR_FAILED + 1)); printf 'FAIL - %s\n' "$*"; }
+# check "description" cmd args...: ok if the command succeeds, fail otherwise
+check() { local d="$1"; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+# check_eq "description" expected actual
+check_eq() {
+  if [[ "$2" == "$3" ]]; then ok "$1"; else fail "$1 (expected '$2', got '$3')"; fi
+}
+# abort: a fatal failure (counted), then summary and exit
+die() { fail "$*"; gr_finish; }
+
+gr_require() { # gr_require cmd...: a missing tool fails the test with a hint
+  local c
+  for c in "$@"; do
+    command -v "$c" >/dev/null 2>&1 || die "required tool '$c' not found (run scripts/install-deps.sh)"
+  done
+}
+
+# gr_timeout SECONDS cmd args...: run with a bound (SIGTERM, then SIGKILL 5 s later)
+gr_timeout() { local s="$1"; shift; timeout -k 5 "$s" "$@"; }
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# alive PID: running and not a zombie
+alive() { [[ -n "${1:-}" && -e "/proc/$1" ]] && ! grep -q '^[^ ]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
+
+wait_port() { # wait_port PORT TIMEOUT_S [PID]
+  local port="$1" deadline=$(( $(date +%s) + $2 )) pid="${3:-}"
+  while ! port_open "$port"; do
+    if [[ -n "$pid" ]] && ! alive "$pid"; then return 2; fi
+    (( $(date +%s) >= deadline )) && return 1
+    sleep 0.05
+  done
+}
+
+# stop_pid PID [timeout_s]: SIGTERM, wait, SIGKILL after the timeout; reaps our children.
+stop_pid() {
+  local pid="$1" t="${2:-20}" i
+  alive "$pid" || { wait "$pid" 2>/dev/null || true; return 0; }
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < t * 20; i++)); do alive "$pid" || break; sleep 0.05; done
+  if alive "$pid"; then
+    log "pid $pid ignored SIGTERM for ${t}s: SIGKILL"
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+# gr_bg VAR cmd args...: start a background process, record it for cleanup, PID in VAR
+gr_bg() {
+  local __var="$1"; shift
+  "$@" &
+  local pid=$!
+  GR_PIDS+=("$pid")
+  printf -v "$__var" '%s' "$pid"
+}
+
+# ---------------------------------------------------------------- gregord
+gregord_bin() { echo "$GR_BUILD_DIR/gregord"; }
+
+_gregord_launch() {
+  local bin cfg=()
+  bin="$(gregord_bin)"
+  [[ -x "$bin" ]] || die "gregord binary not found at $bin (build it: make)"
+  [[ -f "$GR_SOURCE_DIR/config/server.properties" ]] && cfg=(--config "$GR_SOURCE_DIR/config/server.properties")
+  echo "=== start $(date +%T) ${GR_GREGORD_ARGS[*]}" >>"$GR_TMP/gregord.log"
+  "$bin" "${cfg[@]}" \
+    --override "listeners=PLAINTEXT://127.0.0.1:$GR_PORT" \
+    --override "advertised.listeners=PLAINTEXT://127.0.0.1:$GR_PORT" \
+    --override "log.dirs=$GR_DATA_DIR" \
+    "${GR_GREGORD_ARGS[@]}" >>"$GR_TMP/gregord.log" 2>&1 </dev/null &
+  GR_GREGORD_PID=$!
+  GR_PIDS+=("$GR_GREGORD_PID")
+  local t0 rc=0
+  t0=$(date +%s%N)
+  wait_port "$GR_PORT" "$GR_START_TIMEOUT" "$GR_GREGORD_PID" || rc=$?
+  if ((rc != 0)); then
+    tail -n 20 "$GR_TMP/gregord.log" >&2 || true
+    if ((rc == 2)); then die "gregord exited during start-up (log: $GR_TMP/gregord.log)"; fi
+    die "gregord not listening on 127.0.0.1:$GR_PORT after ${GR_START_TIMEOUT}s"
+  fi
+  BOOTSTRAP="127.0.0.1:$GR_PORT"
+  log "gregord pid $GR_GREGORD_PID on $BOOTSTRAP (listening after $(( ($(date +%s%N) - t0) / 1000000 )) ms)"
+}
+
+# start_gregord [--override k=v ...]: fresh data dir, free port
+start_gregord() {
+  GR_PORT="$(free_port)"
+  GR_DATA_DIR="$GR_TMP/gregord-data"
+  mkdir -p "$GR_DATA_DIR"
+  GR_GREGORD_ARGS=("$@")
+  _gregord_launch
+}
+# restart_gregord: same port, data dir and arguments as the last start
+restart_gregord() { _gregord_launch; }
+# stop_gregord [timeout_s]: SIGTERM, wait (SIGKILL after the timeout); exit status in GR_GREGORD_EXIT
+stop_gregord() {
+  local pid="$GR_GREGORD_PID" t="${1:-20}" i
+  [[ -n "$pid" ]] || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < t * 20; i++)); do alive "$pid" || break; sleep 0.05; done
+  if alive "$pid"; then
+    log "gregord pid $pid ignored SIGTERM for ${t}s: SIGKILL"
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  GR_GREGORD_EXIT=0
+  wait "$pid" 2>/dev/null || GR_GREGORD_EXIT=$?
+  GR_GREGORD_PID=""
+}
+kill9_gregord() {
+  [[ -n "$GR_GREGORD_PID" ]] || return 0
+  kill -9 "$GR_GREGORD_PID" 2>/dev/null || true
+  wait "$GR_GREGORD_PID" 2>/dev/null || true
+  GR_GREGORD_PID=""
+}
+
+# ---------------------------------------------------------------- reference Kafka
+GR_REF_SH="$GR_SOURCE_DIR/tests/ref/kafka-ref.sh"
+# start_ref_kafka [key=value ...]: extra server.properties lines
+start_ref_kafka() {
+  GR_REF_DIR="$GR_TMP/ref-kafka"
+  GR_REF_PORT="$(free_port)"
+  GR_REF_DIRS+=("$GR_REF_DIR")
+  gr_timeout 300 bash "$GR_REF_SH" start "$GR_REF_DIR" "$GR_REF_PORT" "$@" \
+    || die "reference Kafka did not start (logs in $GR_REF_DIR)"
+  BOOTSTRAP="127.0.0.1:$GR_REF_PORT"
+}
+restart_ref_kafka() {
+  gr_timeout 300 bash "$GR_REF_SH" restart "$GR_REF_DIR" || die "reference Kafka did not restart"
+  BOOTSTRAP="127.0.0.1:$GR_REF_PORT"
+}
+stop_ref_kafka() { [[ -n "${GR_REF_DIR:-}" ]] && gr_timeout 60 bash "$GR_REF_SH" stop "$GR_REF_DIR" || true; }
+kill9_ref_kafka() { [[ -n "${GR_REF_DIR:-}" ]] && gr_timeout 30 bash "$GR_REF_SH" kill9 "$GR_REF_DIR" || true; }
+
+# ---------------------------------------------------------------- target abstraction
+start_target() {
+  case "$GR_TARGET" in
+    gregord) start_gregord "$@" ;;
+    ref) start_ref_kafka ;;
+    external) [[ -n "$BOOTSTRAP" ]] || die "GR_TARGET=external needs --bootstrap H:P" ;;
+    *) die "unknown GR_TARGET '$GR_TARGET'" ;;
+  esac
+}
+stop_target() {
+  case "$GR_TARGET" in gregord) stop_gregord ;; ref) stop_ref_kafka ;; esac
+}
+kill9_target() {
+  case "$GR_TARGET" in
+    gregord) kill9_gregord ;; ref) kill9_ref_kafka ;;
+    *) die "kill -9 needs a broker started by the test (not external)" ;;
+  esac
+}
+restart_target() {
+  case "$GR_TARGET" in
+    gregord) restart_gregord ;; ref) restart_ref_kafka ;;
+    *) die "restart needs a broker started by the test (not external)" ;;
+  esac
+}
+target_name() { echo "$GR_TARGET"; }
+
+# run_both FN [args]: run one scenario against the reference Kafka and against gregord,
+# each on a fresh broker; FN prints its observable results on stdout (no timestamps, ids
+# or offsets that may deliberately differ). The two outputs must be identical.
+run_both() {
+  local fn="$1"; shift
+  local saved="$GR_TARGET" t
+  for t in ref gregord; do
+    GR_TARGET="$t"
+    start_target
+    if ! "$fn" "$@" >"$GR_TMP/run_both.$fn.$t.out" 2>"$GR_TMP/run_both.$fn.$t.err"; then
+      fail "$fn against $t exited non-zero (stderr: $GR_TMP/run_both.$fn.$t.err)"
+    fi
+    stop_target
+  done
+  GR_TARGET="$saved"
+  if diff -u "$GR_TMP/run_both.$fn.ref.out" "$GR_TMP/run_both.$fn.gregord.out" >"$GR_TMP/run_both.$fn.diff"; then
+    ok "$fn: gregord answers as Apache Kafka does"
+  else
+    fail "$fn: gregord differs from Apache Kafka:"
+    head -n 40 "$GR_TMP/run_both.$fn.diff"
+  fi
+}
+
+# ---------------------------------------------------------------- set-up and tear-down
+gr_cleanup() {
+  local rc=$? pid d
+  trap - EXIT INT TERM
+  set +e
+  if [[ -n "${GR_WATCHDOG_PID:-}" ]]; then
+    pkill -P "$GR_WATCHDOG_PID" 2>/dev/null; kill "$GR_WATCHDOG_PID" 2>/dev/null
+    wait "$GR_WATCHDOG_PID" 2>/dev/null
+  fi
+  for pid in "${GR_PIDS[@]}"; do alive "$pid" && stop_pid "$pid" 10; done
+  for d in "${GR_REF_DIRS[@]}"; do [[ -f "$d/kafka.pid" ]] && timeout 60 bash "$GR_REF_SH" stop "$d"; done
+  if [[ -n "${GR_TMP:-}" && -d "$GR_TMP" ]]; then
+    if [[ "${GR_KEEP_TMP:-0}" == 1 || $rc -ne 0 ]]; then
+      log "kept $GR_TMP (logs)"
+    else
+      rm -rf "$GR_TMP"
+    fi
+  fi
+  exit "$rc"
+}
+
+gr_init() {
+  while (($#)); do
+    case "$1" in
+      --ref) GR_TARGET=ref ;;
+      --gregord) GR_TARGET=gregord ;;
+      --bootstrap) GR_TARGET=external; BOOTSTRAP="$2"; shift ;;
+      --keep) GR_KEEP_TMP=1 ;;
+      -h|--help) sed -n '2,4p' "$0"; echo "flags: --ref | --gregord | --bootstrap H:P | --keep"; exit 0 ;;
+      *) echo "unknown argument: $1" >&2; exit 2 ;;
+    esac
+    shift
+  done
+  GR_TMP="$(mktemp -d "${TMPDIR:-/tmp}/gregor-$GR_TEST_NAME.XXXXXX")"
+  trap gr_cleanup EXIT
+  trap 'log "interrupted"; exit 130' INT
+  trap 'log "terminated (timeout after ${GR_TEST_TIMEOUT}s?)"; exit 124' TERM
+  # watchdog: TERM this shell and its direct children (a hung foreground command too)
+  ( sleep "$GR_TEST_TIMEOUT"; echo "[$GR_TEST_NAME] watchdog: ${GR_TEST_TIMEOUT}s elapsed, stopping" >&2
+    kill -TERM $$; pkill -TERM -P $$ ) 2>/dev/null &
+  GR_WATCHDOG_PID=$!
+  log "target: $GR_TARGET; temp: $GR_TMP"
+}
+
+# gr_finish: the closing summary line; exit status 1 on any failure or when nothing ran
+gr_finish() {
+  echo "target: $GR_TARGET"
+  echo "$GR_TEST_NAME: $GR_PASSED passed, $GR_FAILED failed"
+  if ((GR_FAILED > 0 || GR_PASSED == 0)); then exit 1; fi
+  exit 0
+}
