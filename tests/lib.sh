@@ -17,7 +17,8 @@
 # Everything started through these helpers is recorded by PID and stopped by the EXIT trap;
 # a watchdog (GR_TEST_TIMEOUT seconds, default 600) ends a test that hangs.
 # Environment: GR_BUILD_DIR, GR_SOURCE_DIR (set by ctest), GR_TARGET, GR_BOOTSTRAP,
-#   GR_KEEP_TMP=1 (keep the temp dir), GR_START_TIMEOUT (gregord start, s, default 20).
+#   GR_KEEP_TMP=1 (keep the temp dir), GR_START_TIMEOUT (gregord start, s, default 20),
+#   GR_GREGORD_CONFIG (a server.properties for gregord; default none: Kafka's defaults).
 
 GR_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 GR_SOURCE_DIR="${GR_SOURCE_DIR:-$(cd "$GR_LIB_DIR/.." && pwd)}"
@@ -114,7 +115,8 @@ _gregord_launch() {
   local bin cfg=()
   bin="$(gregord_bin)"
   [[ -x "$bin" ]] || die "gregord binary not found at $bin (build it: make)"
-  [[ -f "$GR_SOURCE_DIR/config/server.properties" ]] && cfg=(--config "$GR_SOURCE_DIR/config/server.properties")
+  # No config file by default: Kafka's defaults, like the reference broker. GR_GREGORD_CONFIG=FILE to use one.
+  [[ -n "${GR_GREGORD_CONFIG:-}" ]] && cfg=(--config "$GR_GREGORD_CONFIG")
   echo "=== start $(date +%T) ${GR_GREGORD_ARGS[*]}" >>"$GR_TMP/gregord.log"
   "$bin" "${cfg[@]}" \
     --override "listeners=PLAINTEXT://127.0.0.1:$GR_PORT" \
@@ -269,7 +271,8 @@ gr_init() {
   GR_TMP="$(mktemp -d "${TMPDIR:-/tmp}/gregor-$GR_TEST_NAME.XXXXXX")"
   trap gr_cleanup EXIT
   trap 'log "interrupted"; exit 130' INT
-  trap 'log "terminated (timeout after ${GR_TEST_TIMEOUT}s?)"; exit 124' TERM
+  trap 'fail "terminated (watchdog: GR_TEST_TIMEOUT=${GR_TEST_TIMEOUT}s, or killed)";
+        echo "$GR_TEST_NAME: $GR_PASSED passed, $GR_FAILED failed"; exit 124' TERM
   # watchdog: TERM this shell and its direct children (a hung foreground command too)
   ( sleep "$GR_TEST_TIMEOUT"; echo "[$GR_TEST_NAME] watchdog: ${GR_TEST_TIMEOUT}s elapsed, stopping" >&2
     kill -TERM $$; pkill -TERM -P $$ ) 2>/dev/null &

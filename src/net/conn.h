@@ -12,7 +12,13 @@
  * called exactly once. The gr_conn_t itself stays valid until every sequence
  * number handed out has been answered; answers to a closed connection just
  * free their data. After on_close the broker may still call respond/skip, the
- * accessors and gr_conn_user(), but must not expect more frames.
+ * accessors and gr_conn_user(), but must not expect more frames. If nothing is
+ * pending when the connection closes, the gr_conn_t is freed as soon as
+ * on_close returns; likewise the answer to the last pending request of a
+ * closed connection frees it, so drop your pointer to it then.
+ *
+ * File segments go out with sendfile(2), which has no MSG_NOSIGNAL: the
+ * process must ignore SIGPIPE (gregord does at start-up).
  *
  * Backpressure: a connection stops reading (and parsing already buffered
  * bytes) while it has max_inflight requests not yet fully written, or more
@@ -34,9 +40,9 @@ typedef struct gr_conn gr_conn_t;
 typedef struct gr_listener gr_listener_t;
 
 #define GR_CONN_DEFAULT_MAX_REQUEST_BYTES 104857600 /* socket.request.max.bytes */
-#define GR_CONN_DEFAULT_IDLE_MS 600000              /* connections.max.idle.ms */
-#define GR_CONN_DEFAULT_MAX_INFLIGHT 64
-#define GR_CONN_DEFAULT_MAX_OUT_BYTES (64u << 20)
+#define GR_CONN_DEFAULT_IDLE_MS           600000    /* connections.max.idle.ms */
+#define GR_CONN_DEFAULT_MAX_INFLIGHT      64
+#define GR_CONN_DEFAULT_MAX_OUT_BYTES     (64u << 20)
 
 typedef struct gr_conn_opts {
     size_t max_request_bytes; /* frames larger than this close the connection */
@@ -77,8 +83,7 @@ typedef struct gr_conn_handler {
  *  On success *out is owned by the caller (gr_listener_close()).
  *  Returns GR_ERR__IO (bind/listen failure) or GR_ERR__INVALID_ARG, with errstr. */
 gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, const gr_conn_opts_t *opts,
-                          const gr_conn_handler_t *handler, gr_listener_t **out, char *errstr,
-                          size_t errstr_size);
+                          const gr_conn_handler_t *handler, gr_listener_t **out, char *errstr, size_t errstr_size);
 
 /** The port the listener is bound to (useful after port 0). */
 uint16_t gr_listener_port(const gr_listener_t *l);
@@ -88,7 +93,9 @@ size_t gr_listener_conn_count(const gr_listener_t *l);
 
 /** Stop accepting, close every open connection of l (on_close runs for each)
  *  and free the listener. Connections with unanswered requests stay allocated
- *  until those are answered, as usual. */
+ *  until those are answered, as usual. Call it outside the listener's own
+ *  callbacks (e.g. after gr_loop_run() returns), since the connections read
+ *  through a buffer the listener owns. */
 void gr_listener_close(gr_listener_t *l);
 
 /* ---------------------------------------------------------------- connection */
@@ -115,7 +122,8 @@ bool gr_conn_is_closed(const gr_conn_t *conn);
 /** The peer as "1.2.3.4:5678" or "[::1]:5678". Valid as long as conn. */
 const char *gr_conn_peer(const gr_conn_t *conn);
 
-/** A process-unique connection id (for logs and the broker's maps). */
+/** Connection id, unique among the connections of one listener (for logs
+ *  and the broker's maps). */
 uint64_t gr_conn_id(const gr_conn_t *conn);
 
 /** Per-connection pointer for the broker (share sessions, auth state). The

@@ -44,7 +44,7 @@ struct gr_conn {
     gr__slot_t *slots;
     size_t slot_cap;
     uint64_t head_seq, next_seq, unanswered;
-    size_t out_bytes;       /* answered bytes not yet written */
+    size_t out_bytes;        /* answered bytes not yet written */
     size_t cur_seg, cur_off; /* write cursor inside the head slot's wbuf */
 };
 

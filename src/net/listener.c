@@ -14,7 +14,7 @@
 #include "base/log.h"
 #include "net/conn_int.h"
 
-#define ACCEPT_BATCH 64
+#define ACCEPT_BATCH    64
 #define ACCEPT_RETRY_MS 100
 
 static void format_addr(const struct sockaddr *sa, char *out, size_t size) {
@@ -78,7 +78,8 @@ static void accept_cb(gr_io_t *io, uint32_t events, int64_t now) {
 
 /* Create, bind and listen on the first address of host:port that works. */
 static int bind_socket(const char *host, uint16_t port, char *errstr, size_t errstr_size) {
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo hints = {
+        .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
     struct addrinfo *res = NULL;
     char service[8];
     snprintf(service, sizeof(service), "%u", port);
@@ -113,8 +114,7 @@ static uint16_t bound_port(int fd) {
 }
 
 gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, const gr_conn_opts_t *opts,
-                          const gr_conn_handler_t *handler, gr_listener_t **out, char *errstr,
-                          size_t errstr_size) {
+                          const gr_conn_handler_t *handler, gr_listener_t **out, char *errstr, size_t errstr_size) {
     if (!handler || !handler->on_frame || (opts && opts->max_inflight == 0)) {
         snprintf(errstr, errstr_size, "listener needs an on_frame callback and max_inflight >= 1");
         return GR_ERR__INVALID_ARG;

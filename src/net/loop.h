@@ -82,9 +82,9 @@ typedef void (*gr_io_cb)(gr_io_t *io, uint32_t events, int64_t now);
 struct gr_io {
     int fd;
     gr_io_cb cb;
-    void *data;          /* owner's pointer, untouched by the loop */
+    void *data; /* owner's pointer, untouched by the loop */
     gr_loop_t *_loop;
-    uint32_t _events;    /* interest currently registered with the backend */
+    uint32_t _events; /* interest currently registered with the backend */
 };
 
 /** Prepare a watcher for fd. Does not register anything. */

@@ -7,7 +7,7 @@
 
 #include "net/loop_int.h"
 
-#define TIMER_OF(n) ((gr_timer_t *)((char *)(n) - offsetof(gr_timer_t, _node)))
+#define TIMER_OF(n) ((gr_timer_t *)((char *)(n)-offsetof(gr_timer_t, _node)))
 
 static bool timer_less(const gr_heap_node_t *a, const gr_heap_node_t *b) {
     const gr_timer_t *ta = TIMER_OF(a), *tb = TIMER_OF(b);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "base/log.h"
 #include "broker/broker.h"
@@ -15,6 +16,15 @@ static gr_loop_t *g_loop; /* for the signal handler only */
 static void on_signal(int sig) {
     (void)sig;
     if (g_loop) gr_loop_stop(g_loop);
+}
+
+/* Every segment keeps a file descriptor open: raise the soft limit to the hard one. */
+static void raise_fd_limit(void) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0) GR_WARN("server", "cannot raise the open-file limit");
+    }
 }
 
 static void usage(FILE *f) {
@@ -63,6 +73,7 @@ int main(int argc, char **argv) {
     }
     free(ovr);
     signal(SIGPIPE, SIG_IGN);
+    raise_fd_limit();
     if (gr_loop_new(&g_loop, errstr, sizeof(errstr))) {
         fprintf(stderr, "gregord: %s\n", errstr);
         return 1;

@@ -142,20 +142,24 @@ out:
     return ok;
 }
 
+/* Overwrite in place and cut to length. Not O_TRUNC: ext4 (auto_da_alloc) starts a
+ * synchronous writeback when a truncated-to-zero file is closed, which made index
+ * rewrites at start-up cost as much as an fsync each. */
 static int write_file(const char *fn, const uint8_t *p, size_t len) {
-    int fd = open(fn, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(fn, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return -errno;
     int r = 0;
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
+    off_t pos = 0;
+    while ((size_t)pos < len) {
+        ssize_t w = pwrite(fd, p + pos, len - (size_t)pos, pos);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0) {
             r = -errno;
             break;
         }
-        p += w;
-        len -= (size_t)w;
+        pos += w;
     }
+    if (r == 0 && ftruncate(fd, (off_t)len) < 0) r = -errno;
     close(fd);
     return r;
 }

@@ -31,7 +31,11 @@ void gr_plog_config_default(gr_plog_config_t *cfg) {
     };
 }
 
-void gr_plog_set_config(gr_plog_t *plog, const gr_plog_config_t *cfg) { plog->cfg = *cfg; }
+void gr_plog_set_config(gr_plog_t *plog, const gr_plog_config_t *cfg) {
+    pthread_mutex_lock(&plog->mu); /* the flusher reads checkpoint_interval_ms under mu */
+    plog->cfg = *cfg;
+    pthread_mutex_unlock(&plog->mu);
+}
 
 void gr__plog_push_seg(gr_plog_t *plog, gr__seg_t *seg) {
     pthread_mutex_lock(&plog->mu);
@@ -143,6 +147,9 @@ void gr_plog_close(gr_plog_t *plog) {
     pthread_mutex_lock(&plog->mu);
     act->ix_unsynced = true;
     pthread_mutex_unlock(&plog->mu);
+    pthread_mutex_lock(&plog->fmu);
+    plog->last_ckpt_ms = INT64_MAX / 2; /* no interim checkpoint: the clean one follows */
+    pthread_mutex_unlock(&plog->fmu);
     if (gr_plog_fsync(plog, NULL, es, sizeof(es)) == 0) {
         pthread_mutex_lock(&plog->fmu);
         int r = gr__plog_write_recovery(plog, plog->end_offset, true);

@@ -10,8 +10,8 @@
  * Unclean open: every segment whose offsets reach the recovery point or beyond
  * is scanned from the start; each batch's header is checked (length, magic,
  * offsets moving forward) and its CRC-32C verified. The file is cut after the
- * last whole valid batch, later segments are removed, indexes are rebuilt, and
- * everything is fsynced before the new recovery point is written. */
+ * last whole valid batch, later segments are removed and indexes are rebuilt;
+ * the result is made durable by the first fsync pass (see mark_recovered). */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -169,8 +169,8 @@ static int list_bases(gr_plog_t *plog, int64_t **bases, size_t *n) {
 }
 
 static gr_err_t open_segments(gr_plog_t *plog, int64_t now_ms, char *errstr, size_t n) {
-    int64_t *bases;
-    size_t nb;
+    int64_t *bases = NULL;
+    size_t nb = 0;
     int r = list_bases(plog, &bases, &nb);
     if (r < 0) {
         GR__ERRSTR(errstr, n, "list %s: %s", plog->dir, strerror(-r));
@@ -271,25 +271,25 @@ static int drop_after(gr_plog_t *plog, size_t i) {
     return dropped;
 }
 
-/* Make the recovered state durable: data, index files of the sealed segments, the
- * directory, then the recovery point. */
-static gr_err_t sync_recovered(gr_plog_t *plog, size_t from, char *errstr, size_t n) {
-    int r = 0;
-    for (size_t i = from; i < plog->n_segs && r == 0; i++) {
+/* Recovered segments are not fsynced here (that would cost several fsyncs per
+ * partition at start-up): they are marked dirty, so the first fsync pass makes them
+ * durable and only then moves the recovery point. Until then the durable offset
+ * stays at the old recovery point, and a second crash simply recovers again.
+ * Index files of recovered sealed segments are written now (fsynced by that pass). */
+static void mark_recovered(gr_plog_t *plog, size_t from) {
+    for (size_t i = from; i < plog->n_segs; i++) {
         gr__seg_t *seg = plog->segs[i];
-        if (fdatasync(seg->fd) < 0) r = -errno;
-        if (r == 0 && seg->sealed && (r = gr__index_write(&seg->ix, seg->path)) == 0) r = gr__index_fsync(seg->path);
+        seg->dirty = true;
+        if (seg->sealed) {
+            int r = gr__index_write(&seg->ix, seg->path);
+            if (r < 0) GR_WARN("storage", "%s: writing index: %s", seg->path, strerror(-r));
+            seg->ix_unsynced = true;
+        }
     }
-    if (r == 0) r = gr__fsync_dir(plog->dir);
-    if (r == 0) r = gr__plog_write_recovery(plog, plog->end_offset, false);
-    if (r < 0) {
-        GR__ERRSTR(errstr, n, "%s: syncing recovered log: %s", plog->dir, strerror(-r));
-        return GR_ERR_KAFKA_STORAGE_ERROR;
-    }
-    return GR_ERR_NONE;
+    plog->dir_dirty = true;
 }
 
-static gr_err_t recover(gr_plog_t *plog, int64_t rp, char *errstr, size_t n) {
+static gr_err_t recover(gr_plog_t *plog, int64_t rp, int64_t *durable, char *errstr, size_t n) {
     size_t i = 0;
     while (i + 1 < plog->n_segs && plog->segs[i + 1]->base <= rp) i++;
     size_t from = i;
@@ -317,11 +317,13 @@ static gr_err_t recover(gr_plog_t *plog, int64_t rp, char *errstr, size_t n) {
             gr__index_add_t(&plog->segs[j]->ix, plog->segs[j]->max_ts,
                             (int32_t)(plog->segs[j]->max_ts_off - plog->segs[j]->base));
     plog->end_offset = act->next_offset;
+    *durable = rp < plog->end_offset ? rp : plog->end_offset;
     if (cut_seg >= 0)
         GR_INFO("storage", "%s: recovered: truncated %" PRId64 " bytes at offset %" PRId64 " in segment %" PRId64
                            ", removed %d later segment(s), log end offset %" PRId64,
                 plog->name, cut, cut_at, cut_seg, dropped, plog->end_offset);
-    return sync_recovered(plog, from, errstr, n);
+    mark_recovered(plog, from);
+    return GR_ERR_NONE;
 }
 
 /* The log start offset is past the end (data lost after a DeleteRecords): start
@@ -338,7 +340,8 @@ static gr_err_t restart_at_start(gr_plog_t *plog, int64_t now_ms, char *errstr, 
     if (err) return err;
     gr__plog_push_seg(plog, seg);
     plog->end_offset = plog->start_offset;
-    return sync_recovered(plog, 0, errstr, n);
+    mark_recovered(plog, 0);
+    return GR_ERR_NONE;
 }
 
 gr_err_t gr__plog_load(gr_plog_t *plog, int64_t now_ms, char *errstr, size_t n) {
@@ -353,13 +356,17 @@ gr_err_t gr__plog_load(gr_plog_t *plog, int64_t now_ms, char *errstr, size_t n) 
         rc = (rec_ckpt_t){.rp = plog->start_offset, .clean = 1, .base = seg->base, .end = seg->base};
         plog->dir_dirty = true;
     }
+    int64_t durable;
     if (open_active_clean(plog, &rc)) {
-        plog->end_offset = plog->segs[plog->n_segs - 1]->next_offset;
-    } else if ((err = recover(plog, rc.rp, errstr, n))) {
+        plog->end_offset = durable = plog->segs[plog->n_segs - 1]->next_offset;
+    } else if ((err = recover(plog, rc.rp, &durable, errstr, n))) {
         return err;
     }
     if (plog->start_offset < plog->segs[0]->base) plog->start_offset = plog->segs[0]->base;
-    if (plog->start_offset > plog->end_offset && (err = restart_at_start(plog, now_ms, errstr, n))) return err;
-    __atomic_store_n(&plog->durable_offset, plog->end_offset, __ATOMIC_RELEASE);
+    if (plog->start_offset > plog->end_offset) {
+        if ((err = restart_at_start(plog, now_ms, errstr, n))) return err;
+        durable = plog->end_offset;
+    }
+    __atomic_store_n(&plog->durable_offset, durable, __ATOMIC_RELEASE);
     return GR_ERR_NONE;
 }

@@ -23,7 +23,8 @@ typedef struct sync_item {
 } sync_item_t;
 
 /* Under mu: capture what to sync. Returns the number of items (*items malloc'd). */
-static size_t snapshot(gr_plog_t *plog, sync_item_t **items, int64_t *target, int64_t *tbytes, bool *dir) {
+static size_t snapshot(gr_plog_t *plog, sync_item_t **items, int64_t *target, int64_t *tbytes, bool *dir,
+                       int64_t *ckpt_ms) {
     size_t k = 0;
     *items = malloc((plog->n_segs ? plog->n_segs : 1) * sizeof(**items));
     if (!*items) abort();
@@ -38,6 +39,7 @@ static size_t snapshot(gr_plog_t *plog, sync_item_t **items, int64_t *target, in
     *tbytes = plog->bytes_appended;
     *dir = plog->dir_dirty;
     plog->dir_dirty = false;
+    *ckpt_ms = plog->cfg.checkpoint_interval_ms;
     return k;
 }
 
@@ -55,8 +57,8 @@ static int sync_items(gr_plog_t *plog, sync_item_t *items, size_t k, bool dir, c
     return r;
 }
 
-static void maybe_checkpoint(gr_plog_t *plog, int64_t rp, int64_t now) {
-    if (now - plog->last_ckpt_ms < plog->cfg.checkpoint_interval_ms) return;
+static void maybe_checkpoint(gr_plog_t *plog, int64_t rp, int64_t now, int64_t interval) {
+    if (now - plog->last_ckpt_ms < interval) return;
     int r = gr__plog_write_recovery(plog, rp, false);
     if (r < 0) GR_WARN("storage", "%s: writing recovery point: %s", plog->name, strerror(-r));
     else plog->last_ckpt_ms = now;
@@ -64,12 +66,12 @@ static void maybe_checkpoint(gr_plog_t *plog, int64_t rp, int64_t now) {
 
 gr_err_t gr_plog_fsync(gr_plog_t *plog, int64_t *durable, char *errstr, size_t errstr_size) {
     sync_item_t *items;
-    int64_t target, tbytes;
+    int64_t target, tbytes, ckpt_ms;
     bool dir;
     gr_err_t err = GR_ERR_NONE;
     pthread_mutex_lock(&plog->fmu);
     pthread_mutex_lock(&plog->mu);
-    size_t k = snapshot(plog, &items, &target, &tbytes, &dir);
+    size_t k = snapshot(plog, &items, &target, &tbytes, &dir, &ckpt_ms);
     pthread_mutex_unlock(&plog->mu);
     int64_t t0 = gr_clock_mono_ms();
     const char *what = plog->dir;
@@ -89,7 +91,7 @@ gr_err_t gr_plog_fsync(gr_plog_t *plog, int64_t *durable, char *errstr, size_t e
         pthread_mutex_unlock(&plog->mu);
         __atomic_store_n(&plog->last_flush_ms, t0, __ATOMIC_RELAXED);
         if (k || dir) __atomic_add_fetch(&plog->n_fsyncs, 1, __ATOMIC_RELAXED);
-        maybe_checkpoint(plog, target, t0);
+        maybe_checkpoint(plog, target, t0, ckpt_ms);
     }
     for (size_t i = 0; i < k; i++) gr__seg_unref(items[i].seg);
     free(items);

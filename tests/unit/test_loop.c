@@ -1,6 +1,6 @@
 /* Event loop: heap, timers, posts, stop, hooks, fd watchers. */
-#include <pthread.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -321,7 +321,7 @@ static void test_before_sleep_hooks(void) {
     ASSERT_EQ(c.order[1], 2);
     ASSERT_EQ(c.order[2], 1);
     ASSERT_EQ(c.order[3], 2);
-    ASSERT_EQ(c.calls2, 2); /* removed by hook1 during the third pass, before it ran */
+    ASSERT_EQ(c.calls2, 2);                      /* removed by hook1 during the third pass, before it ran */
     ASSERT_EQ(gr_loop_run(c.loop), GR_ERR_NONE); /* would hang if the 0 ms timer were ignored */
     ASSERT_EQ(c.calls3, 4);
     ASSERT_EQ(c.calls1, 4);

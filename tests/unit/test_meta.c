@@ -227,17 +227,21 @@ static void test_corruption(void) {
     gr_meta_close(m);
     corrupt_and_expect(logdir, 100, "checksum");
     corrupt_and_expect(logdir, -1, "checksum");
-    /* A failed write (read-only directory) leaves memory unchanged. */
-    char path[256];
+    /* A failed write leaves memory unchanged: a non-empty directory in place of the
+     * metadata file makes the rename fail, even for root. */
+    char path[256], sub[300];
     snprintf(path, sizeof(path), "%s/gregor.metadata", logdir);
     unlink(path);
     m = open_meta(1, NULL);
-    if (geteuid() != 0) {
-        ASSERT_EQ(chmod(logdir, 0555), 0);
-        ASSERT_EQ(gr_meta_topic_create(m, "y", 1, NULL, 0, false, NULL, err, sizeof(err)), GR_ERR_KAFKA_STORAGE_ERROR);
-        ASSERT(gr_meta_topic_find(m, "y") == NULL);
-        ASSERT_EQ(chmod(logdir, 0755), 0);
-    }
+    ASSERT_EQ(mkdir(path, 0755), 0);
+    snprintf(sub, sizeof(sub), "%s/keep", path);
+    ASSERT_EQ(mkdir(sub, 0755), 0);
+    ASSERT_EQ(gr_meta_topic_create(m, "y", 1, NULL, 0, false, NULL, err, sizeof(err)), GR_ERR_KAFKA_STORAGE_ERROR);
+    ASSERT(gr_meta_topic_find(m, "y") == NULL);
+    ASSERT_EQ(gr_meta_topic_count(m), 0);
+    ASSERT_EQ(gr_meta_broker_set_config(m, true, "log.retention.ms", "1", false, err, sizeof(err)),
+              GR_ERR_KAFKA_STORAGE_ERROR);
+    ASSERT(gr_props_get(gr_meta_broker_configs(m, true), "log.retention.ms") == NULL);
     gr_meta_close(m);
     rm_rf(dir);
 }

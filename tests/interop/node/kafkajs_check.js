@@ -62,7 +62,12 @@ async function main() {
                   configEntries: [{ name: 'retention.ms', value: '7200000' },
                                   { name: 'segment.bytes', value: '10485760' }] }],
   });
-  cfg = await desc();
+  // Apache Kafka applies config changes through its metadata log: poll briefly.
+  for (let i = 0; i < 50; i++) {
+    cfg = await desc();
+    if (cfg['retention.ms'].configValue === '7200000' && cfg['segment.bytes'].configValue === '10485760') break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
   check(cfg['retention.ms'].configValue === '7200000' && cfg['segment.bytes'].configValue === '10485760',
     `alterConfigs retention.ms=${cfg['retention.ms'].configValue} segment.bytes=${cfg['segment.bytes'].configValue}`);
 

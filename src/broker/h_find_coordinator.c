@@ -1,0 +1,74 @@
+/* FindCoordinator (10), v0-6: this node coordinates every group, transaction
+ * and share-state key. v4+ answers a batch of keys. */
+#include <string.h>
+
+#include "broker/broker_int.h"
+#include "broker/handlers.h"
+#include "proto_msgs.h"
+
+enum { KEY_GROUP = 0, KEY_TRANSACTION = 1, KEY_SHARE = 2 };
+
+/* A share-state key is "groupId:topicId:partition" (KIP-932). */
+static bool share_key_ok(gr_str_t key) {
+    int colons = 0;
+    int32_t last = -1;
+    for (int32_t i = 0; i < key.len; i++)
+        if (key.ptr[i] == ':') {
+            colons++;
+            last = i;
+        }
+    if (colons < 2 || last + 1 >= key.len) return false;
+    for (int32_t i = last + 1; i < key.len; i++)
+        if (key.ptr[i] < '0' || key.ptr[i] > '9') return false;
+    return true;
+}
+
+static gr_err_t check_key(gr_req_t *req, int8_t type, gr_str_t key, gr_str_t *msg) {
+    if (type != KEY_GROUP && type != KEY_TRANSACTION && !(type == KEY_SHARE && req->hdr.api_version >= 6)) {
+        *msg = gr_req_msg(req, "Unsupported key type %d", type);
+        return GR_ERR_INVALID_REQUEST;
+    }
+    if (type == KEY_SHARE && !share_key_ok(key)) {
+        *msg = GR_STR("Invalid share coordinator key");
+        return GR_ERR_INVALID_REQUEST;
+    }
+    if (type == KEY_TRANSACTION && (gr_str_is_null(key) || key.len == 0)) {
+        *msg = GR_STR("Invalid transactional id");
+        return GR_ERR_INVALID_REQUEST;
+    }
+    *msg = GR_STR_NULL;
+    return GR_ERR_NONE;
+}
+
+void gr_h_find_coordinator(gr_req_t *req) {
+    gr_FindCoordinatorRequest_t *freq = req->body;
+    gr_FindCoordinatorResponse_t *resp = gr_req_resp_new(req);
+    gr_str_t host = gr_str_c(gr_broker_host(req->b));
+    int32_t port = gr_broker_adv_port(req->b), node = gr_broker_node_id(req->b);
+    if (req->hdr.api_version < 4) {
+        gr_str_t msg;
+        gr_err_t err = check_key(req, freq->KeyType, freq->Key, &msg);
+        resp->ErrorCode = (int16_t)err;
+        resp->ErrorMessage = err ? msg : GR_STR("NONE");
+        resp->NodeId = err ? -1 : node;
+        resp->Host = err ? GR_STR("") : host;
+        resp->Port = err ? -1 : port;
+        gr_req_respond(req, resp);
+        return;
+    }
+    int32_t n = freq->CoordinatorKeys.n > 0 ? freq->CoordinatorKeys.n : 0;
+    resp->Coordinators.v = gr_req_alloc(req, &gr_FindCoordinatorResponse_Coordinator_sd, n);
+    resp->Coordinators.n = n;
+    for (int32_t i = 0; i < n; i++) {
+        gr_FindCoordinatorResponse_Coordinator_t *c = &resp->Coordinators.v[i];
+        c->Key = freq->CoordinatorKeys.v[i];
+        gr_str_t msg;
+        gr_err_t err = check_key(req, freq->KeyType, c->Key, &msg);
+        c->ErrorCode = (int16_t)err;
+        c->ErrorMessage = msg;
+        c->NodeId = err ? -1 : node;
+        c->Host = err ? GR_STR("") : host;
+        c->Port = err ? -1 : port;
+    }
+    gr_req_respond(req, resp);
+}

@@ -1,0 +1,354 @@
+/* Produce (0), v3-13: validate each partition's batch, check idempotent
+ * producer sequences, append to the partition log and answer.
+ *
+ * Kafka's order (KafkaApis.handleProduceRequest, ReplicaManager.appendRecords,
+ * UnifiedLog.append) is kept: transactional records without a transactional id
+ * fail the whole request; then per partition the topic id / name and partition
+ * are resolved (UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION; Produce never
+ * auto-creates topics in Kafka, only Metadata does); then acks must be 0, 1 or
+ * -1 (INVALID_REQUIRED_ACKS); then the records are validated, the producer
+ * state is checked (duplicates answer with the original offsets and are not
+ * appended again) and the batch is appended.
+ *
+ * Durability: acks=1 answers once the batch is in the page cache, as Kafka
+ * does. acks=-1 answers once every appended partition is fsynced: one flusher
+ * request per partition, and the flusher groups the fsyncs of concurrent
+ * requests (group commit). Kafka's TimeoutMs is not applied to that wait: the
+ * single replica is always "in sync", only the disk can be slow.
+ *
+ * Transactions are not supported yet: there is no transaction coordinator. A
+ * transactional batch (with a transactional id) therefore gets exactly what
+ * Kafka 4.3 answers when its partition verification cannot reach the
+ * transaction coordinator: NOT_ENOUGH_REPLICAS with the message "Unable to
+ * verify the partition has been added to the transaction. Underlying error:
+ * COORDINATOR_NOT_AVAILABLE" (checked against the reference broker). Producers
+ * treat it as retriable; they cannot get that far anyway, since InitProducerId
+ * with a transactional id is refused.
+ *
+ * @locality loop thread. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "broker/broker_int.h"
+#include "broker/handlers.h"
+#include "broker/producers.h"
+#include "proto/records.h"
+#include "proto_msgs.h"
+
+typedef gr_ProduceResponse_PartitionProduceResponse_t part_resp_t;
+
+struct produce_ctx;
+
+/* One partition waiting for its fsync (acks=-1). */
+typedef struct produce_wait {
+    struct produce_ctx *ctx;
+    part_resp_t *pr; /* in the request arena: only touched while ctx->req is set */
+    gr_partition_t *p;
+    int64_t offset;  /* durable up to (exclusive) */
+} produce_wait_t;
+
+/* acks=-1 state. Heap-allocated apart from the request because a cancelled
+ * request (client gone, shutdown) is freed while its flush completions are
+ * still queued in the flusher; the last completion frees this. */
+typedef struct produce_ctx {
+    gr_req_t *req; /* NULL once answered */
+    gr_ProduceResponse_t *resp;
+    int32_t pending;
+    int32_t n_waits;
+    produce_wait_t waits[];
+} produce_ctx_t;
+
+/* What one request needs while its partitions are processed. */
+typedef struct produce_run {
+    gr_req_t *req;
+    const gr_ProduceRequest_t *rq;
+    int64_t now_ms; /* wall clock: timestamp bounds and LogAppendTime */
+    bool any_error;
+    produce_ctx_t *ctx; /* acks=-1 only */
+} produce_run_t;
+
+static void part_error(part_resp_t *pr, gr_err_t err) {
+    pr->ErrorCode = (int16_t)err;
+    pr->BaseOffset = -1;
+    pr->LogAppendTimeMs = -1;
+    pr->LogStartOffset = -1;
+}
+
+/* ---------------------------------------------------------------- validation */
+
+static void validate_opts(produce_run_t *run, const gr_meta_topic_t *mt, gr_partition_t *p,
+                          gr_produce_validate_opts_t *o) {
+    gr_meta_t *meta = run->req->b->meta;
+    char buf[128];
+    gr_produce_validate_opts_init(o, run->now_ms);
+    o->produce_version = run->req->hdr.api_version;
+    int64_t mmb = gr_meta_topic_config_i64(meta, mt, "max.message.bytes");
+    o->max_message_bytes = (int32_t)(mmb < 0 ? 0 : mmb > INT32_MAX ? INT32_MAX : mmb);
+    const char *tt = gr_meta_topic_config(meta, mt, "message.timestamp.type", buf, sizeof(buf));
+    o->timestamp_type = tt && !strcmp(tt, "LogAppendTime") ? GR_TIMESTAMP_LOG_APPEND_TIME : GR_TIMESTAMP_CREATE_TIME;
+    o->timestamp_before_max_ms = gr_meta_topic_config_i64(meta, mt, "message.timestamp.before.max.ms");
+    o->timestamp_after_max_ms = gr_meta_topic_config_i64(meta, mt, "message.timestamp.after.max.ms");
+    const char *cp = gr_meta_topic_config(meta, mt, "cleanup.policy", buf, sizeof(buf));
+    o->compacted = cp && strstr(cp, "compact") != NULL;
+    o->topic_partition = gr_arena_sprintf(&run->req->arena, "%s-%d", p->topic, p->index);
+    o->arena = &run->req->arena;
+}
+
+/* Kafka puts ErrorMessage and RecordErrors on the wire only for record-level
+ * errors (RecordValidationException); those also carry the log start offset. */
+static void validation_error(produce_run_t *run, gr_partition_t *p, const gr_produce_validate_result_t *res,
+                             part_resp_t *pr) {
+    part_error(pr, res->err);
+    if (!res->message_on_wire) return;
+    pr->LogStartOffset = gr_plog_start_offset(p->plog);
+    pr->ErrorMessage = gr_req_msg(run->req, "%s", res->message);
+    if (res->n_record_errors == 0) return;
+    int32_t n = (int32_t)res->n_record_errors;
+    pr->RecordErrors.v = gr_req_alloc(run->req, &gr_ProduceResponse_BatchIndexAndErrorMessage_sd, n);
+    pr->RecordErrors.n = n;
+    for (int32_t i = 0; i < n; i++) {
+        pr->RecordErrors.v[i].BatchIndex = res->record_errors[i].batch_index;
+        pr->RecordErrors.v[i].BatchIndexErrorMessage = gr_str_c(res->record_errors[i].message);
+    }
+}
+
+/* Transactional records in a request without a transactional id: Kafka refuses
+ * the whole request (TRANSACTIONAL_ID_AUTHORIZATION_FAILED). Only the first
+ * batch of each partition is looked at, as Kafka's hasTransactionalRecords. */
+static bool has_transactional_records(const gr_ProduceRequest_t *rq) {
+    for (int32_t t = 0; t < rq->TopicData.n; t++) {
+        const gr_ProduceRequest_TopicProduceData_t *td = &rq->TopicData.v[t];
+        for (int32_t i = 0; i < td->PartitionData.n; i++) {
+            const gr_bytes_t *r = &td->PartitionData.v[i].Records;
+            if (r->len <= 0 || !r->ptr) continue;
+            gr_batch_iter_t it;
+            gr_batch_view_t bv;
+            gr_batch_iter_init(&it, r->ptr, (size_t)r->len);
+            if (gr_batch_iter_next(&it, &bv, NULL, 0) == GR_ERR_NONE && bv.has_header &&
+                (bv.attributes & GR_BATCH_ATTR_TRANSACTIONAL))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------------- append */
+
+static void wait_durable(produce_run_t *run, gr_partition_t *p, part_resp_t *pr, int64_t offset) {
+    produce_ctx_t *ctx = run->ctx;
+    if (!ctx) return;
+    ctx->waits[ctx->n_waits++] = (produce_wait_t){ctx, pr, p, offset};
+}
+
+/* Kafka answers a duplicate with the stored batch's maxTimestamp as
+ * LogAppendTimeMs (whatever the timestamp type); read it back from the log. */
+static int64_t stored_max_timestamp(gr_partition_t *p, int64_t offset) {
+    gr_wbuf_t wb;
+    gr_wbuf_init(&wb);
+    gr_plog_slice_t sl;
+    char errstr[128];
+    int64_t ts = -1;
+    if (!gr_plog_read_copy(p->plog, offset, 1, gr_plog_end_offset(p->plog), &wb, &sl, errstr, sizeof(errstr)) &&
+        sl.len >= GR_RECORD_BATCH_OVERHEAD && wb.len >= GR_RECORD_BATCH_OVERHEAD)
+        ts = (int64_t)gr_be64(wb.mem + 35);
+    gr_wbuf_free(&wb);
+    return ts;
+}
+
+/* A retried batch already in the log: answer with its original offsets. */
+static bool check_producer(produce_run_t *run, gr_partition_t *p, const gr_batch_view_t *bv, part_resp_t *pr) {
+    if (bv->producer_id < 0) return true;
+    gr_producer_check_t chk;
+    gr_producers_check(p->producers, bv->producer_id, bv->producer_epoch, bv->base_sequence,
+                       bv->last_offset_delta + 1, &chk);
+    if (chk.err) {
+        part_error(pr, chk.err);
+        pr->LogStartOffset = gr_plog_start_offset(p->plog);
+        return false;
+    }
+    if (chk.duplicate) {
+        pr->ErrorCode = GR_ERR_NONE;
+        pr->BaseOffset = chk.dup_base_offset;
+        pr->LogAppendTimeMs = stored_max_timestamp(p, chk.dup_base_offset);
+        pr->LogStartOffset = gr_plog_start_offset(p->plog);
+        /* The original may still be waiting for its fsync. */
+        wait_durable(run, p, pr, chk.dup_last_offset + 1);
+        return false;
+    }
+    return true;
+}
+
+static void append_batch(produce_run_t *run, gr_partition_t *p, const gr_produce_validate_result_t *res,
+                         bool log_append_time, part_resp_t *pr) {
+    uint8_t *batch = (uint8_t *)res->batch.data; /* points into our own frame */
+    if (!log_append_time)
+        gr_records_set_max_timestamp(batch, res->valid_bytes, GR_TIMESTAMP_CREATE_TIME, res->max_timestamp);
+    gr_plog_append_opts_t ao = {.now_ms = run->now_ms, .set_leader_epoch = true, .leader_epoch = p->leader_epoch,
+                                .log_append_time = log_append_time};
+    gr_plog_append_result_t ar;
+    char errstr[256];
+    gr_err_t err = gr_plog_append(p->plog, batch, res->valid_bytes, &ao, &ar, errstr, sizeof(errstr));
+    if (err) {
+        GR_ERROR("produce", "append to %s-%d failed: %s", p->topic, p->index, errstr);
+        if (err == GR_ERR_KAFKA_STORAGE_ERROR) p->offline = true;
+        part_error(pr, err);
+        return;
+    }
+    const gr_batch_view_t *bv = &res->batch;
+    if (bv->producer_id >= 0)
+        gr_producers_record(p->producers, bv->producer_id, bv->producer_epoch, bv->base_sequence,
+                            bv->last_offset_delta + 1, ar.base_offset, ar.last_offset);
+    pr->ErrorCode = GR_ERR_NONE;
+    pr->BaseOffset = ar.base_offset;
+    pr->LogAppendTimeMs = ar.log_append_time_ms;
+    pr->LogStartOffset = ar.log_start_offset;
+    wait_durable(run, p, pr, ar.last_offset + 1);
+    gr_partition_notify(p);
+}
+
+static void produce_partition(produce_run_t *run, const gr_meta_topic_t *mt, gr_partition_t *p,
+                              const gr_bytes_t *records, part_resp_t *pr) {
+    if (p->offline) {
+        part_error(pr, GR_ERR_KAFKA_STORAGE_ERROR);
+        return;
+    }
+    gr_produce_validate_opts_t o;
+    validate_opts(run, mt, p, &o);
+    gr_produce_validate_result_t res;
+    size_t len = records->len > 0 && records->ptr ? (size_t)records->len : 0;
+    gr_records_validate_produce(len ? records->ptr : (const void *)"", len, &o, &res);
+    if (res.err) {
+        validation_error(run, p, &res, pr);
+        return;
+    }
+    if (res.batch.attributes & GR_BATCH_ATTR_TRANSACTIONAL) {
+        part_error(pr, GR_ERR_NOT_ENOUGH_REPLICAS);
+        pr->ErrorMessage = GR_STR("Unable to verify the partition has been added to the transaction. "
+                                  "Underlying error: COORDINATOR_NOT_AVAILABLE");
+        return;
+    }
+    if (!check_producer(run, p, &res.batch, pr)) return;
+    append_batch(run, p, &res, o.timestamp_type == GR_TIMESTAMP_LOG_APPEND_TIME, pr);
+}
+
+/* ---------------------------------------------------------------- request */
+
+static void produce_topic(produce_run_t *run, const gr_ProduceRequest_TopicProduceData_t *td,
+                          gr_ProduceResponse_TopicProduceResponse_t *tr, gr_err_t whole_err) {
+    gr_req_t *req = run->req;
+    bool by_id = req->hdr.api_version >= 13;
+    const gr_meta_topic_t *mt = by_id ? gr_meta_topic_find_id(req->b->meta, &td->TopicId)
+                                      : gr_meta_topic_find(req->b->meta, gr_req_cstr(req, td->Name));
+    tr->Name = td->Name;
+    tr->TopicId = td->TopicId;
+    int32_t n = td->PartitionData.n > 0 ? td->PartitionData.n : 0;
+    tr->PartitionResponses.v = gr_req_alloc(req, &gr_ProduceResponse_PartitionProduceResponse_sd, n);
+    tr->PartitionResponses.n = n;
+    for (int32_t i = 0; i < n; i++) {
+        const gr_ProduceRequest_PartitionProduceData_t *pd = &td->PartitionData.v[i];
+        part_resp_t *pr = &tr->PartitionResponses.v[i];
+        pr->Index = pd->Index;
+        gr_partition_t *p = mt ? gr_parts_find(req->b->parts, mt->name, pd->Index) : NULL;
+        if (whole_err)
+            part_error(pr, whole_err);
+        else if (!mt && by_id)
+            part_error(pr, GR_ERR_UNKNOWN_TOPIC_ID);
+        else if (!p)
+            part_error(pr, GR_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+        else if (run->rq->Acks != 0 && run->rq->Acks != 1 && run->rq->Acks != -1)
+            part_error(pr, GR_ERR_INVALID_REQUIRED_ACKS);
+        else
+            produce_partition(run, mt, p, &pd->Records, pr);
+        if (pr->ErrorCode) run->any_error = true;
+    }
+}
+
+static int32_t count_partitions(const gr_ProduceRequest_t *rq) {
+    int64_t n = 0;
+    for (int32_t t = 0; t < rq->TopicData.n; t++)
+        if (rq->TopicData.v[t].PartitionData.n > 0) n += rq->TopicData.v[t].PartitionData.n;
+    return (int32_t)(n > INT32_MAX ? INT32_MAX : n); /* bounded by the frame size anyway */
+}
+
+static void produce_answer(produce_ctx_t *ctx) {
+    gr_req_t *req = ctx->req;
+    ctx->req = NULL;
+    gr_broker_unpark(req->b, req);
+    gr_req_respond(req, ctx->resp);
+}
+
+static void produce_flushed(void *arg, gr_err_t err) {
+    produce_wait_t *w = arg;
+    produce_ctx_t *ctx = w->ctx;
+    if (err) {
+        GR_ERROR("produce", "fsync of %s-%d failed; partition offline", w->p->topic, w->p->index);
+        w->p->offline = true;
+        if (ctx->req) part_error(w->pr, GR_ERR_KAFKA_STORAGE_ERROR);
+    }
+    if (--ctx->pending > 0) return;
+    if (ctx->req) produce_answer(ctx);
+    free(ctx);
+}
+
+/* Client gone or shutdown: answer now (the answer is dropped); the flush
+ * completions still to come only count down and free the context. */
+static void produce_cancel(gr_req_t *req) {
+    produce_ctx_t *ctx = req->park;
+    for (int32_t i = 0; i < ctx->n_waits; i++) part_error(ctx->waits[i].pr, GR_ERR_REQUEST_TIMED_OUT);
+    produce_answer(ctx);
+}
+
+/* acks=-1: ask the flusher for every appended partition, answer when all are durable. */
+static void produce_wait_flushes(produce_run_t *run, gr_ProduceResponse_t *resp) {
+    produce_ctx_t *ctx = run->ctx;
+    gr_req_t *req = run->req;
+    if (ctx->n_waits == 0) {
+        free(ctx);
+        gr_req_respond(req, resp);
+        return;
+    }
+    ctx->req = req;
+    ctx->resp = resp;
+    ctx->pending = ctx->n_waits;
+    req->park = ctx;
+    gr_broker_park(req->b, req, produce_cancel);
+    for (int32_t i = 0; i < ctx->n_waits; i++)
+        gr_flusher_request(req->b->flusher, ctx->waits[i].p->plog, ctx->waits[i].offset, produce_flushed,
+                           &ctx->waits[i]);
+}
+
+void gr_h_produce(gr_req_t *req) {
+    const gr_ProduceRequest_t *rq = req->body;
+    gr_ProduceResponse_t *resp = gr_req_resp_new(req);
+    produce_run_t run = {.req = req, .rq = rq, .now_ms = gr_clock_wall_ms()};
+    if (rq->Acks == -1) {
+        int32_t n = count_partitions(rq);
+        run.ctx = calloc(1, sizeof(produce_ctx_t) + (size_t)n * sizeof(produce_wait_t));
+        if (!run.ctx) abort();
+    }
+    gr_err_t whole = gr_str_is_null(rq->TransactionalId) && has_transactional_records(rq)
+                         ? GR_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+                         : GR_ERR_NONE;
+    int32_t nt = rq->TopicData.n > 0 ? rq->TopicData.n : 0;
+    resp->Responses.v = gr_req_alloc(req, &gr_ProduceResponse_TopicProduceResponse_sd, nt);
+    resp->Responses.n = nt;
+    for (int32_t t = 0; t < nt; t++) produce_topic(&run, &rq->TopicData.v[t], &resp->Responses.v[t], whole);
+    if (rq->Acks == 0) {
+        /* No response is expected; on any error Kafka closes the connection so
+         * that the producer notices and refreshes its metadata. */
+        if (run.any_error) {
+            GR_INFO("produce", "closing connection from %s: error in an acks=0 produce (correlation id %d)",
+                    gr_conn_peer(req->conn), req->hdr.correlation_id);
+            gr_conn_close(req->conn);
+        }
+        gr_req_respond_none(req);
+    } else if (rq->Acks == -1) {
+        produce_wait_flushes(&run, resp);
+    } else {
+        gr_req_respond(req, resp);
+    }
+}

@@ -1,0 +1,322 @@
+/* Share-group configs (resource type GROUP), shared/spec/share-groups.md §5.2.
+ *
+ * Names, types, static ranges and validation order follow Kafka's GroupConfig (4.2+,
+ * KIP-932/KIP-1240): unknown names first, then each value parsed in definition order
+ * (type, static range, validator), then the broker bounds group.share.min/max.*, then
+ * session > heartbeat. Error texts are Kafka's. Defaults are the broker's current
+ * group.share.* values, and stored values are clamped into the current broker bounds
+ * when read (GroupConfig.evaluate). Doc strings are our own short summaries. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "share/group_int.h"
+
+enum { C_SESSION, C_HEARTBEAT, C_LOCK, C_DELIVERY, C_LOCKS, C_RESET, C_ISOLATION, C_RENEW, C_N };
+
+static const gr_sgc_def_t defs[C_N] = {
+    [C_SESSION] = {"share.session.timeout.ms", GR_CFG_INT, 1,
+                   "Timeout after which a share group member that sends no heartbeat is removed."},
+    [C_HEARTBEAT] = {"share.heartbeat.interval.ms", GR_CFG_INT, 1,
+                     "Interval at which share group members are asked to heartbeat."},
+    [C_LOCK] = {"share.record.lock.duration.ms", GR_CFG_INT, 1000,
+                "Duration of the acquisition lock on records delivered to a share group member."},
+    [C_DELIVERY] = {"share.delivery.count.limit", GR_CFG_INT, 2,
+                    "Number of delivery attempts after which a record is archived."},
+    [C_LOCKS] = {"share.partition.max.record.locks", GR_CFG_INT, 100,
+                 "Maximum number of in-flight records per share-partition."},
+    [C_RESET] = {"share.auto.offset.reset", GR_CFG_STRING, 0,
+                 "Where a share-partition starts when it has no state: latest, earliest or "
+                 "by_duration:<ISO-8601 duration>."},
+    [C_ISOLATION] = {"share.isolation.level", GR_CFG_STRING, 0,
+                     "How transactional records are read: read_uncommitted (read_committed needs "
+                     "transactions, not yet supported)."},
+    [C_RENEW] = {"share.renew.acknowledge.enable", GR_CFG_BOOLEAN, 0,
+                 "Whether members may RENEW the acquisition lock of records (KIP-1222)."},
+};
+
+/* Broker names of the bounds, for the messages. */
+static const char *const bound_name[C_N] = {
+    [C_SESSION] = "session.timeout.ms",
+    [C_HEARTBEAT] = "heartbeat.interval.ms",
+    [C_LOCK] = "record.lock.duration.ms",
+    [C_DELIVERY] = "delivery.count.limit",
+    [C_LOCKS] = "partition.max.record.locks",
+};
+
+size_t gr_sgc_count(void) { return C_N; }
+
+const gr_sgc_def_t *gr_sgc_def_at(size_t i) { return i < C_N ? &defs[i] : NULL; }
+
+static int def_index(const char *name) {
+    for (int i = 0; i < C_N; i++)
+        if (name && !strcmp(defs[i].name, name)) return i;
+    return -1;
+}
+
+const gr_sgc_def_t *gr_sgc_find(const char *name) {
+    int i = def_index(name);
+    return i < 0 ? NULL : &defs[i];
+}
+
+/* Default, min and max from the broker config for the integer configs. */
+static void int_bounds(const gr_share_config_t *b, int i, int32_t *dflt, int32_t *min, int32_t *max) {
+    switch (i) {
+    case C_SESSION: *dflt = b->session_timeout_ms, *min = b->min_session_timeout_ms, *max = b->max_session_timeout_ms; break;
+    case C_HEARTBEAT:
+        *dflt = b->heartbeat_interval_ms, *min = b->min_heartbeat_interval_ms, *max = b->max_heartbeat_interval_ms;
+        break;
+    case C_LOCK:
+        *dflt = b->record_lock_duration_ms, *min = b->min_record_lock_duration_ms, *max = b->max_record_lock_duration_ms;
+        break;
+    case C_DELIVERY:
+        *dflt = b->delivery_count_limit, *min = b->min_delivery_count_limit, *max = b->max_delivery_count_limit;
+        break;
+    default:
+        *dflt = b->partition_max_record_locks, *min = b->min_partition_max_record_locks;
+        *max = b->max_partition_max_record_locks;
+        break;
+    }
+}
+
+/* ---- ISO-8601 durations, as java.time.Duration.parse accepts them ---- */
+
+/* [-+]?[0-9]+ followed by unit; *p advanced past the unit on success. */
+static bool dur_num(const char **p, char unit, __int128 *out, bool *neg_out) {
+    const char *s = *p;
+    bool neg = false;
+    if (*s == '-' || *s == '+') neg = *s++ == '-';
+    if (!isdigit((unsigned char)*s)) return false;
+    __int128 v = 0;
+    while (isdigit((unsigned char)*s)) {
+        v = v * 10 + (*s++ - '0');
+        if (v > (__int128)INT64_MAX) return false; /* Long.parseLong overflow */
+    }
+    if (toupper((unsigned char)*s) != unit) return false;
+    *p = s + 1;
+    *out = neg ? -v : v;
+    if (neg_out) *neg_out = neg;
+    return true;
+}
+
+/* Seconds with an optional fraction ([.,][0-9]{0,9}) then 'S'. Result in nanoseconds. */
+static bool dur_seconds(const char **p, __int128 *nanos) {
+    const char *s = *p;
+    bool neg = false;
+    if (*s == '-' || *s == '+') neg = *s++ == '-';
+    if (!isdigit((unsigned char)*s)) return false;
+    __int128 v = 0, frac = 0;
+    while (isdigit((unsigned char)*s)) {
+        v = v * 10 + (*s++ - '0');
+        if (v > (__int128)INT64_MAX) return false;
+    }
+    if (*s == '.' || *s == ',') {
+        s++;
+        int digits = 0;
+        while (isdigit((unsigned char)*s) && digits < 9) frac = frac * 10 + (*s++ - '0'), digits++;
+        if (isdigit((unsigned char)*s)) return false;
+        for (; digits < 9; digits++) frac *= 10;
+    }
+    if (toupper((unsigned char)*s) != 'S') return false;
+    *p = s + 1;
+    __int128 n = v * 1000000000 + frac;
+    *nanos = neg ? -n : n;
+    return true;
+}
+
+/* PnDTnHnMn.nS with optional signs (letters case-insensitive). */
+static bool parse_duration(const char *s, __int128 *nanos) {
+    bool neg = false;
+    if (*s == '-' || *s == '+') neg = *s++ == '-';
+    if (toupper((unsigned char)*s++) != 'P') return false;
+    __int128 total = 0, v = 0;
+    bool any = false;
+    const char *q = s;
+    if (dur_num(&q, 'D', &v, NULL)) s = q, total += v * 86400 * 1000000000, any = true;
+    if (toupper((unsigned char)*s) == 'T') {
+        s++;
+        bool any_t = false;
+        q = s;
+        if (dur_num(&q, 'H', &v, NULL)) s = q, total += v * 3600 * 1000000000, any_t = true;
+        q = s;
+        if (dur_num(&q, 'M', &v, NULL)) s = q, total += v * 60 * 1000000000, any_t = true;
+        q = s;
+        if (dur_seconds(&q, &v)) s = q, total += v, any_t = true;
+        if (!any_t) return false;
+        any = true;
+    }
+    if (*s || !any) return false;
+    __int128 lim = (__int128)INT64_MAX * 1000000000;
+    if (total > lim || total < -lim) return false; /* Duration seconds overflow */
+    *nanos = neg ? -total : total;
+    return true;
+}
+
+bool gr_sgc_parse_reset(const char *value, gr_sgc_reset_t *type, int64_t *duration_ms) {
+    gr_sgc_reset_t t;
+    int64_t ms = 0;
+    if (!value) return false;
+    if (!strcmp(value, "latest")) t = GR_SGC_RESET_LATEST;
+    else if (!strcmp(value, "earliest")) t = GR_SGC_RESET_EARLIEST;
+    else if (!strncmp(value, "by_duration:", 12)) {
+        __int128 nanos;
+        if (!parse_duration(value + 12, &nanos) || nanos < 0) return false;
+        __int128 m = nanos / 1000000;
+        ms = m > INT64_MAX ? INT64_MAX : (int64_t)m;
+        t = GR_SGC_RESET_BY_DURATION;
+    } else return false;
+    if (type) *type = t;
+    if (duration_ms) *duration_ms = ms;
+    return true;
+}
+
+/* ---- validation ---- */
+
+/* Trimmed copy of v (ConfigDef trims every STRING/INT/BOOLEAN value). */
+static void trim_copy(const char *v, char *buf, size_t n) {
+    while (isspace((unsigned char)*v)) v++;
+    size_t len = strlen(v);
+    while (len && isspace((unsigned char)v[len - 1])) len--;
+    if (len >= n) len = n - 1;
+    memcpy(buf, v, len);
+    buf[len] = '\0';
+}
+
+static gr_err_t invalid(char *errstr, size_t n, const char *value, const char *name, const char *reason) {
+    snprintf(errstr, n, "Invalid value %s for configuration %s: %s", value, name, reason);
+    return GR_ERR_INVALID_CONFIG;
+}
+
+/* Parse one value as ConfigDef.parse would (type, static range, validator). */
+static gr_err_t parse_value(int i, const char *value, int64_t *ival, char *errstr, size_t n) {
+    char buf[256], reason[512];
+    const gr_sgc_def_t *d = &defs[i];
+    trim_copy(value, buf, sizeof(buf));
+    if (d->type == GR_CFG_INT) {
+        if (!gr_cfg_parse_i64(GR_CFG_INT, buf, ival)) return invalid(errstr, n, value, d->name, "Not a number of type INT");
+        if (*ival < d->static_min) {
+            snprintf(reason, sizeof(reason), "Value must be at least %lld", (long long)d->static_min);
+            return invalid(errstr, n, buf, d->name, reason);
+        }
+    } else if (d->type == GR_CFG_BOOLEAN) {
+        bool b;
+        if (!gr_cfg_parse_bool(buf, &b)) return invalid(errstr, n, value, d->name, "Expected value to be either true or false");
+        *ival = b;
+    } else if (i == C_RESET) {
+        if (!gr_sgc_parse_reset(buf, NULL, NULL)) {
+            snprintf(reason, sizeof(reason),
+                     "Invalid value `%s` for configuration %s. The value must be either 'earliest', 'latest' or of "
+                     "the format 'by_duration:<PnDTnHnMn.nS.>'.", buf, d->name);
+            return invalid(errstr, n, buf, d->name, reason);
+        }
+    } else if (i == C_ISOLATION) {
+        if (strcmp(buf, "read_committed") && strcmp(buf, "read_uncommitted"))
+            return invalid(errstr, n, buf, d->name, "String must be one of: read_committed, read_uncommitted");
+        /* Issue 3 item 1: accepted only once transactions exist. */
+        if (!strcmp(buf, "read_committed"))
+            return invalid(errstr, n, buf, d->name,
+                           "read_committed is not supported until transactions are implemented");
+    }
+    return GR_ERR_NONE;
+}
+
+static gr_err_t check_bounds(int i, int64_t v, const gr_share_config_t *b, char *errstr, size_t n) {
+    int32_t dflt, min, max;
+    int_bounds(b, i, &dflt, &min, &max);
+    if (v < min) {
+        snprintf(errstr, n, "%s must be greater than or equal to group.share.min.%s", defs[i].name, bound_name[i]);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    if (v > max) {
+        snprintf(errstr, n, "%s must be less than or equal to group.share.max.%s", defs[i].name, bound_name[i]);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    return GR_ERR_NONE;
+}
+
+gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_share_config_t *broker, char *errstr,
+                         size_t errstr_size) {
+    int64_t v[C_N];
+    gr_err_t err;
+    for (size_t k = 0; proposed && k < proposed->n; k++)
+        if (def_index(proposed->v[k].key) < 0) {
+            snprintf(errstr, errstr_size, "Unknown group config name: %s", proposed->v[k].key);
+            return GR_ERR_INVALID_CONFIG;
+        }
+    for (int i = 0; i < C_N; i++) {
+        const char *val = proposed ? gr_props_get(proposed, defs[i].name) : NULL;
+        int32_t dflt = 0, min, max;
+        if (defs[i].type == GR_CFG_INT) int_bounds(broker, i, &dflt, &min, &max);
+        v[i] = dflt;
+        if (val && (err = parse_value(i, val, &v[i], errstr, errstr_size))) return err;
+    }
+    static const int order[] = {C_HEARTBEAT, C_SESSION, C_LOCK, C_DELIVERY, C_LOCKS};
+    for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+        if ((err = check_bounds(order[k], v[order[k]], broker, errstr, errstr_size))) return err;
+    if (v[C_SESSION] <= v[C_HEARTBEAT]) {
+        snprintf(errstr, errstr_size, "%s must be greater than %s", defs[C_SESSION].name, defs[C_HEARTBEAT].name);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    return GR_ERR_NONE;
+}
+
+/* ---- effective values and DescribeConfigs ---- */
+
+static int32_t resolve_int(const gr_props_t *stored, int i, const gr_share_config_t *b) {
+    int32_t dflt, min, max;
+    int_bounds(b, i, &dflt, &min, &max);
+    const char *s = stored ? gr_props_get(stored, defs[i].name) : NULL;
+    int64_t v;
+    if (!s || !gr_cfg_parse_i64(GR_CFG_INT, s, &v)) return dflt;
+    if (v < min) v = min; /* bounds may have moved since the value was stored */
+    if (v > max) v = max;
+    return (int32_t)v;
+}
+
+void gr_sgc_resolve(const gr_props_t *stored, const gr_share_config_t *broker, gr_sgc_values_t *out) {
+    memset(out, 0, sizeof(*out));
+    out->session_timeout_ms = resolve_int(stored, C_SESSION, broker);
+    out->heartbeat_interval_ms = resolve_int(stored, C_HEARTBEAT, broker);
+    out->record_lock_duration_ms = resolve_int(stored, C_LOCK, broker);
+    out->delivery_count_limit = resolve_int(stored, C_DELIVERY, broker);
+    out->partition_max_record_locks = resolve_int(stored, C_LOCKS, broker);
+    char buf[256];
+    const char *s = stored ? gr_props_get(stored, defs[C_RESET].name) : NULL;
+    out->auto_offset_reset = GR_SGC_RESET_LATEST;
+    if (s) {
+        trim_copy(s, buf, sizeof(buf));
+        if (!gr_sgc_parse_reset(buf, &out->auto_offset_reset, &out->reset_duration_ms))
+            out->auto_offset_reset = GR_SGC_RESET_LATEST, out->reset_duration_ms = 0;
+    }
+    out->read_committed = false; /* refused by validation until transactions exist */
+    out->renew_acknowledge_enable = true;
+    s = stored ? gr_props_get(stored, defs[C_RENEW].name) : NULL;
+    bool b;
+    if (s && gr_cfg_parse_bool(s, &b)) out->renew_acknowledge_enable = b;
+}
+
+void gr_sgc_describe(const gr_props_t *stored, const gr_share_config_t *broker, gr_sgc_entry_t *out) {
+    for (int i = 0; i < C_N; i++) {
+        gr_sgc_entry_t *e = &out[i];
+        memset(e, 0, sizeof(*e));
+        e->def = &defs[i];
+        e->name = defs[i].name;
+        e->type = defs[i].type;
+        e->doc = defs[i].doc;
+        const char *s = stored ? gr_props_get(stored, defs[i].name) : NULL;
+        e->source = s ? GR_CFG_SRC_GROUP : GR_CFG_SRC_DEFAULT;
+        if (s) {
+            e->value = s;
+            continue;
+        }
+        int32_t dflt, min, max;
+        if (defs[i].type == GR_CFG_INT) {
+            int_bounds(broker, i, &dflt, &min, &max);
+            snprintf(e->_buf, sizeof(e->_buf), "%d", dflt);
+            e->value = e->_buf;
+        } else {
+            e->value = i == C_RESET ? "latest" : i == C_ISOLATION ? "read_uncommitted" : "true";
+        }
+    }
+}

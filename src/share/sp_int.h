@@ -1,0 +1,91 @@
+/* Share-partition internals, shared by src/share/sp_*.c only.
+ *
+ * The window is a deque-backed sorted array of ranges: r[head .. head+n).
+ * Each range carries ONE state, delivery count, owner and lock deadline.
+ * A range is "tracked" once it came from splitting a cached batch (Kafka's
+ * per-offset offsetState map): tracked ranges are redelivered one
+ * AcquiredRecords entry per offset and coalesce with equal tracked
+ * neighbours; untracked ranges are whole cached batches and never merge
+ * (except terminal ones, whose batch identity no longer matters).
+ *
+ * Invariants (gr_sp_check): ranges sorted and disjoint; every range below
+ * SPSO is ACQUIRED (left behind by a log-start move, §1.8) and none straddles
+ * SPSO; ranges ≥ SPSO lie in [spso, end); offsets of [spso, end) not covered
+ * are gap-window holes (acquirable, §1.10). */
+#ifndef GR_SHARE_SP_INT_H
+#define GR_SHARE_SP_INT_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "share/sp.h"
+
+typedef struct gr__sp_rng {
+    int64_t first, last;
+    int64_t deadline; /* lock deadline (ACQUIRED only, else 0) */
+    uint32_t member;  /* owner index into sp->members (ACQUIRED only, else 0) */
+    int16_t count;    /* delivery count */
+    uint8_t state;    /* GR_SP_* */
+    uint8_t tracked;  /* split out of a batch: per-offset redelivery */
+} gr__sp_rng_t;       /* 32 bytes */
+
+/* A lock timer. One covers every range locked by one acquire/renew call;
+ * validated lazily against the ranges when it fires. */
+typedef struct gr__sp_timer {
+    int64_t deadline;
+    int64_t first, last;
+} gr__sp_timer_t;
+
+typedef struct gr__sp_member {
+    char *id; /* NULL: free slot */
+    uint32_t hash;
+} gr__sp_member_t;
+
+struct gr_sp {
+    gr__sp_rng_t *r;
+    size_t head, n, cap;
+    int64_t spso;       /* share-partition start offset */
+    int64_t end;        /* SPEO+1; == spso when the window is empty */
+    int64_t dcc;        /* terminal records at offsets ≥ spso */
+    int64_t n_acquired; /* records in ACQUIRED (also below spso) */
+    int64_t avail_hint; /* no AVAILABLE record or hole in [spso, avail_hint) */
+    int32_t state_epoch;
+    gr__sp_timer_t *heap;
+    size_t heap_n, heap_cap;
+    gr__sp_member_t *members; /* slot 0 unused: member 0 = no owner */
+    size_t n_members, members_cap, members_live, members_gc_at;
+};
+
+#define GR__SP_AT(sp, i) (&(sp)->r[(sp)->head + (i)])
+
+static inline int gr__sp_terminal(int state) {
+    return state == GR_SP_ACKNOWLEDGED || state == GR_SP_ARCHIVED;
+}
+
+/* Abort-on-OOM allocation for small internal structures (STYLE §4). */
+void *gr__sp_xrealloc(void *p, size_t nmemb, size_t size);
+
+/* Range array. */
+size_t gr__sp_lower_bound(const gr_sp_t *sp, int64_t off); /* first range with last ≥ off */
+gr__sp_rng_t *gr__sp_insert(gr_sp_t *sp, size_t idx, size_t cnt);
+void gr__sp_remove(gr_sp_t *sp, size_t idx, size_t cnt);
+void gr__sp_isolate(gr_sp_t *sp, int64_t a, int64_t b, size_t *i0, size_t *i1);
+size_t gr__sp_coalesce_at(gr_sp_t *sp, size_t idx);
+void gr__sp_set(gr_sp_t *sp, size_t idx, int state, int16_t count, uint32_t member,
+                int64_t deadline, gr_sp_delta_t *delta);
+void gr__sp_advance(gr_sp_t *sp);
+
+/* Timers and members. */
+void gr__sp_timer_push(gr_sp_t *sp, int64_t deadline, int64_t first, int64_t last);
+uint32_t gr__sp_member_find(const gr_sp_t *sp, const char *id);
+uint32_t gr__sp_member_intern(gr_sp_t *sp, const char *id);
+void gr__sp_member_drop(gr_sp_t *sp, uint32_t m);
+
+/* Deltas. */
+void gr__sp_delta_put(gr_sp_delta_t *d, int64_t first, int64_t last, int state, int16_t count);
+void gr__sp_delta_finish(const gr_sp_t *sp, gr_sp_delta_t *d, int64_t spso_before);
+
+/* Timer heap (sp_core.c). */
+void gr__sp_timer_pop(gr_sp_t *sp);
+
+#endif
