@@ -65,8 +65,8 @@ typedef struct fetch_state {
     int64_t max_bytes; /* min(MaxBytes, fetch.max.bytes) */
     bool follower;
     bool read_committed;
-    bool urgent;       /* a partition went away while parked: answer now */
-    int64_t deadline;  /* loop time when a parked request must answer */
+    bool urgent;      /* a partition went away while parked: answer now */
+    int64_t deadline; /* loop time when a parked request must answer */
     gr_timer_t timer;
 } fetch_state_t;
 
@@ -205,6 +205,36 @@ static bool evaluate(fetch_state_t *st, bool final) {
     return false;
 }
 
+/* KIP-951: with NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH, Kafka tells the
+ * client who leads (CurrentLeader, v12+) and how to reach it (NodeEndpoints,
+ * v16+). Here that is always this broker. */
+static void leader_hints(fetch_state_t *st) {
+    gr_req_t *req = st->req;
+    bool any = false;
+    for (int32_t i = 0; i < st->n; i++) {
+        fetch_part_t *fp = &st->parts[i];
+        int16_t e = fp->out->ErrorCode;
+        if (!fp->p || (e != GR_ERR_NOT_LEADER_OR_FOLLOWER && e != GR_ERR_FENCED_LEADER_EPOCH)) continue;
+        fp->out->CurrentLeader = gr_req_alloc(req, &gr_FetchResponse_LeaderIdAndEpoch_sd, 1);
+        fp->out->CurrentLeader->LeaderId = gr_broker_node_id(req->b);
+        fp->out->CurrentLeader->LeaderEpoch = fp->p->leader_epoch;
+        any = true;
+    }
+    if (!any || req->hdr.api_version < 16) return;
+    gr_FetchResponse_NodeEndpoint_t *ne = gr_req_alloc(req, &gr_FetchResponse_NodeEndpoint_sd, 1);
+    ne->NodeId = gr_broker_node_id(req->b);
+    ne->Host = gr_str_c(gr_broker_host(req->b));
+    ne->Port = gr_broker_adv_port(req->b);
+    ne->Rack = GR_STR_NULL;
+    st->resp->NodeEndpoints.v = ne;
+    st->resp->NodeEndpoints.n = 1;
+}
+
+static void respond(fetch_state_t *st) {
+    leader_hints(st);
+    gr_req_respond(st->req, st->resp);
+}
+
 static void unwait_all(fetch_state_t *st) {
     for (int32_t i = 0; i < st->n; i++) gr_partition_unwait(&st->parts[i].w);
     gr_timer_stop(&st->timer);
@@ -213,7 +243,7 @@ static void unwait_all(fetch_state_t *st) {
 static void finish(fetch_state_t *st) {
     unwait_all(st);
     gr_broker_unpark(st->req->b, st->req);
-    gr_req_respond(st->req, st->resp);
+    respond(st);
 }
 
 static void on_timer(gr_timer_t *t, int64_t now) {
@@ -246,7 +276,7 @@ static void on_wake(void *arg) {
 static void fetch_cancel(gr_req_t *req) {
     fetch_state_t *st = req->park;
     unwait_all(st);
-    gr_req_respond(req, st->resp);
+    respond(st);
 }
 
 static void park(fetch_state_t *st) {
@@ -309,7 +339,8 @@ static fetch_state_t *state_new(gr_req_t *req, gr_FetchResponse_t *resp) {
     st->req = req;
     st->resp = resp;
     int64_t total = 0;
-    for (int32_t t = 0; t < rq->Topics.n; t++) total += rq->Topics.v[t].Partitions.n > 0 ? rq->Topics.v[t].Partitions.n : 0;
+    for (int32_t t = 0; t < rq->Topics.n; t++)
+        total += rq->Topics.v[t].Partitions.n > 0 ? rq->Topics.v[t].Partitions.n : 0;
     /* total is bounded by the frame: every partition took at least one byte of it. */
     st->parts = gr_arena_alloc(&req->arena, (size_t)(total ? total : 1) * sizeof(fetch_part_t));
     memset(st->parts, 0, (size_t)(total ? total : 1) * sizeof(fetch_part_t));
@@ -340,7 +371,7 @@ void gr_h_fetch(gr_req_t *req) {
     resp->Responses.n = nt;
     for (int32_t t = 0; t < nt; t++) resolve_topic(st, &rq->Topics.v[t], &resp->Responses.v[t]);
     if (evaluate(st, false)) {
-        gr_req_respond(req, resp);
+        respond(st);
         return;
     }
     park(st);

@@ -30,12 +30,12 @@
 #include "proto/records.h"
 #include "proto_msgs.h"
 
-#define TS_LATEST (-1)
-#define TS_EARLIEST (-2)
-#define TS_MAX_TIMESTAMP (-3)
-#define TS_EARLIEST_LOCAL (-4)
+#define TS_LATEST                  (-1)
+#define TS_EARLIEST                (-2)
+#define TS_MAX_TIMESTAMP           (-3)
+#define TS_EARLIEST_LOCAL          (-4)
 #define TS_EARLIEST_PENDING_UPLOAD (-5)
-#define TS_LATEST_TIERED (-6)
+#define TS_LATEST_TIERED           (-6)
 
 /* How many batches a timestamp lookup may walk past the one the time index
  * pointed to (only needed when DeleteRecords moved the log start into a batch). */
@@ -79,7 +79,8 @@ static gr_err_t lookup_records(gr_partition_t *p, int64_t from, int64_t ts, bool
         gr_wbuf_t wb;
         gr_wbuf_init(&wb);
         gr_plog_slice_t sl;
-        gr_err_t err = gr_plog_read_copy(p->plog, from < start ? start : from, 1, end, &wb, &sl, errstr, sizeof(errstr));
+        gr_err_t err =
+            gr_plog_read_copy(p->plog, from < start ? start : from, 1, end, &wb, &sl, errstr, sizeof(errstr));
         if (err || sl.len == 0) {
             gr_wbuf_free(&wb);
             return err ? err : GR_ERR__NOENT;
@@ -89,8 +90,10 @@ static gr_err_t lookup_records(gr_partition_t *p, int64_t from, int64_t ts, bool
         gr_batch_view_t bv;
         gr_batch_iter_init(&it, data, sl.len);
         err = gr_batch_iter_next(&it, &bv, NULL, 0);
-        if (!err && bv.max_timestamp >= ts) err = scan_batch(&bv, ts, exact, start, hit);
-        else if (!err) err = GR_ERR__NOENT;
+        if (!err && bv.max_timestamp >= ts)
+            err = scan_batch(&bv, ts, exact, start, hit);
+        else if (!err)
+            err = GR_ERR__NOENT;
         gr_wbuf_free(&wb);
         if (err != GR_ERR__NOENT || exact) return err;
         from = sl.last_offset + 1;
@@ -131,18 +134,11 @@ static gr_err_t lo_partition(gr_partition_t *p, int32_t current_leader_epoch, in
         return current_leader_epoch < p->leader_epoch ? GR_ERR_FENCED_LEADER_EPOCH : GR_ERR_UNKNOWN_LEADER_EPOCH;
     switch (ts) {
     case TS_EARLIEST:
-    case TS_EARLIEST_LOCAL:
-        lo_fill(out, gr_plog_start_offset(p->plog), -1, p->leader_epoch);
-        return GR_ERR_NONE;
-    case TS_LATEST:
-        lo_fill(out, gr_plog_end_offset(p->plog), -1, p->leader_epoch);
-        return GR_ERR_NONE;
+    case TS_EARLIEST_LOCAL: lo_fill(out, gr_plog_start_offset(p->plog), -1, p->leader_epoch); return GR_ERR_NONE;
+    case TS_LATEST: lo_fill(out, gr_plog_end_offset(p->plog), -1, p->leader_epoch); return GR_ERR_NONE;
     case TS_EARLIEST_PENDING_UPLOAD:
-    case TS_LATEST_TIERED:
-        lo_fill(out, -1, -1, -1);
-        return GR_ERR_NONE;
-    default:
-        return lo_by_time(p, ts, out);
+    case TS_LATEST_TIERED: lo_fill(out, -1, -1, -1); return GR_ERR_NONE;
+    default: return lo_by_time(p, ts, out);
     }
 }
 
@@ -190,7 +186,8 @@ static int tp_cmp_seq(const void *a, const void *b) {
 static uint8_t *find_duplicates(gr_req_t *req, size_t *total_out) {
     const gr_ListOffsetsRequest_t *rq = req->body;
     size_t total = 0, k = 0;
-    for (int32_t t = 0; t < rq->Topics.n; t++) total += rq->Topics.v[t].Partitions.n > 0 ? (size_t)rq->Topics.v[t].Partitions.n : 0;
+    for (int32_t t = 0; t < rq->Topics.n; t++)
+        total += rq->Topics.v[t].Partitions.n > 0 ? (size_t)rq->Topics.v[t].Partitions.n : 0;
     /* total is bounded by the frame size (each partition took bytes of it). */
     tp_key_t *keys = gr_arena_alloc(&req->arena, (total ? total : 1) * sizeof(*keys));
     uint8_t *state = gr_arena_alloc(&req->arena, total ? total : 1);

@@ -48,7 +48,7 @@ typedef struct produce_wait {
     struct produce_ctx *ctx;
     part_resp_t *pr; /* in the request arena: only touched while ctx->req is set */
     gr_partition_t *p;
-    int64_t offset;  /* durable up to (exclusive) */
+    int64_t offset; /* durable up to (exclusive) */
 } produce_wait_t;
 
 /* acks=-1 state. Heap-allocated apart from the request because a cancelled
@@ -163,8 +163,8 @@ static int64_t stored_max_timestamp(gr_partition_t *p, int64_t offset) {
 static bool check_producer(produce_run_t *run, gr_partition_t *p, const gr_batch_view_t *bv, part_resp_t *pr) {
     if (bv->producer_id < 0) return true;
     gr_producer_check_t chk;
-    gr_producers_check(p->producers, bv->producer_id, bv->producer_epoch, bv->base_sequence,
-                       bv->last_offset_delta + 1, &chk);
+    gr_producers_check(p->producers, bv->producer_id, bv->producer_epoch, bv->base_sequence, bv->last_offset_delta + 1,
+                       &chk);
     if (chk.err) {
         part_error(pr, chk.err);
         pr->LogStartOffset = gr_plog_start_offset(p->plog);
@@ -187,7 +187,9 @@ static void append_batch(produce_run_t *run, gr_partition_t *p, const gr_produce
     uint8_t *batch = (uint8_t *)res->batch.data; /* points into our own frame */
     if (!log_append_time)
         gr_records_set_max_timestamp(batch, res->valid_bytes, GR_TIMESTAMP_CREATE_TIME, res->max_timestamp);
-    gr_plog_append_opts_t ao = {.now_ms = run->now_ms, .set_leader_epoch = true, .leader_epoch = p->leader_epoch,
+    gr_plog_append_opts_t ao = {.now_ms = run->now_ms,
+                                .set_leader_epoch = true,
+                                .leader_epoch = p->leader_epoch,
                                 .log_append_time = log_append_time};
     gr_plog_append_result_t ar;
     char errstr[256];

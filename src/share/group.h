@@ -260,8 +260,9 @@ typedef struct gr_sg_heartbeat_res {
 void gr_sg_heartbeat_res_free(gr_sg_heartbeat_res_t *res);
 
 /** Run one ShareGroupHeartbeat (§4.1-4.4, §4.7) at now_ms with the group's effective
- *  configs cfg (gr_sgc_resolve) and the current topics. Always fills res (res->err says
- *  what to answer); the return value is res->err. */
+ *  configs cfg (gr_sgc_resolve) and the current topics (must not be NULL; it is only
+ *  called during this function). Always fills res (res->err says what to answer); the
+ *  return value is res->err. res->member_id is borrowed from req. */
 gr_err_t gr_share_group_heartbeat(gr_share_group_registry_t *reg, const gr_sg_heartbeat_req_t *req,
                                   const gr_sgc_values_t *cfg, const gr_sg_topic_view_t *topics, int64_t now_ms,
                                   gr_sg_heartbeat_res_t *res);

@@ -114,7 +114,11 @@ static void acquire_new(acq_t *q, int64_t a, int64_t b, int gap) {
         if (!gap && rem > sp->spso + q->conf->max_record_locks - 1)
             rem = sp->spso + q->conf->max_record_locks - 1;
         add_rng(sp, idx, a, bb, GR_SP_ACQUIRED, 1, rem > bb, q->member, q->deadline);
-        if (rem > bb) add_rng(sp, idx + 1, bb + 1, rem, GR_SP_AVAILABLE, 0, 1, 0, 0);
+        if (rem > bb) {
+            add_rng(sp, idx + 1, bb + 1, rem, GR_SP_AVAILABLE, 0, 1, 0, 0);
+            gr__sp_coalesce_at(sp, idx + 1);
+        }
+        gr__sp_coalesce_at(sp, idx);
         emit(q, a, bb, 1);
         return;
     }

@@ -11,7 +11,8 @@
 
 void *gr__sp_xrealloc(void *p, size_t nmemb, size_t size) {
     if (nmemb && size > SIZE_MAX / nmemb) abort();
-    void *q = realloc(p, nmemb * size ? nmemb * size : 1);
+    size_t bytes = nmemb * size;
+    void *q = realloc(p, bytes ? bytes : 1);
     if (!q) abort();
     return q;
 }

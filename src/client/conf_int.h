@@ -1,0 +1,80 @@
+/* libgregor internals: the property table and typed getters for gr_conf_t.
+ *
+ * One X-macro table lists every client property once: its Kafka name, the scopes
+ * it applies to, its type, default and range. The consumer work adds its rows
+ * here (group.id, share.acknowledgement.mode, ...); a row of type REJECT refuses a
+ * known Kafka name with a reason (for consumer configs that share groups do not
+ * support). Values are parsed once, in gr_conf_set, so getters never fail. */
+#ifndef GR_CLIENT_CONF_INT_H
+#define GR_CLIENT_CONF_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gregor/conf.h"
+
+typedef enum gr__ctype {
+    GR__CT_INT,    /* int32 with [min, max] */
+    GR__CT_LONG,   /* int64 with [min, max] */
+    GR__CT_BOOL,   /* true / false */
+    GR__CT_STRING, /* any text */
+    GR__CT_LIST,   /* comma-separated list, items trimmed */
+    GR__CT_ENUM,   /* one of `choices` (comma-separated); num = index */
+    GR__CT_ACKS,   /* all, -1, 0, 1; num = -1, 0 or 1 */
+    GR__CT_ALIAS,  /* another name for the property named in `choices` */
+    GR__CT_REJECT, /* a known name that is refused; `choices` says why */
+} gr__ctype_t;
+
+#define GR__P GR_CONF_PRODUCER
+#define GR__C GR_CONF_CONSUMER
+#define GR__A GR_CONF_ADMIN
+#define GR__ALL (GR__P | GR__C | GR__A)
+#define GR__I32MAX 2147483647LL
+#define GR__I64MAX 9223372036854775807LL
+
+/* X(ID, name, scopes, type, default, min, max, choices) */
+#define GR__CONF_MAP(X)                                                                                     \
+    X(BOOTSTRAP_SERVERS, "bootstrap.servers", GR__ALL, GR__CT_LIST, "", 0, 0, NULL)                        \
+    X(CLIENT_ID, "client.id", GR__ALL, GR__CT_STRING, "gregor", 0, 0, NULL)                                \
+    X(REQUEST_TIMEOUT_MS, "request.timeout.ms", GR__ALL, GR__CT_INT, "30000", 0, GR__I32MAX, NULL)         \
+    X(DEFAULT_API_TIMEOUT_MS, "default.api.timeout.ms", GR__C | GR__A, GR__CT_INT, "60000", 0, GR__I32MAX, NULL) \
+    X(RETRY_BACKOFF_MS, "retry.backoff.ms", GR__ALL, GR__CT_LONG, "100", 0, GR__I64MAX, NULL)              \
+    X(RETRY_BACKOFF_MAX_MS, "retry.backoff.max.ms", GR__ALL, GR__CT_LONG, "1000", 0, GR__I64MAX, NULL)     \
+    X(RECONNECT_BACKOFF_MS, "reconnect.backoff.ms", GR__ALL, GR__CT_LONG, "50", 0, GR__I64MAX, NULL)       \
+    X(RECONNECT_BACKOFF_MAX_MS, "reconnect.backoff.max.ms", GR__ALL, GR__CT_LONG, "1000", 0, GR__I64MAX, NULL) \
+    X(SOCKET_SETUP_TIMEOUT_MS, "socket.connection.setup.timeout.ms", GR__ALL, GR__CT_LONG, "10000", 0,      \
+      GR__I64MAX, NULL)                                                                                     \
+    X(SEND_BUFFER_BYTES, "send.buffer.bytes", GR__ALL, GR__CT_INT, "131072", -1, GR__I32MAX, NULL)         \
+    X(RECEIVE_BUFFER_BYTES, "receive.buffer.bytes", GR__ALL, GR__CT_INT, "65536", -1, GR__I32MAX, NULL)    \
+    X(METADATA_MAX_AGE_MS, "metadata.max.age.ms", GR__ALL, GR__CT_LONG, "300000", 0, GR__I64MAX, NULL)     \
+    X(RETRIES, "retries", GR__P | GR__A, GR__CT_INT, "2147483647", 0, GR__I32MAX, NULL)                    \
+    X(ACKS, "acks", GR__P, GR__CT_ACKS, "all", 0, 0, "all,-1,0,1")                                         \
+    X(LINGER_MS, "linger.ms", GR__P, GR__CT_INT, "5", 0, GR__I32MAX, NULL)                                 \
+    X(BATCH_SIZE, "batch.size", GR__P, GR__CT_INT, "16384", 0, GR__I32MAX, NULL)                           \
+    X(COMPRESSION_TYPE, "compression.type", GR__P, GR__CT_ENUM, "none", 0, 0, "none,gzip,snappy,lz4,zstd") \
+    X(ENABLE_IDEMPOTENCE, "enable.idempotence", GR__P, GR__CT_BOOL, "true", 0, 0, NULL)                    \
+    X(BUFFER_MEMORY, "buffer.memory", GR__P, GR__CT_LONG, "33554432", 0, GR__I64MAX, NULL)                 \
+    X(MAX_IN_FLIGHT, "max.in.flight.requests.per.connection", GR__P, GR__CT_INT, "5", 1, GR__I32MAX, NULL) \
+    X(DELIVERY_TIMEOUT_MS, "delivery.timeout.ms", GR__P, GR__CT_INT, "120000", 0, GR__I32MAX, NULL)        \
+    X(MAX_REQUEST_SIZE, "max.request.size", GR__P, GR__CT_INT, "1048576", 0, GR__I32MAX, NULL)             \
+    X(MESSAGE_MAX_BYTES, "message.max.bytes", GR__P, GR__CT_ALIAS, NULL, 0, 0, "max.request.size")         \
+    X(MAX_BLOCK_MS, "max.block.ms", GR__P, GR__CT_LONG, "60000", 0, GR__I64MAX, NULL)                      \
+    X(PARTITIONER_IGNORE_KEYS, "partitioner.ignore.keys", GR__P, GR__CT_BOOL, "false", 0, 0, NULL)         \
+    X(TRANSACTIONAL_ID, "transactional.id", GR__P, GR__CT_REJECT, NULL, 0, 0,                              \
+      "transactions are not supported by libgregor yet")
+
+typedef enum gr__cprop {
+#define GR__CP_ENUM(id, name, scopes, type, dflt, min, max, choices) GR__CP_##id,
+    GR__CONF_MAP(GR__CP_ENUM)
+#undef GR__CP_ENUM
+    GR__CP_COUNT
+} gr__cprop_t;
+
+/** Integer value of a numeric, bool (0/1), enum (index) or acks (-1/0/1) property. */
+int64_t gr__conf_int(const gr_conf_t *conf, gr__cprop_t id);
+/** Text value (set or default; "" when none). */
+const char *gr__conf_str(const gr_conf_t *conf, gr__cprop_t id);
+/** True if the user set the property (used where Kafka treats explicit values differently). */
+bool gr__conf_is_set(const gr_conf_t *conf, gr__cprop_t id);
+
+#endif

@@ -1,0 +1,245 @@
+/* Unit tests for share-group configs (src/share/group_config.c, spec §5.2). */
+#include "share/group.h"
+#include "testutil.h"
+
+static gr_share_config_t broker_defaults(void) {
+    gr_share_config_t b;
+    memset(&b, 0, sizeof(b));
+    b.delivery_count_limit = 5, b.min_delivery_count_limit = 2, b.max_delivery_count_limit = 10;
+    b.record_lock_duration_ms = 30000, b.min_record_lock_duration_ms = 15000, b.max_record_lock_duration_ms = 60000;
+    b.partition_max_record_locks = 2000, b.min_partition_max_record_locks = 100;
+    b.max_partition_max_record_locks = 4000;
+    b.session_timeout_ms = 45000, b.min_session_timeout_ms = 45000, b.max_session_timeout_ms = 60000;
+    b.heartbeat_interval_ms = 5000, b.min_heartbeat_interval_ms = 5000, b.max_heartbeat_interval_ms = 15000;
+    b.max_size = 200, b.max_share_sessions = 2000, b.initialize_retry_interval_ms = 30000;
+    return b;
+}
+
+/* Validate {name=value} and compare the error message ("" = success). */
+static void expect(const gr_share_config_t *b, const char *name, const char *value, const char *msg) {
+    gr_props_t p;
+    char err[512] = "";
+    gr_props_init(&p);
+    gr_props_set(&p, name, value, 0);
+    gr_err_t e = gr_sgc_validate(&p, b, err, sizeof(err));
+    if (!*msg) {
+        if (e) GR__FAIL("%s=%s: unexpected error %s", name, value, err);
+    } else {
+        ASSERT_EQ(e, GR_ERR_INVALID_CONFIG);
+        ASSERT_STREQ(err, msg);
+    }
+    gr_props_free(&p);
+}
+
+static void test_defaults(void) {
+    gr_share_config_t b = broker_defaults();
+    gr_sgc_values_t v;
+    gr_sgc_resolve(NULL, &b, &v);
+    ASSERT_EQ(v.session_timeout_ms, 45000);
+    ASSERT_EQ(v.heartbeat_interval_ms, 5000);
+    ASSERT_EQ(v.record_lock_duration_ms, 30000);
+    ASSERT_EQ(v.delivery_count_limit, 5);
+    ASSERT_EQ(v.partition_max_record_locks, 2000);
+    ASSERT_EQ(v.auto_offset_reset, GR_SGC_RESET_LATEST);
+    ASSERT(!v.read_committed);
+    ASSERT(v.renew_acknowledge_enable);
+    ASSERT_EQ(gr_sgc_count(), 8);
+    ASSERT(gr_sgc_find("share.delivery.count.limit"));
+    ASSERT(!gr_sgc_find("consumer.session.timeout.ms"));
+    ASSERT_EQ(gr_sgc_validate(NULL, &b, NULL, 0), GR_ERR_NONE);
+}
+
+static void test_unknown_and_types(void) {
+    gr_share_config_t b = broker_defaults();
+    expect(&b, "share.bogus", "1", "Unknown group config name: share.bogus");
+    expect(&b, "share.record.lock.duration.ms", "abc",
+           "Invalid value abc for configuration share.record.lock.duration.ms: Not a number of type INT");
+    expect(&b, "share.record.lock.duration.ms", "99999999999",
+           "Invalid value 99999999999 for configuration share.record.lock.duration.ms: Not a number of type INT");
+    expect(&b, "share.renew.acknowledge.enable", "yes",
+           "Invalid value yes for configuration share.renew.acknowledge.enable: Expected value to be either true or "
+           "false");
+    expect(&b, "share.renew.acknowledge.enable", "FALSE", "");
+    expect(&b, "share.record.lock.duration.ms", " 20000 ", "");
+}
+
+static void test_static_ranges(void) {
+    gr_share_config_t b = broker_defaults();
+    expect(&b, "share.record.lock.duration.ms", "999",
+           "Invalid value 999 for configuration share.record.lock.duration.ms: Value must be at least 1000");
+    expect(&b, "share.delivery.count.limit", "1",
+           "Invalid value 1 for configuration share.delivery.count.limit: Value must be at least 2");
+    expect(&b, "share.partition.max.record.locks", "99",
+           "Invalid value 99 for configuration share.partition.max.record.locks: Value must be at least 100");
+    expect(&b, "share.session.timeout.ms", "0",
+           "Invalid value 0 for configuration share.session.timeout.ms: Value must be at least 1");
+    expect(&b, "share.heartbeat.interval.ms", "-5",
+           "Invalid value -5 for configuration share.heartbeat.interval.ms: Value must be at least 1");
+}
+
+static void test_broker_bounds(void) {
+    gr_share_config_t b = broker_defaults();
+    expect(&b, "share.record.lock.duration.ms", "14999",
+           "share.record.lock.duration.ms must be greater than or equal to group.share.min.record.lock.duration.ms");
+    expect(&b, "share.record.lock.duration.ms", "60001",
+           "share.record.lock.duration.ms must be less than or equal to group.share.max.record.lock.duration.ms");
+    expect(&b, "share.record.lock.duration.ms", "15000", "");
+    expect(&b, "share.record.lock.duration.ms", "60000", "");
+    expect(&b, "share.delivery.count.limit", "11",
+           "share.delivery.count.limit must be less than or equal to group.share.max.delivery.count.limit");
+    b.min_delivery_count_limit = 3;
+    expect(&b, "share.delivery.count.limit", "2",
+           "share.delivery.count.limit must be greater than or equal to group.share.min.delivery.count.limit");
+    b = broker_defaults();
+    b.min_partition_max_record_locks = 200;
+    expect(&b, "share.partition.max.record.locks", "150",
+           "share.partition.max.record.locks must be greater than or equal to "
+           "group.share.min.partition.max.record.locks");
+    expect(&b, "share.partition.max.record.locks", "4001",
+           "share.partition.max.record.locks must be less than or equal to group.share.max.partition.max.record.locks");
+    expect(&b, "share.session.timeout.ms", "44999",
+           "share.session.timeout.ms must be greater than or equal to group.share.min.session.timeout.ms");
+    expect(&b, "share.session.timeout.ms", "60001",
+           "share.session.timeout.ms must be less than or equal to group.share.max.session.timeout.ms");
+    expect(&b, "share.heartbeat.interval.ms", "4999",
+           "share.heartbeat.interval.ms must be greater than or equal to group.share.min.heartbeat.interval.ms");
+    expect(&b, "share.heartbeat.interval.ms", "15001",
+           "share.heartbeat.interval.ms must be less than or equal to group.share.max.heartbeat.interval.ms");
+    /* Session must exceed heartbeat, also when only one of them is set. */
+    b.min_session_timeout_ms = 1000;
+    expect(&b, "share.session.timeout.ms", "5000",
+           "share.session.timeout.ms must be greater than share.heartbeat.interval.ms");
+    expect(&b, "share.session.timeout.ms", "5001", "");
+    /* Heartbeat bounds are checked before session bounds, as Kafka does. */
+    gr_props_t p;
+    char err[512];
+    b = broker_defaults();
+    gr_props_init(&p);
+    gr_props_set(&p, "share.session.timeout.ms", "1", 0);
+    gr_props_set(&p, "share.heartbeat.interval.ms", "1", 0);
+    ASSERT_EQ(gr_sgc_validate(&p, &b, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "share.heartbeat.interval.ms must be greater than or equal to "
+                      "group.share.min.heartbeat.interval.ms");
+    gr_props_free(&p);
+}
+
+static void test_auto_offset_reset(void) {
+    gr_share_config_t b = broker_defaults();
+    const char *ok[] = {"latest", "earliest", "by_duration:PT1H", "by_duration:P1DT2H3M4.5S", "by_duration:pt1h",
+                        "by_duration:P1DT-1H", "by_duration:PT0S", "by_duration:P2D", "by_duration:PT0.001S"};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) expect(&b, "share.auto.offset.reset", ok[i], "");
+    const char *bad[] = {"LATEST", "EARLIEST", "none", "", "by_duration", "by_duration:", "by_duration:invalid",
+                         "by_duration:-PT1H", "by_duration:PT", "by_duration:P", "by_duration:P1Y",
+                         "by_duration:PT1.1234567891S", "by_duration:P1DT", "by_duration:PT-1S"};
+    char msg[512];
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        snprintf(msg, sizeof(msg),
+                 "Invalid value %s for configuration share.auto.offset.reset: Invalid value `%s` for configuration "
+                 "share.auto.offset.reset. The value must be either 'earliest', 'latest' or of the format "
+                 "'by_duration:<PnDTnHnMn.nS.>'.", bad[i], bad[i]);
+        expect(&b, "share.auto.offset.reset", bad[i], msg);
+    }
+    gr_sgc_reset_t t;
+    int64_t ms;
+    ASSERT(gr_sgc_parse_reset("by_duration:PT1H", &t, &ms));
+    ASSERT_EQ(t, GR_SGC_RESET_BY_DURATION);
+    ASSERT_EQ(ms, 3600000);
+    ASSERT(gr_sgc_parse_reset("by_duration:P1DT2H3M4.5S", &t, &ms));
+    ASSERT_EQ(ms, 86400000LL + 2 * 3600000LL + 3 * 60000LL + 4500);
+    ASSERT(gr_sgc_parse_reset("by_duration:P1DT-1H", &t, &ms));
+    ASSERT_EQ(ms, 23 * 3600000LL);
+    ASSERT(gr_sgc_parse_reset("earliest", &t, &ms));
+    ASSERT_EQ(t, GR_SGC_RESET_EARLIEST);
+    ASSERT(!gr_sgc_parse_reset(NULL, &t, &ms));
+}
+
+static void test_isolation_level(void) {
+    gr_share_config_t b = broker_defaults();
+    expect(&b, "share.isolation.level", "read_uncommitted", "");
+    expect(&b, "share.isolation.level", "read_committed",
+           "Invalid value read_committed for configuration share.isolation.level: read_committed is not supported "
+           "until transactions are implemented");
+    expect(&b, "share.isolation.level", "READ_COMMITTED",
+           "Invalid value READ_COMMITTED for configuration share.isolation.level: String must be one of: "
+           "read_committed, read_uncommitted");
+}
+
+static void test_resolve_and_clamp(void) {
+    gr_share_config_t b = broker_defaults();
+    gr_props_t p;
+    gr_props_init(&p);
+    gr_props_set(&p, "share.record.lock.duration.ms", "60000", 0);
+    gr_props_set(&p, "share.delivery.count.limit", "3", 0);
+    gr_props_set(&p, "share.auto.offset.reset", "by_duration:PT10M", 0);
+    gr_props_set(&p, "share.renew.acknowledge.enable", "false", 0);
+    gr_props_set(&p, "share.heartbeat.interval.ms", "6000", 0);
+    char err[512];
+    ASSERT_EQ(gr_sgc_validate(&p, &b, err, sizeof(err)), GR_ERR_NONE);
+    gr_sgc_values_t v;
+    gr_sgc_resolve(&p, &b, &v);
+    ASSERT_EQ(v.record_lock_duration_ms, 60000);
+    ASSERT_EQ(v.delivery_count_limit, 3);
+    ASSERT_EQ(v.auto_offset_reset, GR_SGC_RESET_BY_DURATION);
+    ASSERT_EQ(v.reset_duration_ms, 600000);
+    ASSERT(!v.renew_acknowledge_enable);
+    ASSERT_EQ(v.heartbeat_interval_ms, 6000);
+    /* The broker bounds moved after the values were stored: clamp at read time. */
+    b.max_record_lock_duration_ms = 40000;
+    b.min_delivery_count_limit = 4;
+    b.min_heartbeat_interval_ms = 7000;
+    gr_sgc_resolve(&p, &b, &v);
+    ASSERT_EQ(v.record_lock_duration_ms, 40000);
+    ASSERT_EQ(v.delivery_count_limit, 4);
+    ASSERT_EQ(v.heartbeat_interval_ms, 7000);
+    /* A broken stored value falls back to the default. */
+    gr_props_set(&p, "share.partition.max.record.locks", "junk", 0);
+    gr_sgc_resolve(&p, &b, &v);
+    ASSERT_EQ(v.partition_max_record_locks, 2000);
+    gr_props_free(&p);
+}
+
+static void test_describe(void) {
+    gr_share_config_t b = broker_defaults();
+    gr_props_t p;
+    gr_props_init(&p);
+    gr_props_set(&p, "share.delivery.count.limit", "7", 0);
+    gr_sgc_entry_t e[8];
+    gr_sgc_describe(&p, &b, e);
+    int found = 0;
+    for (size_t i = 0; i < gr_sgc_count(); i++) {
+        ASSERT(e[i].doc && *e[i].doc);
+        ASSERT(!e[i].read_only && !e[i].is_sensitive);
+        if (!strcmp(e[i].name, "share.delivery.count.limit")) {
+            ASSERT_STREQ(e[i].value, "7");
+            ASSERT_EQ(e[i].source, GR_CFG_SRC_GROUP);
+            ASSERT_EQ(e[i].source, 8);
+            found++;
+        } else {
+            ASSERT_EQ(e[i].source, GR_CFG_SRC_DEFAULT);
+            ASSERT_EQ(e[i].source, 5);
+        }
+        if (!strcmp(e[i].name, "share.session.timeout.ms")) { ASSERT_STREQ(e[i].value, "45000"); found++; }
+        if (!strcmp(e[i].name, "share.auto.offset.reset")) { ASSERT_STREQ(e[i].value, "latest"); found++; }
+        if (!strcmp(e[i].name, "share.isolation.level")) { ASSERT_STREQ(e[i].value, "read_uncommitted"); found++; }
+        if (!strcmp(e[i].name, "share.renew.acknowledge.enable")) {
+            ASSERT_STREQ(e[i].value, "true");
+            ASSERT_EQ(e[i].type, GR_CFG_BOOLEAN);
+            found++;
+        }
+        if (!strcmp(e[i].name, "share.record.lock.duration.ms")) { ASSERT_EQ(e[i].type, GR_CFG_INT); found++; }
+    }
+    ASSERT_EQ(found, 6);
+    gr_props_free(&p);
+}
+
+int main(void) {
+    RUN_TEST(test_defaults);
+    RUN_TEST(test_unknown_and_types);
+    RUN_TEST(test_static_ranges);
+    RUN_TEST(test_broker_bounds);
+    RUN_TEST(test_auto_offset_reset);
+    RUN_TEST(test_isolation_level);
+    RUN_TEST(test_resolve_and_clamp);
+    RUN_TEST(test_describe);
+    return 0;
+}
