@@ -44,10 +44,12 @@ static void flusher_wake(void *ctx) {
 
 static void flush_done_ignore(void *arg, gr_err_t err) {
     gr_partition_t *p = arg;
+    p->policy_flush_pending = false;
     if (err) {
         GR_ERROR("broker", "flush of %s-%d failed; partition offline", p->topic, p->index);
         p->offline = true;
     }
+    gr_partition_unpin(p);
 }
 
 /* Before the loop sleeps: partitions whose flush policy says "now" get an fsync. */
@@ -55,8 +57,10 @@ static void before_sleep(gr_hook_t *hook, int64_t now) {
     gr_broker_t *b = hook->data;
     for (size_t i = 0; i < gr_parts_count(b->parts); i++) {
         gr_partition_t *p = gr_parts_at(b->parts, i);
-        if (!p->offline && gr_plog_flush_due(p->plog, now))
-            gr_flusher_request(b->flusher, p->plog, gr_plog_end_offset(p->plog), flush_done_ignore, p);
+        if (p->offline || p->policy_flush_pending || !gr_plog_flush_due(p->plog, now)) continue;
+        p->policy_flush_pending = true;
+        gr_partition_pin(p);
+        gr_flusher_request(b->flusher, p->plog, gr_plog_end_offset(p->plog), flush_done_ignore, p);
     }
 }
 

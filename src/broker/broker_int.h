@@ -8,6 +8,7 @@
 #include "broker/broker.h"
 #include "broker/partitions.h"
 #include "broker/request.h"
+#include "broker/share_int.h"
 #include "meta/meta.h"
 #include "net/conn.h"
 #include "net/loop.h"
@@ -26,6 +27,7 @@ struct gr_broker {
     gr_listener_t *listener;
     gr_flusher_t *flusher;
     gr_parts_t *parts;
+    gr_share_ctx_t share;      /* share groups, see share_int.h */
     gr_timer_t housekeeping; /* retention and time-based flushes */
     gr_hook_t before_sleep;  /* flush-policy kicks before the loop sleeps */
     int64_t next_producer_id;  /* InitProducerId, see h_init_producer_id.c */

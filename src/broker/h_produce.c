@@ -291,6 +291,7 @@ static void produce_flushed(void *arg, gr_err_t err) {
         w->p->offline = true;
         if (ctx->req) part_error(w->pr, GR_ERR_KAFKA_STORAGE_ERROR);
     }
+    gr_partition_unpin(w->p);
     if (--ctx->pending > 0) return;
     if (ctx->req) produce_answer(ctx);
     free(ctx);
@@ -318,9 +319,11 @@ static void produce_wait_flushes(produce_run_t *run, gr_ProduceResponse_t *resp)
     ctx->pending = ctx->n_waits;
     req->park = ctx;
     gr_broker_park(req->b, req, produce_cancel);
-    for (int32_t i = 0; i < ctx->n_waits; i++)
+    for (int32_t i = 0; i < ctx->n_waits; i++) {
+        gr_partition_pin(ctx->waits[i].p); /* the topic may be deleted before the fsync completes */
         gr_flusher_request(req->b->flusher, ctx->waits[i].p->plog, ctx->waits[i].offset, produce_flushed,
                            &ctx->waits[i]);
+    }
 }
 
 void gr_h_produce(gr_req_t *req) {

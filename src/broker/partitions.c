@@ -95,7 +95,7 @@ static gr_err_t open_partition(gr_parts_t *ps, parts_topic_t *t, const gr_meta_t
     if (err) return err;
     gr_partition_t *p = calloc(1, sizeof(*p));
     if (!p) abort();
-    p->topic = t->name;
+    p->topic = strdup(t->name); /* own copy: a pinned partition may outlive its topic */
     p->topic_id = t->id;
     p->index = i;
     p->plog = plog;
@@ -168,6 +168,7 @@ static void partition_free(gr_partition_t *p, bool delete_files) {
         gr_plog_close(p->plog);
     }
     gr_producers_free(p->producers);
+    free(p->topic);
     free(p);
 }
 
@@ -183,7 +184,10 @@ static void topic_unlink(gr_parts_t *ps, parts_topic_t *t) {
 static void topic_free(gr_parts_t *ps, parts_topic_t *t, bool delete_files) {
     for (int32_t i = 0; i < t->n; i++) {
         all_remove(ps, t->p[i]);
-        partition_free(t->p[i], delete_files);
+        if (delete_files && t->p[i]->pins > 0)
+            t->p[i]->deleted = true; /* the last gr_partition_unpin deletes it */
+        else
+            partition_free(t->p[i], delete_files);
     }
     free(t->p);
     free(t->name);
@@ -235,6 +239,12 @@ void gr_parts_reconfigure(gr_parts_t *ps, const gr_meta_topic_t *mt) {
 
 void gr_parts_reconfigure_all(gr_parts_t *ps) {
     for (size_t i = 0; i < gr_meta_topic_count(ps->meta); i++) gr_parts_reconfigure(ps, gr_meta_topic_at(ps->meta, i));
+}
+
+void gr_partition_pin(gr_partition_t *p) { p->pins++; }
+
+void gr_partition_unpin(gr_partition_t *p) {
+    if (--p->pins == 0 && p->deleted) partition_free(p, true);
 }
 
 void gr_partition_wait(gr_partition_t *p, gr_partition_waiter_t *w, gr_partition_wake_fn fn, void *arg) {

@@ -36,6 +36,9 @@ typedef struct gr_partition {
     gr_producer_state_t *producers; /* idempotence, see producers.c */
     gr_partition_waiter_t waiters;  /* list head */
     bool offline;                   /* storage error: refuse reads and writes */
+    bool policy_flush_pending;      /* a flush-policy fsync is queued (broker.c) */
+    int32_t pins;                   /* outstanding flusher requests and the like */
+    bool deleted;                   /* topic deleted while pinned: freed at the last unpin */
 } gr_partition_t;
 
 /** Open every partition log of every topic in meta under log_dir. */
@@ -60,6 +63,11 @@ void gr_parts_delete_topic(gr_parts_t *ps, const gr_uuid_t *topic_id);
 void gr_parts_reconfigure(gr_parts_t *ps, const gr_meta_topic_t *topic);
 /** Re-read every topic's configs (after a broker config change). */
 void gr_parts_reconfigure_all(gr_parts_t *ps);
+
+/** Keep a partition (and its log) alive across an asynchronous operation, such
+ *  as a flusher request: a topic deleted meanwhile is freed at the last unpin. */
+void gr_partition_pin(gr_partition_t *p);
+void gr_partition_unpin(gr_partition_t *p);
 
 /** Waiters: fn(arg) is called once per gr_partition_notify while linked. */
 void gr_partition_wait(gr_partition_t *p, gr_partition_waiter_t *w, gr_partition_wake_fn fn, void *arg);

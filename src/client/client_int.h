@@ -1,0 +1,27 @@
+/* libgregor internals: the client core's struct, shared by client.c, node.c and
+ * metadata.c only. Other client modules use client.h. */
+#ifndef GR_CLIENT_CLIENT_INT_H
+#define GR_CLIENT_CLIENT_INT_H
+
+#include "client/client.h"
+
+struct gr__client {
+    gr_conf_t *conf;
+    int64_t now;
+    gr__node_t **nodes; /* bootstrap nodes (id < 0) first, then brokers */
+    size_t n_nodes, cap_nodes;
+    size_t n_bootstrap;
+    size_t next_bootstrap; /* round robin over bootstrap servers */
+    /* metadata cache */
+    gr__mtopic_t **topics;
+    size_t n_topics, cap_topics;
+    bool meta_wanted;        /* a refresh was asked for */
+    bool meta_inflight;      /* a Metadata request is out */
+    int64_t meta_last_sent;  /* monotonic ms */
+    int64_t meta_last_ok;    /* monotonic ms of the last full answer */
+    uint64_t meta_gen;       /* completed answers */
+    int32_t controller_id;
+    char *cluster_id;
+};
+
+#endif
