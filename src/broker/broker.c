@@ -91,7 +91,10 @@ static gr_err_t open_state(gr_broker_t *b, char *errstr, size_t errstr_size) {
         snprintf(errstr, errstr_size, "cannot start the flusher thread");
         return err;
     }
-    return gr_broker_producer_ids_open(b, errstr, errstr_size);
+    err = gr_broker_producer_ids_open(b, errstr, errstr_size);
+    if (err) return err;
+    /* Share groups need the partitions and the flusher (their stores are group-committed). */
+    return gr_share_open(b, errstr, errstr_size);
 }
 
 static gr_err_t open_listener(gr_broker_t *b, char *errstr, size_t errstr_size) {
@@ -137,6 +140,8 @@ void gr_broker_free(gr_broker_t *b) {
      * so the answers are dropped. */
     gr_broker_cancel_parked(b);
     if (b->flusher) gr_flusher_destroy(b->flusher);
+    /* After the flusher: every share store callback has run (answering its request). */
+    gr_share_close(b);
     gr_parts_close(b->parts);
     gr_meta_close(b->meta);
     free(b);

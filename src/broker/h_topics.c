@@ -70,6 +70,11 @@ gr_err_t gr_broker_topic_create(gr_broker_t *b, const char *name, int32_t partit
                                 bool validate_only, const gr_meta_topic_t **out, char *errstr, size_t errstr_size) {
     const gr_meta_topic_t *t = NULL;
     if (out) *out = NULL;
+    /* These names are the directories of the internal share-state and group stores. */
+    if (!strcmp(name, "__share_group_state") || !strcmp(name, "__share_group_metadata")) {
+        snprintf(errstr, errstr_size, "Topic name %s is reserved for internal use.", name);
+        return GR_ERR_INVALID_TOPIC_EXCEPTION;
+    }
     int64_t now = gr_clock_wall_ms();
     gr_err_t err =
         gr_meta_topic_create(b->meta, name, partitions, configs, now, validate_only, &t, errstr, errstr_size);
@@ -337,6 +342,7 @@ static gr_err_t delete_topic(gr_req_t *req, const gr_meta_topic_t *t, dtr_t *res
     res->TopicId = t->id;
     gr_uuid_t id = t->id;
     char *name = gr_arena_strndup(&req->arena, t->name, strlen(t->name));
+    gr_share_on_topic_deleted(req->b, &id); /* share state of every group, §6.6 */
     gr_parts_delete_topic(req->b->parts, &id);
     gr_err_t err = gr_meta_topic_delete(req->b->meta, name, errstr, sizeof(errstr));
     if (err) {

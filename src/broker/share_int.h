@@ -33,6 +33,7 @@ typedef struct gr_share_ctx {
     gr_gstore_t *gstore;
     gr_sstore_t *sstore;
     gr_timer_t expiry_timer;
+    struct gr_share_gconfs *gconfs; /* group config overrides (share_coord.c) */
     /* data side */
     gr_share_parts_t *parts;
     gr_share_sessions_t *sessions;

@@ -118,6 +118,12 @@ uint64_t gr__client_metadata_gen(const gr__client_t *cl);
 gr_err_t gr__client_call(gr__client_t *cl, int32_t node_id, int16_t api_key, const void *req, int64_t deadline,
                          gr_arena_t *arena, void **resp, int16_t *ver, char *errbuf, size_t errbuf_size);
 
+/** Forget the callbacks of every pending request whose opaque is opaque (a blocking
+ *  caller that gave up); the requests still complete on the wire. */
+void gr__client_abandon(gr__client_t *cl, void *opaque);
+/** Metadata requests ask the broker to auto-create missing topics (the producer does). */
+void gr__client_set_auto_create(gr__client_t *cl, bool on);
+
 /* ---- helpers shared by the client modules ---- */
 
 /** printf into errbuf (NULL-safe); returns err for tail calls. */
@@ -136,6 +142,8 @@ void gr__node_set_addr(gr__node_t *node, const char *host, int port);
 int gr__node_pollfd(gr__node_t *node, short *events, int64_t *deadline);
 void gr__node_on_events(gr__node_t *node, short revents);
 void gr__node_check_timeouts(gr__node_t *node, int64_t now);
+void gr__node_forget(gr__node_t *node, void *opaque);
+void gr__client_upsert_broker(gr__client_t *cl, int32_t id, const char *host, int port);
 void gr__meta_on_response(gr__client_t *cl, int16_t ver, const void *resp);
 void gr__meta_maybe_send(gr__client_t *cl);
 void gr__meta_free(gr__client_t *cl);

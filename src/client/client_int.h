@@ -20,6 +20,7 @@ struct gr__client {
     int64_t meta_last_sent;  /* monotonic ms */
     int64_t meta_last_ok;    /* monotonic ms of the last full answer */
     uint64_t meta_gen;       /* completed answers */
+    bool auto_create;        /* AllowAutoTopicCreation in Metadata requests */
     int32_t controller_id;
     char *cluster_id;
 };

@@ -233,3 +233,5 @@ const char *gr__conf_str(const gr_conf_t *conf, gr__cprop_t id) {
 }
 
 bool gr__conf_is_set(const gr_conf_t *conf, gr__cprop_t id) { return conf->val[id] != NULL; }
+
+const char *gr_version_str(void) { return "0.1.0"; }

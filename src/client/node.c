@@ -57,7 +57,7 @@ struct gr__node {
     int16_t vmax[GR_API__MAX + 1];
     uint8_t *rbuf;
     size_t rlen, rcap;
-    char last_err[256];
+    char last_err[600];
 };
 
 gr__node_t *gr__node_new(gr__client_t *cl, int32_t id, const char *host, int port) {
@@ -353,7 +353,7 @@ static bool handle_frame(gr__node_t *node, const uint8_t *p, size_t len) {
     gr_err_t err = rb.err ? rb.err : gr_decode(d, ver, &rb, &arena, obj);
     unlink_req(node, r);
     if (err) {
-        char msg[200];
+        char msg[800];
         snprintf(msg, sizeof(msg), "%s: cannot decode %s v%d at byte %zu: %s", node->name, d->name, ver,
                  gr_rbuf_offset(&rb), rb.why ? rb.why : gr_err_str(err));
         if (r->cb) r->cb(node->cl, GR_ERR__MALFORMED, msg, ver, NULL, r->opaque);
@@ -444,4 +444,9 @@ void gr__node_check_timeouts(gr__node_t *node, int64_t now) {
     }
     if (node->send_pos) do_write(node); /* flush requests queued since the last poll */
     if (node->fd >= 0) complete_written_noresp(node);
+}
+
+void gr__node_forget(gr__node_t *node, void *opaque) {
+    for (gr__req_t *r = node->head; r; r = r->next)
+        if (r->opaque == opaque) r->cb = NULL;
 }

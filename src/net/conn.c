@@ -101,7 +101,7 @@ static void conn_close(gr_conn_t *conn) {
     drop_output(conn);
     unlink_listener(conn);
     if (conn->h.on_close) conn->h.on_close(conn->h.ctx, conn);
-    conn_unref(conn); /* the temporary hold */
+    conn->refs--;     /* the temporary hold; the "open" reference below still keeps conn alive */
     conn_unref(conn); /* the "open" reference */
 }
 

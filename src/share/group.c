@@ -542,8 +542,8 @@ gr_err_t gr_share_group_heartbeat(gr_share_group_registry_t *reg, const gr_sg_he
                                   gr_sg_heartbeat_res_t *res) {
     memset(res, 0, sizeof(*res));
     res->member_id = req->member_id;
-    sg_group_t *grp;
-    int32_t pos;
+    sg_group_t *grp = NULL;
+    int32_t pos = 0;
     gr_err_t err;
     if ((err = hb_validate(req, res))) return err;
     if (req->member_epoch == -1) return hb_leave(reg, req, res);

@@ -78,9 +78,10 @@ static gr_err_t ack_check(gr_sp_t *sp, const gr_sp_ack_req_t *req, uint32_t m, c
 
 /* Merge what the last changes made mergeable in [i0, i1) and its borders. */
 static void coalesce_span(gr_sp_t *sp, size_t i0, size_t i1) {
-    for (size_t j = i1; j > i0;) {
+    size_t lo = i0 ? i0 - 1 : 0;
+    for (size_t j = i1 < sp->n ? i1 + 1 : sp->n; j > lo;) {
         j--;
-        j = gr__sp_coalesce_at(sp, j);
+        if (j < sp->n) j = gr__sp_coalesce_at(sp, j);
     }
 }
 
@@ -114,12 +115,14 @@ static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode,
 /* §1.8: records left ACQUIRED below SPSO by a log-start move are archived
  * when their owner acknowledges them; drop them then. */
 static void archive_below(gr_sp_t *sp, int64_t first, int64_t last, uint32_t m) {
-    for (size_t i = gr__sp_lower_bound(sp, first); i < sp->n; i++) {
+    size_t i0, i1;
+    gr__sp_isolate(sp, first, last, &i0, &i1);
+    for (size_t i = i0; i < i1; i++) {
         gr__sp_rng_t *e = GR__SP_AT(sp, i);
-        if (e->first > last || e->first >= sp->spso) break;
         if (e->state == GR_SP_ACQUIRED && e->member == m && m)
             gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, NULL);
     }
+    coalesce_span(sp, i0, i1); /* other members' pieces merge back */
 }
 
 static void prune_below(gr_sp_t *sp) {
@@ -258,6 +261,7 @@ void gr_sp_update_log_start(gr_sp_t *sp, int64_t log_start, gr_sp_delta_t *delta
     }
     gr__sp_remove(sp, k, i1 - k);
     sp->spso = log_start;
+    coalesce_span(sp, i0, k); /* kept locks may now be equal neighbours */
     if (sp->end < log_start) sp->end = log_start;
     if (sp->avail_hint < log_start) sp->avail_hint = log_start;
     gr__sp_advance(sp);

@@ -108,11 +108,13 @@ static void acquire_new(acq_t *q, int64_t a, int64_t b, int gap) {
     if (bb < b) q->stop = 1;
     size_t idx = gr__sp_lower_bound(sp, a);
     if (q->req->mode == GR_SP_MODE_RECORD_LIMIT) {
-        /* §2.5: the log batch is cached whole, only its first N offsets acquired. */
-        int64_t rem = batch_last(q, bb);
+        /* §2.5: the log batch is cached whole, only its first N offsets
+         * acquired (in a gap-window hole the rest simply stays a hole). */
+        int64_t rem = gap ? bb : batch_last(q, bb);
         if (rem > b) rem = b;
-        if (!gap && rem > sp->spso + q->conf->max_record_locks - 1)
+        if (rem > sp->spso + q->conf->max_record_locks - 1)
             rem = sp->spso + q->conf->max_record_locks - 1;
+        if (rem < bb) rem = bb;
         add_rng(sp, idx, a, bb, GR_SP_ACQUIRED, 1, rem > bb, q->member, q->deadline);
         if (rem > bb) {
             add_rng(sp, idx + 1, bb + 1, rem, GR_SP_AVAILABLE, 0, 1, 0, 0);

@@ -77,20 +77,39 @@ void gr__sp_remove(gr_sp_t *sp, size_t idx, size_t cnt) {
  * halves into per-offset tracked state (§1.6: partial ack, per-offset types,
  * record_limit stopping mid-batch, SPSO landing inside). The lock deadline is
  * copied to both halves (§1.4: split copies the remaining lock time). */
-static void split_at(gr_sp_t *sp, int64_t x) {
+static int split_at(gr_sp_t *sp, int64_t x) {
     size_t i = gr__sp_lower_bound(sp, x);
-    if (i >= sp->n || GR__SP_AT(sp, i)->first >= x) return;
+    if (i >= sp->n || GR__SP_AT(sp, i)->first >= x) return 0;
     gr__sp_rng_t *nr = gr__sp_insert(sp, i + 1, 1);
     gr__sp_rng_t *e = GR__SP_AT(sp, i);
     *nr = *e;
     e->last = x - 1;
     nr->first = x;
     e->tracked = nr->tracked = 1;
+    return 1;
 }
 
+static int mergeable(const gr_sp_t *sp, const gr__sp_rng_t *x, const gr__sp_rng_t *y);
+
+/* Merge range idx+1 into idx when they are equal (one-sided). */
+static void merge_next(gr_sp_t *sp, size_t idx) {
+    if (idx + 1 < sp->n && mergeable(sp, GR__SP_AT(sp, idx), GR__SP_AT(sp, idx + 1))) {
+        GR__SP_AT(sp, idx)->last = GR__SP_AT(sp, idx + 1)->last;
+        GR__SP_AT(sp, idx)->tracked = 1;
+        gr__sp_remove(sp, idx + 1, 1);
+    }
+}
+
+/* Split so that [a, b] is made of whole ranges [*i0, *i1). The outer pieces
+ * of a split batch become tracked and may now equal their outer neighbours:
+ * merge them there (the inner pieces are the caller's to change and merge). */
 void gr__sp_isolate(gr_sp_t *sp, int64_t a, int64_t b, size_t *i0, size_t *i1) {
-    split_at(sp, a);
-    split_at(sp, b + 1);
+    int s1 = split_at(sp, a), s2 = split_at(sp, b + 1);
+    if (s2) merge_next(sp, gr__sp_lower_bound(sp, b + 1));
+    if (s1) {
+        size_t i = gr__sp_lower_bound(sp, a);
+        if (i >= 2) merge_next(sp, i - 2);
+    }
     *i0 = gr__sp_lower_bound(sp, a);
     *i1 = gr__sp_lower_bound(sp, b + 1);
 }

@@ -1,0 +1,394 @@
+/* Share groups, coordinator side: the glue between the pure coordinator
+ * (share/group.h), the group store and the share-state store.
+ *
+ * What lives here: opening the stores and loading every group at start-up,
+ * the per-group config overrides, persisting a group after every change
+ * (gr_share_persist; handlers answer only once it is durable, share_coord.h),
+ * share-partition initialization (§4.5), the member session expiry timer
+ * (§4.6) and topic deletion (§6.6). The handlers are in h_share_group.c,
+ * h_groups.c, h_share_offsets.c and h_group_configs.c.
+ *
+ * Group configs are kept independent of the group, as Kafka does: a record in
+ * the group store holds the group's state (type GR_GSTORE_TYPE_SHARE) and its
+ * config overrides; a group id that has only configs is stored with type
+ * CONFIG_ONLY and is not a group (ListGroups does not show it).
+ * @locality loop thread. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "broker/share_coord.h"
+
+/* A group store record that only carries config overrides (no share group). */
+enum { CONFIG_ONLY = 0 };
+
+typedef struct gr_share_gconf {
+    char *group_id;
+    gr_props_t props;
+} gr_share_gconf_t;
+
+struct gr_share_gconfs {
+    gr_share_gconf_t *v;
+    size_t n, cap;
+};
+
+/* ------------------------------------------------------------------ answering after durable writes */
+
+gr_share_wait_t *gr_share_wait_new(gr_req_t *req, void *resp, gr_share_wait_fix_fn *fix) {
+    gr_share_wait_t *w = gr_arena_alloc(&req->arena, sizeof(*w));
+    *w = (gr_share_wait_t){.req = req, .resp = resp, .pending = 1, .fix = fix};
+    return w;
+}
+
+void gr_share_wait_add(gr_share_wait_t *w) { w->pending++; }
+
+void gr_share_wait_fail(gr_share_wait_t *w, gr_err_t err) {
+    if (!w->err) w->err = err;
+}
+
+static void wait_release(gr_share_wait_t *w) {
+    if (--w->pending > 0) return;
+    if (w->fix) w->fix(w->req, w->resp, w->err);
+    gr_req_respond(w->req, w->resp);
+}
+
+void gr_share_wait_cb(void *arg, gr_err_t err) {
+    gr_share_wait_t *w = arg;
+    if (err) {
+        GR_ERROR("share", "group/share-state store write failed: %s", gr_err_str(err));
+        gr_share_wait_fail(w, err);
+    }
+    wait_release(w);
+}
+
+void gr_share_wait_arm(gr_share_wait_t *w) { wait_release(w); }
+
+/* Queue bookkeeping around one store call: a synchronous error completes at once. */
+static void wait_queued(gr_share_wait_t *w, gr_err_t err) {
+    if (!err) return;
+    GR_ERROR("share", "group/share-state store refused a write: %s", gr_err_str(err));
+    if (w) gr_share_wait_cb(w, err);
+}
+
+/* ------------------------------------------------------------------ topics and clients */
+
+static bool view_by_name(void *ctx, const char *name, gr_uuid_t *id, int32_t *n) {
+    const gr_meta_topic_t *t = gr_meta_topic_find(((gr_broker_t *)ctx)->meta, name);
+    if (!t) return false;
+    *id = t->id;
+    *n = t->partitions;
+    return true;
+}
+
+static bool view_by_id(void *ctx, const gr_uuid_t *id, int32_t *n) {
+    const gr_meta_topic_t *t = gr_meta_topic_find_id(((gr_broker_t *)ctx)->meta, id);
+    if (!t) return false;
+    *n = t->partitions;
+    return true;
+}
+
+gr_sg_topic_view_t gr_share_topic_view(gr_broker_t *b) {
+    return (gr_sg_topic_view_t){.by_name = view_by_name, .by_id = view_by_id, .ctx = b};
+}
+
+const char *gr_share_client_host(gr_req_t *req) {
+    const char *peer = gr_conn_peer(req->conn);
+    const char *colon = strrchr(peer, ':');
+    size_t len = colon ? (size_t)(colon - peer) : strlen(peer);
+    if (len >= 2 && peer[0] == '[' && peer[len - 1] == ']') peer++, len -= 2;
+    return gr_arena_sprintf(&req->arena, "/%.*s", (int)len, peer);
+}
+
+/* ------------------------------------------------------------------ group configs */
+
+static gr_share_gconf_t *gconf_find(gr_broker_t *b, const char *group_id) {
+    struct gr_share_gconfs *gc = b->share.gconfs;
+    for (size_t i = 0; gc && i < gc->n; i++)
+        if (!strcmp(gc->v[i].group_id, group_id)) return &gc->v[i];
+    return NULL;
+}
+
+const gr_props_t *gr_share_group_configs(gr_broker_t *b, const char *group_id) {
+    gr_share_gconf_t *c = gconf_find(b, group_id);
+    return c && c->props.n ? &c->props : NULL;
+}
+
+/* Replace the overrides in memory (an empty map removes the entry). */
+static void gconf_replace(gr_broker_t *b, const char *group_id, const gr_props_t *configs) {
+    struct gr_share_gconfs *gc = b->share.gconfs;
+    gr_share_gconf_t *c = gconf_find(b, group_id);
+    if (!c && (!configs || !configs->n)) return;
+    if (!c) {
+        if (gc->n == gc->cap) {
+            gc->cap = gc->cap ? gc->cap * 2 : 8;
+            gc->v = realloc(gc->v, gc->cap * sizeof(*gc->v));
+            if (!gc->v) abort();
+        }
+        c = &gc->v[gc->n++];
+        c->group_id = strdup(group_id);
+        if (!c->group_id) abort();
+        gr_props_init(&c->props);
+    }
+    gr_props_free(&c->props);
+    gr_props_init(&c->props);
+    if (configs && configs->n) {
+        gr_props_copy(&c->props, configs);
+        return;
+    }
+    free(c->group_id);
+    *c = gc->v[--gc->n];
+}
+
+void gr_share_group_configs_set(gr_broker_t *b, const char *group_id, const gr_props_t *configs,
+                                gr_share_wait_t *w) {
+    gconf_replace(b, group_id, configs);
+    gr_share_persist(b, group_id, w);
+}
+
+void gr_share_group_values(gr_broker_t *b, const char *group_id, gr_sgc_values_t *out) {
+    gr_sgc_resolve(gr_share_group_configs(b, group_id), &b->cfg->share, out);
+}
+
+bool gr_share_id_used_by_other_type(gr_broker_t *b, const char *group_id) {
+    (void)b, (void)group_id;
+    return false; /* gregord has no classic/consumer groups yet */
+}
+
+/* ------------------------------------------------------------------ group records */
+
+static void tps_out(gr_arena_t *a, const gr_sg_assignment_t *in, gr_gstore_tps_t *out) {
+    out->n_topics = in->n_topics;
+    out->topics = gr_arena_alloc(a, (size_t)in->n_topics * sizeof(*out->topics) + 1);
+    for (int32_t i = 0; i < in->n_topics; i++)
+        out->topics[i] = (gr_gstore_tp_t){in->topics[i].topic_id, in->topics[i].partitions, in->topics[i].n_partitions};
+}
+
+static void tps_in(gr_arena_t *a, const gr_gstore_tps_t *in, gr_sg_assignment_t *out) {
+    out->n_topics = in->n_topics;
+    out->topics = gr_arena_alloc(a, (size_t)in->n_topics * sizeof(*out->topics) + 1);
+    for (int32_t i = 0; i < in->n_topics; i++)
+        out->topics[i] =
+            (gr_sg_topic_parts_t){in->topics[i].topic_id, in->topics[i].partitions, in->topics[i].n_partitions};
+}
+
+static void members_out(gr_arena_t *a, const gr_sg_group_t *g, gr_gstore_group_t *out) {
+    out->n_members = g->n_members;
+    out->members = gr_arena_alloc(a, (size_t)g->n_members * sizeof(*out->members) + 1);
+    for (int32_t i = 0; i < g->n_members; i++) {
+        const gr_sg_member_t *m = &g->members[i];
+        gr_gstore_member_t *o = &out->members[i];
+        *o = (gr_gstore_member_t){m->member_id, m->member_epoch, m->previous_epoch, m->client_id, m->client_host,
+                                  m->rack_id,   m->subscribed,   m->n_subscribed};
+        tps_out(a, &m->assignment, &o->assignment);
+        tps_out(a, &m->target, &o->target);
+    }
+    out->n_topics = g->n_topics;
+    out->topics = gr_arena_alloc(a, (size_t)g->n_topics * sizeof(*out->topics) + 1);
+    for (int32_t i = 0; i < g->n_topics; i++)
+        out->topics[i] = (gr_gstore_topic_t){g->topics[i].name, g->topics[i].topic_id, g->topics[i].n_partitions};
+}
+
+/* The store record of a group (g NULL: configs only). Everything borrows from g, the
+ * config map or the arena. */
+static void record_build(gr_arena_t *a, const char *group_id, const gr_sg_group_t *g, const gr_props_t *cf,
+                         gr_gstore_group_t *out) {
+    memset(out, 0, sizeof(*out));
+    out->group_id = (char *)group_id;
+    out->type = g ? GR_GSTORE_TYPE_SHARE : CONFIG_ONLY;
+    if (g) {
+        out->group_epoch = g->group_epoch;
+        out->assignment_epoch = g->assignment_epoch;
+        members_out(a, g, out);
+        tps_out(a, &g->initialized, &out->initialized);
+    }
+    size_t n = cf ? cf->n : 0;
+    out->configs = gr_arena_alloc(a, n * sizeof(*out->configs) + 1);
+    out->n_configs = (int32_t)n;
+    for (size_t i = 0; i < n; i++) out->configs[i] = (gr_gstore_config_t){cf->v[i].key, cf->v[i].value};
+}
+
+void gr_share_persist(gr_broker_t *b, const char *group_id, gr_share_wait_t *w) {
+    gr_sg_group_t g;
+    bool have = gr_share_group_export(b->share.groups, group_id, &g) == GR_ERR_NONE;
+    const gr_props_t *cf = gr_share_group_configs(b, group_id);
+    gr_gstore_cb *cb = w ? gr_share_wait_cb : NULL;
+    if (w) gr_share_wait_add(w);
+    if (!have && !cf) {
+        wait_queued(w, gr_gstore_delete(b->share.gstore, group_id, cb, w));
+        return;
+    }
+    gr_arena_t a;
+    gr_arena_init(&a);
+    gr_gstore_group_t rec;
+    record_build(&a, group_id, have ? &g : NULL, cf, &rec);
+    wait_queued(w, gr_gstore_put(b->share.gstore, &rec, cb, w));
+    gr_arena_free(&a);
+    if (have) gr_sg_group_free(&g);
+}
+
+/* Start-up: one stored record -> configs, then (share groups) the registry. */
+static void load_one(void *arg, const gr_gstore_group_t *rec) {
+    gr_broker_t *b = arg;
+    gr_props_t cf;
+    gr_props_init(&cf);
+    for (int32_t i = 0; i < rec->n_configs; i++) gr_props_set(&cf, rec->configs[i].name, rec->configs[i].value, 0);
+    gconf_replace(b, rec->group_id, &cf);
+    gr_props_free(&cf);
+    if (rec->type != GR_GSTORE_TYPE_SHARE) return;
+    gr_arena_t a;
+    gr_arena_init(&a);
+    gr_sg_group_t g = {.group_id = rec->group_id, .group_epoch = rec->group_epoch,
+                       .assignment_epoch = rec->assignment_epoch, .n_members = rec->n_members,
+                       .n_topics = rec->n_topics};
+    g.members = gr_arena_alloc(&a, (size_t)rec->n_members * sizeof(*g.members) + 1);
+    for (int32_t i = 0; i < rec->n_members; i++) {
+        const gr_gstore_member_t *m = &rec->members[i];
+        g.members[i] = (gr_sg_member_t){m->member_id, m->member_epoch, m->previous_epoch, m->client_id,
+                                        m->client_host, m->rack_id, m->subscribed, m->n_subscribed};
+        tps_in(&a, &m->assignment, &g.members[i].assignment);
+        tps_in(&a, &m->target, &g.members[i].target);
+    }
+    g.topics = gr_arena_alloc(&a, (size_t)rec->n_topics * sizeof(*g.topics) + 1);
+    for (int32_t i = 0; i < rec->n_topics; i++)
+        g.topics[i] = (gr_sg_topic_meta_t){rec->topics[i].name, rec->topics[i].topic_id, rec->topics[i].n_partitions};
+    tps_in(&a, &rec->initialized, &g.initialized);
+    gr_sgc_values_t v;
+    gr_share_group_values(b, rec->group_id, &v);
+    if (gr_share_group_import(b->share.groups, &g, gr_loop_now(b->loop), v.session_timeout_ms))
+        GR_ERROR("share", "stored share group %s is invalid; ignored", rec->group_id);
+    gr_arena_free(&a);
+}
+
+/* ------------------------------------------------------------------ initialization (§4.5) */
+
+void gr_share_initialize(gr_broker_t *b, const char *group_id, const gr_sg_assignment_t *parts,
+                         gr_share_wait_t *w, bool *changed) {
+    const gr_sg_group_t *view;
+    gr_sg_state_t st;
+    char e[128];
+    *changed = false;
+    if (gr_share_group_describe(b->share.groups, group_id, false, &view, &st, e, sizeof(e))) return;
+    int32_t state_epoch = view->group_epoch;
+    gr_err_t first = GR_ERR_NONE;
+    for (int32_t i = 0; i < parts->n_topics; i++) {
+        for (int32_t j = 0; j < parts->topics[i].n_partitions; j++) {
+            gr_sstore_key_t key = gr_sstore_key(group_id, parts->topics[i].topic_id, parts->topics[i].partitions[j]);
+            gr_sstore_state_t cur;
+            if (gr_sstore_read(b->share.sstore, &key, &cur) == GR_ERR_NONE) continue; /* state already there */
+            if (w) gr_share_wait_add(w);
+            gr_err_t err = gr_sstore_initialize(b->share.sstore, &key, state_epoch, -1, w ? gr_share_wait_cb : NULL, w);
+            wait_queued(w, err);
+            if (err && !first) first = err;
+        }
+    }
+    if (first) {
+        gr_share_group_init_failed(b->share.groups, group_id, parts);
+        return;
+    }
+    gr_share_group_mark_initialized(b->share.groups, group_id, parts, changed);
+}
+
+/* ------------------------------------------------------------------ member expiry (§4.6) */
+
+static void expiry_fire(gr_timer_t *t, int64_t now) {
+    gr_broker_t *b = t->data;
+    gr_sg_expired_t *ex = NULL;
+    int32_t n = gr_share_group_expire(b->share.groups, now, &ex);
+    for (int32_t i = 0; i < n; i++) {
+        GR_INFO("share", "member %s of share group %s expired (session timeout)", ex[i].member_id, ex[i].group_id);
+        gr_share_release_member(b, ex[i].group_id, ex[i].member_id);
+        gr_share_persist(b, ex[i].group_id, NULL);
+    }
+    gr_sg_expired_free(ex, n);
+    gr_share_rearm_expiry(b);
+}
+
+void gr_share_rearm_expiry(gr_broker_t *b) {
+    int64_t next = gr_share_group_next_deadline(b->share.groups);
+    if (next == INT64_MAX) {
+        gr_timer_stop(&b->share.expiry_timer);
+        return;
+    }
+    gr_timer_start(&b->share.expiry_timer, next - gr_loop_now(b->loop), 0);
+}
+
+/* ------------------------------------------------------------------ topics deleted */
+
+void gr_share_on_topic_deleted(gr_broker_t *b, const gr_uuid_t *topic_id) {
+    gr_share_group_registry_t *reg = b->share.groups;
+    for (int32_t i = 0; i < gr_share_group_count(reg); i++) {
+        char *gid = strdup(gr_share_group_id_at(reg, i));
+        if (!gid) abort();
+        bool changed = false;
+        gr_share_drop_partitions(b, gid, topic_id, -1);
+        gr_share_group_forget_topic(reg, gid, topic_id, &changed);
+        if (changed) gr_share_persist(b, gid, NULL);
+        free(gid);
+    }
+    size_t n = 0;
+    gr_err_t err = gr_sstore_delete_topic(b->share.sstore, NULL, 0, *topic_id, &n, NULL, NULL);
+    if (err) GR_ERROR("share", "deleting the share state of a deleted topic failed: %s", gr_err_str(err));
+    else if (n) GR_INFO("share", "deleted %zu share-partition state(s) of a deleted topic", n);
+}
+
+/* ------------------------------------------------------------------ open / close */
+
+static gr_err_t open_stores(gr_broker_t *b, char *errstr, size_t errstr_size) {
+    char dir[4096];
+    int64_t now = gr_clock_wall_ms();
+    gr_gstore_options_t go;
+    gr_gstore_options_default(&go);
+    go.flusher = b->flusher;
+    go.now_ms = now;
+    snprintf(dir, sizeof(dir), "%s/%s", b->cfg->log_dir, GR_GSTORE_DIR_NAME);
+    gr_err_t err = gr_gstore_open(dir, &go, &b->share.gstore, errstr, errstr_size);
+    if (err) return err;
+    gr_sstore_options_t so;
+    gr_sstore_options_default(&so);
+    so.flusher = b->flusher;
+    so.now_ms = now;
+    if (b->cfg->share.snapshot_update_records_per_snapshot > 0)
+        so.snapshot_every = (uint32_t)b->cfg->share.snapshot_update_records_per_snapshot;
+    snprintf(dir, sizeof(dir), "%s/%s", b->cfg->log_dir, GR_SSTORE_DIR_NAME);
+    return gr_sstore_open(dir, &so, &b->share.sstore, errstr, errstr_size);
+}
+
+gr_err_t gr_share_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
+    b->share.groups = gr_share_group_registry_new(&b->cfg->share);
+    b->share.gconfs = calloc(1, sizeof(*b->share.gconfs));
+    if (!b->share.gconfs) abort();
+    gr_timer_init(b->loop, &b->share.expiry_timer, expiry_fire, b);
+    int64_t t0 = gr_clock_mono_ms();
+    gr_err_t err = open_stores(b, errstr, errstr_size);
+    if (err) return err;
+    size_t n = gr_gstore_foreach(b->share.gstore, load_one, b);
+    gr_sstore_stats_t st;
+    gr_sstore_stats(b->share.sstore, &st);
+    GR_INFO("share", "loaded %d share group(s) (%zu record(s)) and %zu share-partition state(s) in %lld ms",
+            gr_share_group_count(b->share.groups), n, st.n_keys, (long long)(gr_clock_mono_ms() - t0));
+    gr_share_rearm_expiry(b);
+    return gr_share_data_open(b, errstr, errstr_size);
+}
+
+/* Called after the flusher is destroyed: every store callback has run. */
+void gr_share_close(gr_broker_t *b) {
+    if (!b->share.groups) return;
+    gr_share_data_close(b);
+    gr_timer_stop(&b->share.expiry_timer);
+    if (b->share.gstore) gr_gstore_close(b->share.gstore);
+    if (b->share.sstore) gr_sstore_close(b->share.sstore);
+    b->share.gstore = NULL;
+    b->share.sstore = NULL;
+    gr_share_group_registry_free(b->share.groups);
+    b->share.groups = NULL;
+    struct gr_share_gconfs *gc = b->share.gconfs;
+    for (size_t i = 0; gc && i < gc->n; i++) {
+        free(gc->v[i].group_id);
+        gr_props_free(&gc->v[i].props);
+    }
+    if (gc) free(gc->v);
+    free(gc);
+    b->share.gconfs = NULL;
+}

@@ -1,0 +1,106 @@
+/* In-memory share-partitions of the broker (the data side of share groups):
+ * the map (group id, topic id, partition) -> gr_sp_t, their lazy
+ * initialisation from the share-state store (spec §1.10), acquisition-lock
+ * timers (§1.4), durable acknowledgements (§3.4, §7.2) and the wake-up lists
+ * that delayed share fetches wait on (§2.7).
+ *
+ * Durability: every change an SP reports in its delta is written to the
+ * share-state store; an acknowledgement is answered only after its write is
+ * on disk (gr_share_wait_t counts the writes one request waits for). Lock
+ * expiry and session releases are written best effort (no one waits).
+ *
+ * @locality loop thread. */
+#ifndef GR_BROKER_SHARE_PARTS_H
+#define GR_BROKER_SHARE_PARTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "broker/partitions.h"
+#include "net/loop.h"
+#include "proto/codec.h"
+#include "share/group.h"
+#include "share/sp.h"
+
+typedef struct gr_broker gr_broker_t;
+typedef struct gr_share_part gr_share_part_t;
+
+/** A delayed share fetch waiting for an SP to change (ack, release, expiry,
+ *  removal). fn(arg) runs once per notify while linked; when the SP goes away
+ *  the waiter is unlinked before fn runs. */
+typedef struct gr_share_waiter {
+    struct gr_share_waiter *prev, *next;
+    void (*fn)(void *arg);
+    void *arg;
+    bool linked;
+} gr_share_waiter_t;
+
+struct gr_share_part {
+    gr_share_part_t *hnext; /* hash chain */
+    char *group;
+    gr_uuid_t topic_id;
+    int32_t partition;
+    gr_sp_t *sp;
+    gr_sp_delta_t delta;     /* changes not yet handed to the store */
+    gr_timer_t timer;        /* next acquisition-lock deadline */
+    gr_share_waiter_t waiters; /* list head */
+    gr_broker_t *b;
+};
+
+/** Counts the store writes one request waits for. Heap-allocated apart from
+ *  the request, because a cancelled request (client gone, shutdown) is freed
+ *  while its writes are still queued; the last completion frees it then. */
+typedef struct gr_share_wait gr_share_wait_t;
+
+/** New tracker; done(arg) runs (once) when the last pending write completes
+ *  after gr_share_wait_arm. */
+gr_share_wait_t *gr_share_wait_new(void (*done)(void *arg), void *arg);
+/** All writes are issued: returns true if none is pending (then done will
+ *  not be called and the caller answers itself; the tracker is freed). */
+bool gr_share_wait_arm(gr_share_wait_t *w);
+/** The request was answered without waiting (cancelled): error slots are no
+ *  longer touched and the last completion frees the tracker. */
+void gr_share_wait_detach(gr_share_wait_t *w);
+
+/** The SP of (group, topic, partition) if this broker has it in memory. */
+gr_share_part_t *gr_share_part_find(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition);
+
+/** The SP, initialised on first use (§1.10) from the state store or from
+ *  share.auto.offset.reset against the partition log p. Errors (wire codes):
+ *  COORDINATOR_NOT_AVAILABLE (store not open), UNKNOWN_SERVER_ERROR (corrupt
+ *  persisted state; the SP is not kept). Also applies the log start offset
+ *  (§1.8) to an SP already in memory. */
+gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p, gr_share_part_t **out);
+
+/** Effective SP configuration of the part's group (read at use time, §5.2). */
+void gr_share_part_conf(gr_share_part_t *part, gr_sp_conf_t *conf, gr_sgc_values_t *vals);
+
+/** Apply one partition's acknowledgements (§3.3-3.5). Returns the wire error
+ *  for AcknowledgeErrorCode when it is known at once. With NONE and something
+ *  to persist, a write is queued on w and *err_slot gets a storage error if
+ *  that write fails. errstr gets a reason on error. */
+gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_share_wait_t *w,
+                           int16_t *err_slot, char *errstr, size_t errstr_size);
+
+/** After an acquisition: re-arm the lock timer and write what the SP archived
+ *  meanwhile (records gone from the log, §1.8), best effort. */
+void gr_share_part_touched(gr_share_part_t *part);
+
+/** Waiters (delayed share fetches). */
+void gr_share_part_wait(gr_share_part_t *part, gr_share_waiter_t *w, void (*fn)(void *arg), void *arg);
+void gr_share_waiter_unlink(gr_share_waiter_t *w);
+
+/** Release the member's acquired records on every SP of the group (§1.3 rule 3),
+ *  persisting best effort and waking waiters. */
+void gr_share_parts_release_member(gr_broker_t *b, const char *group, const char *member);
+
+/** Forget SPs (see gr_share_drop_partitions in share_int.h); group NULL = all. */
+void gr_share_parts_drop(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition);
+
+/** Number of SPs in memory (tests, metrics). */
+size_t gr_share_parts_count(const gr_broker_t *b);
+
+gr_err_t gr_share_parts_open(gr_broker_t *b);
+void gr_share_parts_close(gr_broker_t *b);
+
+#endif
