@@ -1,0 +1,89 @@
+# Gregor: a front end over CMake. See README.md.
+#
+#   make            build (./build)
+#   make run        install missing build deps (apt), build, start gregord on 127.0.0.1:9092 (data in ./data)
+#   make test       install test deps, build with -Werror, run every ctest test (unit, integration, interop)
+#   make unit | integration | interop     one label only
+#   make test-ref   run the script tests against the reference Apache Kafka (validates the tests)
+#   make asan       ASan+UBSan build in ./build-asan, run every ctest test there
+#   make fuzz       clang/libFuzzer build in ./build-fuzz, run each fuzz target FUZZ_SECONDS (default 10)
+#   make bench      build and run the benchmarks
+#   make format     clang-format the C sources in place
+#   make install    cmake --install (PREFIX=/usr/local)
+#   make clean      remove build directories
+#
+# Variables: BUILD_TYPE (RelWithDebInfo), JOBS (nproc), FUZZ_SECONDS (10), CTEST_ARGS, PREFIX.
+
+SHELL        := /bin/bash
+BUILD_TYPE   ?= RelWithDebInfo
+JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 10
+PREFIX       ?= /usr/local
+CTEST_ARGS   ?=
+CMAKE        ?= cmake
+CTEST        ?= ctest
+
+.PHONY: all build configure run test unit integration interop test-ref deps test-deps \
+        asan fuzz bench format install clean
+
+all: build
+
+configure:
+	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+build: configure
+	$(CMAKE) --build build -j $(JOBS)
+
+deps:
+	bash scripts/install-deps.sh --build-only
+
+test-deps:
+	bash scripts/install-deps.sh
+
+run: deps build
+	bash scripts/run-gregord.sh
+
+test: test-deps
+	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DGR_WERROR=ON
+	$(CMAKE) --build build -j $(JOBS)
+	cd build && $(CTEST) --output-on-failure -j2 $(CTEST_ARGS)
+
+unit integration interop: build
+	cd build && $(CTEST) --output-on-failure -j2 -L '^$@$$' $(CTEST_ARGS)
+
+test-ref: test-deps
+	@pass=0; failed=0; \
+	for t in tests/integration/test_*.sh tests/interop/test_*.sh; do \
+	  [ -f "$$t" ] || continue; \
+	  grep -q 'gr_init' "$$t" || continue; \
+	  echo "=== $$t --ref"; \
+	  if bash "$$t" --ref; then pass=$$((pass+1)); else failed=$$((failed+1)); fi; \
+	done; \
+	echo "test-ref: $$pass passed, $$failed failed"; [ $$failed -eq 0 ]
+
+asan: test-deps
+	$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGR_WERROR=ON -DGR_ASAN=ON -DGR_UBSAN=ON
+	$(CMAKE) --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  $(CTEST) --output-on-failure -j2 $(CTEST_ARGS)
+
+fuzz:
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+bench: build
+	@if [ -x bench/run.sh ] || [ -f bench/run.sh ]; then bash bench/run.sh; \
+	else \
+	  found=0; for b in build/bench_*; do [ -x "$$b" ] || continue; found=1; echo "=== $$b"; "$$b" || exit 1; done; \
+	  [ $$found -eq 1 ] || echo "no benchmarks built (bench/bench_*.c)"; \
+	fi
+
+format:
+	@files=$$(git ls-files '*.c' '*.h' | grep -v '^build'); \
+	[ -z "$$files" ] || clang-format -i $$files
+
+install: build
+	$(CMAKE) --install build --prefix $(PREFIX)
+
+clean:
+	rm -rf build build-asan build-fuzz
