@@ -140,7 +140,7 @@ void gr_wbuf_reset(gr_wbuf_t *wb) {
 }
 
 uint8_t *gr_wbuf_reserve(gr_wbuf_t *wb, size_t n) {
-    if (wb->cap - wb->len < n) {
+    if (wb->cap - wb->len < n || !wb->mem) {
         size_t cap = wb->cap ? wb->cap : 256;
         while (cap - wb->len < n) cap *= 2;
         uint8_t *m = realloc(wb->mem, cap);

@@ -27,7 +27,7 @@ typedef struct gr_rbuf {
 
 static inline void gr_rbuf_init(gr_rbuf_t *rb, const void *p, size_t len) {
     rb->start = rb->pos = (const uint8_t *)p;
-    rb->end = rb->pos + len;
+    rb->end = p ? rb->pos + len : rb->pos; /* NULL + 0 is undefined behaviour */
     rb->err = GR_ERR_NONE;
     rb->why = NULL;
 }
