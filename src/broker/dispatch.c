@@ -20,6 +20,16 @@ static const gr_handler_t g_handlers[] = {
     {GR_API_IncrementalAlterConfigs, 0, 1, gr_h_incremental_alter_configs},
     {GR_API_DescribeCluster, 0, 2, gr_h_describe_cluster},
     {GR_API_DescribeTopicPartitions, 0, 0, gr_h_describe_topic_partitions},
+    {GR_API_ShareFetch, 1, 2, gr_h_share_fetch},
+    {GR_API_ShareAcknowledge, 1, 2, gr_h_share_acknowledge},
+    {GR_API_DescribeGroups, 0, 6, gr_h_describe_groups},
+    {GR_API_ListGroups, 0, 5, gr_h_list_groups},
+    {GR_API_DeleteGroups, 0, 3, gr_h_delete_groups},
+    {GR_API_ShareGroupHeartbeat, 1, 1, gr_h_share_group_heartbeat},
+    {GR_API_ShareGroupDescribe, 1, 1, gr_h_share_group_describe},
+    {GR_API_DescribeShareGroupOffsets, 0, 1, gr_h_describe_share_group_offsets},
+    {GR_API_AlterShareGroupOffsets, 0, 0, gr_h_alter_share_group_offsets},
+    {GR_API_DeleteShareGroupOffsets, 0, 0, gr_h_delete_share_group_offsets},
 };
 
 const gr_handler_t *gr_handler_find(int16_t api_key) {

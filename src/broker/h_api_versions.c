@@ -1,16 +1,43 @@
 /* ApiVersions (18): advertise exactly the handler table, plus the features
  * share consumers look for (share.version, as Apache Kafka 4.2 reports it). */
+#include <string.h>
+
 #include "broker/broker_int.h"
 #include "broker/handlers.h"
 #include "proto_msgs.h"
 
+/* Share-group APIs are advertised only while the finalized share.version is >= 1
+ * (spec §0); the feature table lives in broker.c. */
+static bool is_share_api(int16_t key) {
+    switch (key) {
+    case GR_API_ShareGroupHeartbeat:
+    case GR_API_ShareGroupDescribe:
+    case GR_API_ShareFetch:
+    case GR_API_ShareAcknowledge:
+    case GR_API_DescribeShareGroupOffsets:
+    case GR_API_AlterShareGroupOffsets:
+    case GR_API_DeleteShareGroupOffsets: return true;
+    default: return false;
+    }
+}
+
+static bool share_enabled(const gr_broker_t *b) {
+    size_t n;
+    const gr_broker_feature_t *fs = gr_broker_features(b, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(fs[i].name, "share.version")) return fs[i].finalized >= 1;
+    return false;
+}
+
 static void fill_api_keys(gr_req_t *req, gr_ApiVersionsResponse_t *resp, bool only_self) {
+    bool share = share_enabled(req->b);
     size_t n;
     const gr_handler_t *hs = gr_handlers(&n);
     resp->ApiKeys.v = gr_req_alloc(req, &gr_ApiVersionsResponse_ApiVersion_sd, (int32_t)n);
     resp->ApiKeys.n = 0;
     for (size_t i = 0; i < n; i++) {
         if (only_self && hs[i].api_key != GR_API_ApiVersions) continue;
+        if (!share && is_share_api(hs[i].api_key)) continue;
         gr_ApiVersionsResponse_ApiVersion_t *k = &resp->ApiKeys.v[resp->ApiKeys.n++];
         k->ApiKey = hs[i].api_key;
         k->MinVersion = hs[i].min_ver;

@@ -13,9 +13,11 @@
  *   not INVALID_CONFIG, as in Kafka (KAFKA-13609).
  * - BROKER_LOGGER (8): gregor has no per-logger levels; it is refused per resource with
  *   INVALID_REQUEST after Kafka's broker id checks.
- * - GROUP (32) and CLIENT_METRICS (16): not implemented yet. group_configs_* below is the
- *   seam for the share-group work; until then each such resource gets INVALID_REQUEST
- *   (Kafka's code for resource types a broker does not handle) and nothing else fails.
+ * - GROUP (32): share-group configs (spec §5.2), validated, stored and described by
+ *   h_group_configs.c; the alter path applies the ops here like for topics (the
+ *   controller's ConfigurationControlManager) and validates the whole resulting map.
+ * - CLIENT_METRICS (16): not implemented; such a resource gets INVALID_REQUEST (Kafka's
+ *   code for resource types a broker does not handle) and nothing else fails.
  * @locality loop thread. */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@
 #include "base/log.h"
 #include "broker/broker_int.h"
 #include "broker/handlers.h"
+#include "broker/share_coord.h"
 #include "proto_msgs.h"
 
 enum { RT_TOPIC = 2, RT_BROKER = 4, RT_BROKER_LOGGER = 8, RT_CLIENT_METRICS = 16, RT_GROUP = 32 };
@@ -131,7 +134,7 @@ static gr_err_t logger_target(gr_req_t *req, const char *name, char *errstr, siz
     return GR_ERR_INVALID_REQUEST;
 }
 
-/* The seam for GROUP (and CLIENT_METRICS) configs: the share-group work replaces these. */
+/* CLIENT_METRICS configs are not implemented. */
 static gr_err_t group_configs_unsupported(int8_t type, char *errstr, size_t sz) {
     snprintf(errstr, sz, "Resource type %s is not supported by this broker yet.", rtype_name(type));
     return GR_ERR_INVALID_REQUEST;
@@ -259,6 +262,38 @@ static void describe_broker(gr_req_t *req, const keyset_t *rs, bool cluster_defa
     }
 }
 
+/* GROUP resources: every share.* config, stored value or broker default. */
+typedef struct group_put {
+    gr_req_t *req;
+    const keyset_t *ks;
+    dcr_t *res;
+} group_put_t;
+
+static bool group_wanted(void *ctx, const char *name) { return key_wanted(((group_put_t *)ctx)->ks, name); }
+
+static void group_put(void *ctx, const gr_sgc_entry_t *g) {
+    group_put_t *gp = ctx;
+    gr_cfg_entry_t e;
+    memset(&e, 0, sizeof(e));
+    e.name = g->name;
+    e.value = g->value;
+    e.source = g->source;
+    e.type = g->type;
+    e.doc = g->doc;
+    e.read_only = g->read_only;
+    e.is_sensitive = g->is_sensitive;
+    e.n_synonyms = 1;
+    e.synonyms[0] = (gr_cfg_synonym_t){g->name, g->value, g->source};
+    put_entry(gp->req, &e, &gp->res->Configs.v[gp->res->Configs.n++]);
+}
+
+static gr_err_t describe_group(gr_req_t *req, const keyset_t *ks, const char *name, dcr_t *res, char *errstr,
+                               size_t sz) {
+    entries_alloc(req, res, gr_sgc_count());
+    group_put_t gp = {req, ks, res};
+    return gr_share_describe_group_configs(req->b, name, group_wanted, group_put, &gp, errstr, sz);
+}
+
 static gr_err_t describe_one(gr_req_t *req, const dres_t *rs, dcr_t *res, char *errstr, size_t sz) {
     char *name = gr_req_cstr(req, rs->ResourceName);
     bool cluster_default;
@@ -271,7 +306,7 @@ static gr_err_t describe_one(gr_req_t *req, const dres_t *rs, dcr_t *res, char *
         describe_broker(req, &ks, cluster_default, res);
         return GR_ERR_NONE;
     case RT_BROKER_LOGGER: return logger_target(req, name, errstr, sz);
-    case RT_GROUP:
+    case RT_GROUP: return describe_group(req, &ks, name, res, errstr, sz);
     case RT_CLIENT_METRICS: return group_configs_unsupported(rs->ResourceType, errstr, sz);
     default:
         snprintf(errstr, sz, "Unexpected resource type %s for resource %s", rtype_name(rs->ResourceType), name);
@@ -487,6 +522,24 @@ static gr_err_t alter_broker(gr_req_t *req, const alter_res_t *ar, bool incremen
     return err;
 }
 
+/* GROUP: like a topic, the ops apply to the stored overrides (AlterConfigs replaces them)
+ * and the whole resulting map is validated against the broker bounds. */
+static gr_err_t alter_group(gr_req_t *req, const alter_res_t *ar, bool incremental, bool validate_only, char *errstr,
+                            size_t sz) {
+    char *name = gr_req_cstr(req, ar->name);
+    const gr_props_t *cur = gr_share_group_configs(req->b, name);
+    gr_props_t map;
+    gr_props_init(&map);
+    gr_err_t err = GR_ERR_NONE;
+    if (incremental && cur) gr_props_copy(&map, cur);
+    if (incremental) err = apply_ops(req, ar, GR_CFG_SCOPE_TOPIC, &map, errstr, sz);
+    for (int32_t i = 0; !incremental && i < ar->n; i++)
+        gr_props_set(&map, gr_req_cstr(req, ar->items[i].key), gr_req_cstr(req, ar->items[i].value), 0);
+    if (!err) err = gr_share_alter_group_configs(req->b, name, &map, validate_only, errstr, sz);
+    gr_props_free(&map);
+    return err;
+}
+
 static gr_err_t alter_one(gr_req_t *req, const alter_res_t *ar, bool incremental, bool validate_only, char *errstr,
                           size_t sz) {
     if (ar->dup_resource) {
@@ -501,7 +554,7 @@ static gr_err_t alter_one(gr_req_t *req, const alter_res_t *ar, bool incremental
     case RT_BROKER_LOGGER:
         if (incremental) return logger_target(req, gr_req_cstr(req, ar->name), errstr, sz);
         break; /* legacy AlterConfigs never supported loggers */
-    case RT_GROUP:
+    case RT_GROUP: return alter_group(req, ar, incremental, validate_only, errstr, sz);
     case RT_CLIENT_METRICS: return group_configs_unsupported(ar->type, errstr, sz);
     default: break;
     }

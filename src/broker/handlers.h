@@ -37,5 +37,15 @@ void gr_h_describe_configs(gr_req_t *req);
 void gr_h_alter_configs(gr_req_t *req);
 void gr_h_incremental_alter_configs(gr_req_t *req);
 void gr_h_init_producer_id(gr_req_t *req);
+void gr_h_share_fetch(gr_req_t *req);
+void gr_h_share_acknowledge(gr_req_t *req);
+void gr_h_share_group_heartbeat(gr_req_t *req);
+void gr_h_share_group_describe(gr_req_t *req);
+void gr_h_list_groups(gr_req_t *req);
+void gr_h_describe_groups(gr_req_t *req);
+void gr_h_delete_groups(gr_req_t *req);
+void gr_h_describe_share_group_offsets(gr_req_t *req);
+void gr_h_alter_share_group_offsets(gr_req_t *req);
+void gr_h_delete_share_group_offsets(gr_req_t *req);
 
 #endif

@@ -1,6 +1,7 @@
 /* Parked requests: answered later (long polls, acks=all), listed so that a
  * closing connection or a shutdown can answer them at once. */
 #include "broker/broker_int.h"
+#include "broker/share_sessions.h"
 
 static void ensure_head(gr_broker_t *b) {
     if (!b->parked.park_next) b->parked.park_next = b->parked.park_prev = &b->parked;
@@ -37,6 +38,7 @@ static void cancel_matching(gr_broker_t *b, gr_conn_t *conn) {
 void gr_broker_on_close(void *ctx, gr_conn_t *conn) {
     gr_broker_t *b = ctx;
     cancel_matching(b, conn);
+    gr_share_sessions_on_close(b, conn); /* share sessions die with their connection (§2.3) */
 }
 
 void gr_broker_cancel_parked(gr_broker_t *b) { cancel_matching(b, NULL); }

@@ -179,8 +179,10 @@ static void members_out(gr_arena_t *a, const gr_sg_group_t *g, gr_gstore_group_t
     for (int32_t i = 0; i < g->n_members; i++) {
         const gr_sg_member_t *m = &g->members[i];
         gr_gstore_member_t *o = &out->members[i];
-        *o = (gr_gstore_member_t){m->member_id, m->member_epoch, m->previous_epoch, m->client_id, m->client_host,
-                                  m->rack_id,   m->subscribed,   m->n_subscribed};
+        *o = (gr_gstore_member_t){.member_id = m->member_id, .member_epoch = m->member_epoch,
+                                  .previous_epoch = m->previous_epoch, .client_id = m->client_id,
+                                  .client_host = m->client_host, .rack_id = m->rack_id,
+                                  .subscribed = m->subscribed, .n_subscribed = m->n_subscribed};
         tps_out(a, &m->assignment, &o->assignment);
         tps_out(a, &m->target, &o->target);
     }
@@ -245,8 +247,10 @@ static void load_one(void *arg, const gr_gstore_group_t *rec) {
     g.members = gr_arena_alloc(&a, (size_t)rec->n_members * sizeof(*g.members) + 1);
     for (int32_t i = 0; i < rec->n_members; i++) {
         const gr_gstore_member_t *m = &rec->members[i];
-        g.members[i] = (gr_sg_member_t){m->member_id, m->member_epoch, m->previous_epoch, m->client_id,
-                                        m->client_host, m->rack_id, m->subscribed, m->n_subscribed};
+        g.members[i] = (gr_sg_member_t){.member_id = m->member_id, .member_epoch = m->member_epoch,
+                                        .previous_epoch = m->previous_epoch, .client_id = m->client_id,
+                                        .client_host = m->client_host, .rack_id = m->rack_id,
+                                        .subscribed = m->subscribed, .n_subscribed = m->n_subscribed};
         tps_in(&a, &m->assignment, &g.members[i].assignment);
         tps_in(&a, &m->target, &g.members[i].target);
     }

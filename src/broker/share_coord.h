@@ -1,5 +1,5 @@
 /* Coordinator side of share groups, shared by its own files only: share_coord.c
- * (stores, expiry, persistence, initialization), share_coord_wait.c,
+ * (stores, expiry, persistence, initialization),
  * h_share_group.c, h_groups.c, h_share_offsets.c and h_group_configs.c.
  * The data side talks to it through share_int.h only.
  *
@@ -19,7 +19,7 @@
 #include "base/props.h"
 #include "broker/broker_int.h"
 
-/* ---- answering after durable writes (share_coord_wait.c) ---- */
+/* ---- answering after durable writes ---- */
 
 typedef struct gr_share_wait gr_share_wait_t;
 /** Called once every write completed, just before the response is sent; err is the
@@ -77,8 +77,9 @@ gr_err_t gr_share_describe_group_configs(gr_broker_t *b, const char *group_id,
                                          void (*put)(void *ctx, const gr_sgc_entry_t *e), void *ctx, char *errstr,
                                          size_t errstr_size);
 /** Validate the complete proposed override map of a group and, unless validate_only,
- *  store it (durably, w). INVALID_CONFIG / INVALID_REQUEST with errstr. */
+ *  store it durably (fsync before returning). INVALID_CONFIG / INVALID_REQUEST /
+ *  KAFKA_STORAGE_ERROR with errstr. */
 gr_err_t gr_share_alter_group_configs(gr_broker_t *b, const char *group_id, const gr_props_t *proposed,
-                                      bool validate_only, gr_share_wait_t *w, char *errstr, size_t errstr_size);
+                                      bool validate_only, char *errstr, size_t errstr_size);
 
 #endif

@@ -24,6 +24,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/uuid.h"
 #include "broker/broker_int.h"
 
 struct gr_share_parts {
@@ -33,7 +34,7 @@ struct gr_share_parts {
 
 /* ---------------------------------------------------------------- durable waits */
 
-struct gr_share_wait {
+struct gr_share_ackwait {
     int32_t pending; /* writes queued, +1 until armed */
     bool detached;
     void (*done)(void *arg);
@@ -41,12 +42,12 @@ struct gr_share_wait {
 };
 
 typedef struct wait_slot {
-    gr_share_wait_t *w;
+    gr_share_ackwait_t *w;
     int16_t *err; /* in the request arena: only while !w->detached */
 } wait_slot_t;
 
-gr_share_wait_t *gr_share_wait_new(void (*done)(void *arg), void *arg) {
-    gr_share_wait_t *w = calloc(1, sizeof(*w));
+gr_share_ackwait_t *gr_share_ackwait_new(void (*done)(void *arg), void *arg) {
+    gr_share_ackwait_t *w = calloc(1, sizeof(*w));
     if (!w) abort();
     w->pending = 1;
     w->done = done;
@@ -54,13 +55,13 @@ gr_share_wait_t *gr_share_wait_new(void (*done)(void *arg), void *arg) {
     return w;
 }
 
-static void wait_put(gr_share_wait_t *w) {
+static void wait_put(gr_share_ackwait_t *w) {
     if (--w->pending > 0) return;
     if (!w->detached) w->done(w->arg);
     free(w);
 }
 
-bool gr_share_wait_arm(gr_share_wait_t *w) {
+bool gr_share_ackwait_arm(gr_share_ackwait_t *w) {
     if (w->pending == 1) {
         free(w);
         return true;
@@ -69,12 +70,12 @@ bool gr_share_wait_arm(gr_share_wait_t *w) {
     return false;
 }
 
-void gr_share_wait_detach(gr_share_wait_t *w) { w->detached = true; }
+void gr_share_ackwait_detach(gr_share_ackwait_t *w) { w->detached = true; }
 
 static void slot_done(void *arg, gr_err_t err) {
     wait_slot_t *s = arg;
     if (err && !s->w->detached && *s->err == 0) *s->err = GR_ERR_KAFKA_STORAGE_ERROR;
-    gr_share_wait_t *w = s->w;
+    gr_share_ackwait_t *w = s->w;
     free(s);
     wait_put(w);
 }
@@ -247,7 +248,7 @@ void gr_share_waiter_unlink(gr_share_waiter_t *w) {
 
 /* ---------------------------------------------------------------- acknowledgements */
 
-gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_share_wait_t *w,
+gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_share_ackwait_t *w,
                            int16_t *err_slot, char *errstr, size_t errstr_size) {
     gr_sp_conf_t conf;
     gr_share_part_conf(part, &conf, NULL);
@@ -265,6 +266,46 @@ gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_
     notify(part); /* released records or freed capacity */
     if (err) snprintf(errstr, errstr_size, "share state could not be written");
     return err ? persister_error(err) : GR_ERR_NONE;
+}
+
+/* §3.3 batch validation, before anything else is looked at. */
+static bool acks_valid(const gr_sp_ack_batch_t *bt, size_t n, bool renew, char *errstr, size_t errstr_size) {
+    for (size_t i = 0; i < n; i++) {
+        const gr_sp_ack_batch_t *a = &bt[i];
+        const char *why = NULL;
+        if (a->first_offset > a->last_offset) why = "FirstOffset is greater than LastOffset";
+        else if (i > 0 && a->first_offset <= bt[i - 1].last_offset) why = "batches are not in ascending order";
+        else if (a->n_types == 0) why = "AcknowledgeTypes is empty";
+        else if (a->n_types > 1 && (int64_t)a->n_types - 1 != a->last_offset - a->first_offset)
+            why = "AcknowledgeTypes does not match the batch size";
+        for (size_t j = 0; !why && j < a->n_types; j++)
+            if (a->types[j] < 0 || a->types[j] > (renew ? 4 : 3)) why = "invalid AcknowledgeType";
+        if (why) {
+            snprintf(errstr, errstr_size, "Invalid acknowledgement batch: %s", why);
+            return false;
+        }
+    }
+    return true;
+}
+
+gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *member, const gr_uuid_t *topic_id,
+                                int32_t partition, const gr_sp_ack_batch_t *batches, size_t n, bool is_renew_ack,
+                                gr_share_ackwait_t *w, int16_t *err_slot, char *errstr, size_t errstr_size) {
+    errstr[0] = 0;
+    if (!acks_valid(batches, n, is_renew_ack, errstr, errstr_size)) return GR_ERR_INVALID_REQUEST;
+    const gr_meta_topic_t *mt = gr_meta_topic_find_id(b->meta, topic_id);
+    if (!mt) return GR_ERR_UNKNOWN_TOPIC_ID;
+    if (!gr_parts_find_id(b->parts, topic_id, partition)) return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    if (n == 0) return GR_ERR_NONE;
+    gr_share_part_t *part = gr_share_part_find(b, group, topic_id, partition);
+    if (!part) {
+        snprintf(errstr, errstr_size, "The share partition is not initialized on this broker.");
+        return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    }
+    gr_sgc_values_t vals;
+    gr_share_group_values(b, group, &vals);
+    gr_sp_ack_req_t ar = {member, batches, n, is_renew_ack, vals.renew_acknowledge_enable};
+    return gr_share_part_ack(part, &ar, w, err_slot, errstr, errstr_size);
 }
 
 /* ---------------------------------------------------------------- initialisation */
@@ -396,6 +437,15 @@ void gr_share_parts_drop(gr_broker_t *b, const char *group, const gr_uuid_t *top
             part_free(part);
         }
     }
+}
+
+void gr_share_parts_evict_group(gr_broker_t *b, const char *group) {
+    gr_share_parts_t *ps = b->share.parts;
+    if (!ps) return;
+    for (size_t i = 0; i < ps->n_buckets; i++)
+        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext)
+            if (!strcmp(part->group, group)) part_write_bg(part);
+    gr_share_parts_drop(b, group, NULL, -1);
 }
 
 size_t gr_share_parts_count(const gr_broker_t *b) { return b->share.parts ? b->share.parts->n : 0; }

@@ -6,7 +6,7 @@
  *
  * Durability: every change an SP reports in its delta is written to the
  * share-state store; an acknowledgement is answered only after its write is
- * on disk (gr_share_wait_t counts the writes one request waits for). Lock
+ * on disk (gr_share_ackwait_t counts the writes one request waits for). Lock
  * expiry and session releases are written best effort (no one waits).
  *
  * @locality loop thread. */
@@ -50,17 +50,17 @@ struct gr_share_part {
 /** Counts the store writes one request waits for. Heap-allocated apart from
  *  the request, because a cancelled request (client gone, shutdown) is freed
  *  while its writes are still queued; the last completion frees it then. */
-typedef struct gr_share_wait gr_share_wait_t;
+typedef struct gr_share_ackwait gr_share_ackwait_t;
 
 /** New tracker; done(arg) runs (once) when the last pending write completes
- *  after gr_share_wait_arm. */
-gr_share_wait_t *gr_share_wait_new(void (*done)(void *arg), void *arg);
+ *  after gr_share_ackwait_arm. */
+gr_share_ackwait_t *gr_share_ackwait_new(void (*done)(void *arg), void *arg);
 /** All writes are issued: returns true if none is pending (then done will
  *  not be called and the caller answers itself; the tracker is freed). */
-bool gr_share_wait_arm(gr_share_wait_t *w);
+bool gr_share_ackwait_arm(gr_share_ackwait_t *w);
 /** The request was answered without waiting (cancelled): error slots are no
  *  longer touched and the last completion frees the tracker. */
-void gr_share_wait_detach(gr_share_wait_t *w);
+void gr_share_ackwait_detach(gr_share_ackwait_t *w);
 
 /** The SP of (group, topic, partition) if this broker has it in memory. */
 gr_share_part_t *gr_share_part_find(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition);
@@ -79,8 +79,17 @@ void gr_share_part_conf(gr_share_part_t *part, gr_sp_conf_t *conf, gr_sgc_values
  *  for AcknowledgeErrorCode when it is known at once. With NONE and something
  *  to persist, a write is queued on w and *err_slot gets a storage error if
  *  that write fails. errstr gets a reason on error. */
-gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_share_wait_t *w,
+gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_share_ackwait_t *w,
                            int16_t *err_slot, char *errstr, size_t errstr_size);
+
+/** One partition's acknowledgements of a ShareFetch/ShareAcknowledge, checked
+ *  in the spec's order (§3.3): malformed batches -> INVALID_REQUEST, unknown
+ *  topic id -> UNKNOWN_TOPIC_ID, unknown partition or no SP in memory ->
+ *  UNKNOWN_TOPIC_OR_PARTITION, then gr_share_part_ack. is_renew_ack: v2 with
+ *  IsRenewAck=true (type 4 allowed). */
+gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *member, const gr_uuid_t *topic_id,
+                                int32_t partition, const gr_sp_ack_batch_t *batches, size_t n, bool is_renew_ack,
+                                gr_share_ackwait_t *w, int16_t *err_slot, char *errstr, size_t errstr_size);
 
 /** After an acquisition: re-arm the lock timer and write what the SP archived
  *  meanwhile (records gone from the log, §1.8), best effort. */
@@ -96,6 +105,10 @@ void gr_share_parts_release_member(gr_broker_t *b, const char *group, const char
 
 /** Forget SPs (see gr_share_drop_partitions in share_int.h); group NULL = all. */
 void gr_share_parts_drop(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition);
+
+/** Write what each SP of the group has pending, then forget them (the last
+ *  session of the group on this broker is gone, §2.3). */
+void gr_share_parts_evict_group(gr_broker_t *b, const char *group);
 
 /** Number of SPs in memory (tests, metrics). */
 size_t gr_share_parts_count(const gr_broker_t *b);

@@ -269,7 +269,7 @@ gr_err_t gr_producer_send(gr_producer_t *p, const char *topic, int32_t partition
     if (!pt) pt = add_topic(p, topic);
     if (pt->n_parts == 0 && (err = await_topic(p, pt))) return err;
     sync_partitions(pt);
-    int32_t part;
+    int32_t part = 0;
     if ((err = pick_partition(p, pt, partition, key, key_len, size, &part))) return err;
     gr__ppart_t *pp = pt->parts[part];
     if (pp->open && pp->open->bb.records.len + size + GR_RECORD_BATCH_OVERHEAD > (size_t)p->batch_size)

@@ -21,6 +21,7 @@ void *gr__sp_xrealloc(void *p, size_t nmemb, size_t size) {
 
 size_t gr__sp_lower_bound(const gr_sp_t *sp, int64_t off) {
     size_t lo = 0, hi = sp->n;
+    if (!hi) return 0;
     const gr__sp_rng_t *r = sp->r + sp->head;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;

@@ -1,0 +1,53 @@
+/* GROUP (resource type 32) configs for DescribeConfigs / AlterConfigs /
+ * IncrementalAlterConfigs (spec §5.2). The wire side stays in h_configs.c;
+ * this file validates against the broker bounds (gr_sgc_validate), stores the
+ * overrides in the group store and describes them (gr_sgc_describe).
+ *
+ * Like Kafka, a group's configs do not need the group to exist and do not
+ * create it. An alter is made durable before the handler answers: it is rare,
+ * so the group store is fsynced right away on the loop thread instead of
+ * parking the request.
+ * @locality loop thread. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "broker/share_coord.h"
+
+gr_err_t gr_share_describe_group_configs(gr_broker_t *b, const char *group_id,
+                                         bool (*wanted)(void *ctx, const char *name),
+                                         void (*put)(void *ctx, const gr_sgc_entry_t *e), void *ctx, char *errstr,
+                                         size_t errstr_size) {
+    if (!*group_id) {
+        snprintf(errstr, errstr_size, "Group name must not be empty.");
+        return GR_ERR_INVALID_REQUEST;
+    }
+    size_t n = gr_sgc_count();
+    gr_sgc_entry_t *es = calloc(n, sizeof(*es));
+    if (!es) abort();
+    gr_sgc_describe(gr_share_group_configs(b, group_id), &b->cfg->share, es);
+    for (size_t i = 0; i < n; i++)
+        if (wanted(ctx, es[i].name)) put(ctx, &es[i]);
+    free(es);
+    return GR_ERR_NONE;
+}
+
+gr_err_t gr_share_alter_group_configs(gr_broker_t *b, const char *group_id, const gr_props_t *proposed,
+                                      bool validate_only, char *errstr, size_t errstr_size) {
+    if (!*group_id) {
+        snprintf(errstr, errstr_size, "Group name must not be empty.");
+        return GR_ERR_INVALID_REQUEST;
+    }
+    gr_err_t err = gr_sgc_validate(proposed, &b->cfg->share, errstr, errstr_size);
+    if (err || validate_only) return err;
+    gr_share_group_configs_set(b, group_id, proposed, NULL);
+    err = gr_gstore_sync(b->share.gstore);
+    if (err) {
+        GR_ERROR("share", "group configs of %s could not be made durable: %s", group_id, gr_err_str(err));
+        snprintf(errstr, errstr_size, "The group configs could not be stored.");
+        return GR_ERR_KAFKA_STORAGE_ERROR;
+    }
+    GR_INFO("configs", "group %s configs altered (%zu override(s))", group_id, proposed->n);
+    return GR_ERR_NONE;
+}
