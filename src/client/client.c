@@ -303,3 +303,9 @@ void gr__client_abandon(gr__client_t *cl, void *opaque) {
 }
 
 void gr__client_set_auto_create(gr__client_t *cl, bool on) { cl->auto_create = on; }
+
+size_t gr__client_brokers(gr__client_t *cl, int32_t *ids, size_t max) {
+    size_t n = 0;
+    for (size_t i = cl->n_bootstrap; i < cl->n_nodes && n < max; i++) ids[n++] = gr__node_id(cl->nodes[i]);
+    return n;
+}

@@ -99,6 +99,8 @@ gr__node_t *gr__client_any_node(gr__client_t *cl);
 /** Why no broker could be reached: the last connection errors, for messages. */
 const char *gr__client_unreachable_reason(gr__client_t *cl, char *buf, size_t size);
 
+/** Broker ids known from metadata (up to max), returns how many. */
+size_t gr__client_brokers(gr__client_t *cl, int32_t *ids, size_t max);
 /** Cached topic, or NULL. */
 gr__mtopic_t *gr__client_topic(gr__client_t *cl, const char *name);
 /** Add name to the topics the client keeps metadata for (the producer's topics). */

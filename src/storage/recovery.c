@@ -224,6 +224,7 @@ static bool open_active_clean(gr_plog_t *plog, const rec_ckpt_t *rc) {
     gr__seg_t *seg = plog->segs[plog->n_segs - 1];
     if (!rc->clean || seg->base != rc->base || seg->size != rc->size) return false;
     if (seg->size == 0 && rc->end == seg->base) { /* empty active segment: nothing to index */
+        seg->next_offset = seg->base;
         seg->ix_loaded = true;
         return true;
     }

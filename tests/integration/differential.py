@@ -1,0 +1,718 @@
+#!/usr/bin/env python3
+"""Differential test: the same scenarios against Apache Kafka and against gregord.
+
+  differential.py observe BOOTSTRAP OUT.json
+        run every scenario against one broker and write what a client observes as JSON
+        (raw values: nothing is normalized here, so the file is evidence on its own).
+  differential.py diff REF.json GREGORD.json [REPORT.txt]
+        compare the two observations scenario by scenario; every difference must match
+        an entry of ALLOW (path glob, rule, one-line reason; docs/compatibility-differential.md
+        lists them). Prints "ok   - <scenario>" / "FAIL - <scenario>" per scenario, then the
+        unexplained differences, then "diff summary: ..." ; exit status 1 on any.
+  differential.py allowlist
+        print the allow-list (for docs/compatibility-differential.md).
+
+Requests are raw frames (tests/integration/kwire.py for flexible versions,
+tests/integration/produce_fetch_wire.py for Produce v8 / Fetch v11 / ListOffsets /
+DeleteRecords); confluent-kafka (librdkafka) produces and consumes in scenario 4.
+Both brokers must run with auto.create.topics.enable=false and node.id=1
+(tests/integration/test_differential.sh starts them).
+"""
+import fnmatch
+import hashlib
+import json
+import os
+import sys
+import time
+import uuid as uuidmod
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kwire as kw  # noqa: E402
+import produce_fetch_wire as pfw  # noqa: E402
+from kwire import TAGS, boolean, carr, cstr, i8, i16, i32, i64  # noqa: E402
+
+T0 = 1700000000000  # record timestamps (fixed, so stored batches are byte-identical)
+
+
+def hexid(u):
+    return u.hex() if isinstance(u, (bytes, bytearray)) else u
+
+
+# ====================================================================== request helpers
+class Broker:
+    def __init__(self, boot):
+        self.boot = boot
+        self.fc = kw.Conn(boot, client_id="gr-diff")   # flexible / any
+        self.cc = pfw.Conn(boot)                       # classic (Produce v8, Fetch v11, ...)
+
+    # ---------------------------------------------------------------- metadata v12
+    def metadata(self, topics=None, ids=None, auto=False, ops=False):
+        """topics: list of names, None for all; ids: list of topic-id bytes (name null)."""
+        if topics is None and ids is None:
+            t = carr(None, None)
+        else:
+            items = [(kw.ZERO_UUID, n) for n in (topics or [])] + [(u, None) for u in (ids or [])]
+            t = carr(items, lambda x: x[0] + cstr(x[1]) + TAGS)
+        r = self.fc.call(3, 12, t + boolean(auto) + boolean(ops) + TAGS)
+        out = {"throttle_ms": r.i32()}
+        out["brokers"] = r.carr(lambda r: dict(node_id=r.i32(), host=r.cstr(), port=r.i32(), rack=r.cstr(),
+                                               _t=r.tags()))
+        for b in out["brokers"]:
+            b.pop("_t")
+        out["cluster_id"] = r.cstr()
+        out["controller_id"] = r.i32()
+
+        def part(r):
+            d = dict(error=r.i16(), index=r.i32(), leader=r.i32(), leader_epoch=r.i32(),
+                     replicas=r.carr(lambda r: r.i32()), isr=r.carr(lambda r: r.i32()),
+                     offline=r.carr(lambda r: r.i32()))
+            r.tags()
+            return d
+
+        def topic(r):
+            d = dict(error=r.i16(), name=r.cstr(), topic_id=hexid(r.uuid()), internal=r.boolean(),
+                     partitions=r.carr(part), authorized_ops=r.i32())
+            r.tags()
+            return d
+        out["topics"] = r.carr(topic)
+        r.tags()
+        return out
+
+    def wait_leader(self, name, partitions=1, secs=20):
+        """Apache Kafka needs a moment before it leads a new partition: poll Metadata + ListOffsets."""
+        deadline = time.time() + secs
+        while time.time() < deadline:
+            md = self.metadata([name])
+            t = md["topics"][0]
+            if t["error"] == 0 and len(t["partitions"]) == partitions and all(p["leader"] >= 0 for p in t["partitions"]):
+                if all(pfw.list_offsets(self.cc, name, -1, parts=(p,))[0]["err"] == 0 for p in range(partitions)):
+                    return True
+            time.sleep(0.1)
+        return False
+
+    # ---------------------------------------------------------------- CreateTopics v7
+    def create_topics(self, topics, validate_only=False, timeout_ms=30000):
+        """topics: list of dicts name, partitions=1, rf=-1, configs={}, assignments=None."""
+        def enc(t):
+            asg = t.get("assignments")
+            a = carr(list(enumerate(asg)) if asg else [],
+                     lambda ia: i32(ia[0]) + carr(ia[1], i32) + TAGS)
+            cfg = list((t.get("configs") or {}).items())
+            return (cstr(t["name"]) + i32(t.get("partitions", 1)) + i16(t.get("rf", -1)) + a +
+                    carr(cfg, lambda kv: cstr(kv[0]) + cstr(kv[1]) + TAGS) + TAGS)
+        r = self.fc.call(19, 7, carr(topics, enc) + i32(timeout_ms) + boolean(validate_only) + TAGS)
+        throttle = r.i32()
+
+        def res(r):
+            d = dict(name=r.cstr(), topic_id=hexid(r.uuid()), error=r.i16(), message=r.cstr(),
+                     num_partitions=r.i32(), replication_factor=r.i16())
+            cfgs = r.carr(lambda r: (r.cstr(), r.cstr(), r.boolean(), r.i8(), r.boolean(), r.tags()))
+            d["configs"] = None if cfgs is None else {c[0]: dict(value=c[1], read_only=c[2], source=c[3],
+                                                                 sensitive=c[4]) for c in cfgs}
+            # tagged: TopicConfigErrorCode (tag 0)
+            for _ in range(r.uvarint()):
+                tag, size = r.uvarint(), r.uvarint()
+                if tag == 0:
+                    d["topic_config_error"] = r.i16()
+                else:
+                    r.p += size
+            return d
+        out = r.carr(res)
+        r.tags()
+        return throttle, out
+
+    def create1(self, **t):
+        validate = t.pop("validate_only", False)
+        return self.create_topics([t], validate_only=validate)[1][0]
+
+    # ---------------------------------------------------------------- DeleteTopics v6
+    def delete_topics(self, names=(), ids=()):
+        items = [(n, kw.ZERO_UUID) for n in names] + [(None, u) for u in ids]
+        r = self.fc.call(20, 6, carr(items, lambda x: cstr(x[0]) + x[1] + TAGS) + i32(30000) + TAGS)
+        r.i32()
+        out = r.carr(lambda r: dict(name=r.cstr(), topic_id=hexid(r.uuid()), error=r.i16(), message=r.cstr(),
+                                    _t=r.tags()))
+        for d in out:
+            d.pop("_t")
+        return out
+
+    # ---------------------------------------------------------------- CreatePartitions v3
+    def create_partitions(self, name, count, validate_only=False):
+        t = cstr(name) + i32(count) + carr(None, None) + TAGS
+        r = self.fc.call(37, 3, carr([t], lambda x: x) + i32(30000) + boolean(validate_only) + TAGS)
+        r.i32()
+        out = r.carr(lambda r: dict(name=r.cstr(), error=r.i16(), message=r.cstr(), _t=r.tags()))
+        out[0].pop("_t")
+        return out[0]
+
+    # ---------------------------------------------------------------- InitProducerId v4
+    def init_pid(self, txn_id=None, pid=-1, epoch=-1):
+        r = self.fc.call(22, 4, cstr(txn_id) + i32(60000) + i64(pid) + i16(epoch) + TAGS)
+        d = dict(throttle_ms=r.i32(), error=r.i16(), producer_id=r.i64(), producer_epoch=r.i16())
+        r.tags()
+        return d
+
+    # ---------------------------------------------------------------- DescribeConfigs v4
+    def describe_configs(self, rtype, name, keys=None, synonyms=True, docs=False):
+        res = i8(rtype) + cstr(name) + carr(keys, cstr) + TAGS
+        r = self.fc.call(32, 4, carr([res], lambda x: x) + boolean(synonyms) + boolean(docs) + TAGS)
+        r.i32()
+
+        def cfg(r):
+            name, value, ro, src, sens = r.cstr(), r.cstr(), r.boolean(), r.i8(), r.boolean()
+            syn = r.carr(lambda r: (r.cstr(), r.cstr(), r.i8(), r.tags())[:3])
+            ctype, doc = r.i8(), r.cstr()
+            r.tags()
+            return name, dict(value=value, read_only=ro, source=src, sensitive=sens,
+                              synonyms=[list(s) for s in syn], type=ctype, doc_present=doc is not None)
+
+        def result(r):
+            d = dict(error=r.i16(), message=r.cstr(), resource_type=r.i8(), resource_name=r.cstr())
+            cfgs = r.carr(cfg)
+            d["configs"] = dict(cfgs)
+            r.tags()
+            return d
+        out = r.carr(result)
+        r.tags()
+        return out[0]
+
+    # ---------------------------------------------------------------- IncrementalAlterConfigs v1
+    def incremental_alter(self, rtype, name, ops, validate_only=False):
+        """ops: list of (name, op, value); op 0 SET, 1 DELETE, 2 APPEND, 3 SUBTRACT."""
+        res = i8(rtype) + cstr(name) + carr(ops, lambda o: cstr(o[0]) + i8(o[1]) + cstr(o[2]) + TAGS) + TAGS
+        r = self.fc.call(44, 1, carr([res], lambda x: x) + boolean(validate_only) + TAGS)
+        r.i32()
+        out = r.carr(lambda r: dict(error=r.i16(), message=r.cstr(), resource_type=r.i8(),
+                                    resource_name=r.cstr(), _t=r.tags()))
+        out[0].pop("_t")
+        return out[0]
+
+    # ---------------------------------------------------------------- AlterConfigs v2
+    def alter_configs(self, rtype, name, configs, validate_only=False):
+        res = i8(rtype) + cstr(name) + carr(list(configs.items()), lambda kv: cstr(kv[0]) + cstr(kv[1]) + TAGS) + TAGS
+        r = self.fc.call(33, 2, carr([res], lambda x: x) + boolean(validate_only) + TAGS)
+        r.i32()
+        out = r.carr(lambda r: dict(error=r.i16(), message=r.cstr(), resource_type=r.i8(),
+                                    resource_name=r.cstr(), _t=r.tags()))
+        out[0].pop("_t")
+        return out[0]
+
+    # ---------------------------------------------------------------- FindCoordinator v4
+    def find_coordinator(self, key_type, keys):
+        r = self.fc.call(10, 4, i8(key_type) + carr(keys, cstr) + TAGS)
+        r.i32()
+        out = r.carr(lambda r: dict(key=r.cstr(), node_id=r.i32(), host=r.cstr(), port=r.i32(), error=r.i16(),
+                                    message=r.cstr(), _t=r.tags()))
+        for d in out:
+            d.pop("_t")
+        return out
+
+    # ---------------------------------------------------------------- ApiVersions
+    def api_versions(self, version=3):
+        # versions >= 3 are sent as a client would: flexible header v2 + body (also v127)
+        body = cstr("gr-diff") + cstr("1.0") + TAGS if version >= 3 else b""
+        self.fc.send(18, version, body, flexible=version >= 3)
+        r = self.fc.recv(False)  # ApiVersions responses use header v0
+        d = {"error": r.i16()}
+        if 3 <= version <= 4 and d["error"] == 0:
+            keys = r.carr(lambda r: (r.i16(), r.i16(), r.i16(), r.tags())[:3])
+        else:
+            keys = r.arr(lambda r: (r.i16(), r.i16(), r.i16()))
+        d["apis"] = {str(k): [lo, hi] for k, lo, hi in keys}
+        if version >= 1 and r.p < len(r.b):
+            d["throttle_ms"] = r.i32()
+        if 3 <= version <= 4 and r.p < len(r.b):
+            for _ in range(r.uvarint()):
+                tag, size = r.uvarint(), r.uvarint()
+                if tag == 0:
+                    d["supported_features"] = {f[0]: [f[1], f[2]] for f in
+                                               r.carr(lambda r: (r.cstr(), r.i16(), r.i16(), r.tags())[:3])}
+                elif tag == 1:
+                    d["finalized_features_epoch"] = r.i64()
+                elif tag == 2:  # name, max level, min level
+                    d["finalized_features"] = {f[0]: {"min": f[2], "max": f[1]} for f in
+                                               r.carr(lambda r: (r.cstr(), r.i16(), r.i16(), r.tags())[:3])}
+                elif tag == 3:
+                    d["zk_migration_ready"] = r.boolean()
+                else:
+                    d.setdefault("unknown_tags", []).append(tag)
+                    r.p += size
+        return d
+
+
+def produce_obs(r):
+    return dict(error=r["err"], base_offset=r["base"], log_append_time=r["log_append_time"],
+                log_start=r["log_start"], record_errors=r["record_errors"], message=r["msg"])
+
+
+def fetch_obs(f):
+    p = f["parts"][0]
+    recs = p["records"] or b""
+    return dict(top_error=f["err"], session_id=f["session_id"], error=p["err"], high_watermark=p["hwm"],
+                last_stable=p["lso"], log_start=p["log_start"], aborted=p["aborted"], preferred_replica=p["pref"],
+                batches=[list(b) for b in pfw.batch_offsets(recs)],
+                records_sha256=hashlib.sha256(recs).hexdigest() if recs else None)
+
+
+def lo_obs(lst):
+    x = lst[0]
+    return dict(error=x["err"], timestamp=x["ts"], offset=x["offset"], leader_epoch=x["epoch"])
+
+
+# ====================================================================== scenarios
+def s_apiversions(b):
+    o = {}
+    v3 = b.api_versions(3)
+    o["v3"] = v3
+    v4 = b.api_versions(4)
+    o["v4"] = dict(error=v4["error"], same_apis_as_v3=v4["apis"] == v3["apis"],
+                   supported_features=v4.get("supported_features"), finalized_features=v4.get("finalized_features"))
+    bad = b.api_versions(127)
+    o["v127_unsupported"] = dict(error=bad["error"], apiversions_entry=bad["apis"].get("18"))
+    v0 = b.api_versions(0)
+    o["v0"] = dict(error=v0["error"], same_apis_as_v3=v0["apis"] == v3["apis"])
+    return o
+
+
+def s_metadata(b):
+    o = {}
+    for name, n in (("diff-md3", 3), ("diff-md1", 1)):
+        r = b.create1(name=name, partitions=n)
+        o["create_" + name] = dict(error=r["error"], message=r["message"])
+        o["ready_" + name] = b.wait_leader(name, n)
+    md = b.metadata(["diff-md3", "diff-md1", "diff-md-unknown", "bad name!", "x" * 250, "..", ""], auto=True)
+    ids = {t["name"]: t["topic_id"] for t in md["topics"]}
+    o["named"] = by_name(md)
+    o["empty_list"] = b.metadata([], auto=False)
+    everything = b.metadata(None)
+    o["all_topics"] = sorted([t["name"], t["internal"], t["error"]] for t in everything["topics"])
+    with_ops = b.metadata(["diff-md1"], ops=True)
+    o["authorized_ops"] = with_ops["topics"][0]["authorized_ops"]
+    unknown = uuidmod.uuid4().hex
+    by_id = b.metadata(ids=[bytes.fromhex(ids["diff-md1"]), bytes.fromhex(unknown)])
+    o["by_id"] = {("diff-md1's id" if t["topic_id"] == ids["diff-md1"] else "a random id" if t["topic_id"] == unknown
+                   else "other id"): dict(error=t["error"], name=t["name"], partitions=len(t["partitions"]))
+                  for t in by_id["topics"]}
+    o["named_auto_false"] = by_name(b.metadata(["diff-md-unknown"], auto=False))["topics"]
+    return o
+
+
+def by_name(md):
+    """Topic order in a Metadata answer carries no meaning (Kafka's follows a hash set): key by name."""
+    md = dict(md)
+    md["topics"] = {"%s" % t["name"] if t["name"] is not None else "<null name>": t for t in md["topics"]}
+    return md
+
+
+def s_admin(b):
+    o = {}
+    o["validate_only"] = b.create1(name="diff-ct-v", partitions=2, configs={"retention.ms": "1000"},
+                                   validate_only=True)
+    o["validate_only_then_metadata"] = b.metadata(["diff-ct-v"])["topics"][0]["error"]
+    o["rf3"] = b.create1(name="diff-ct-rf", partitions=1, rf=3)
+    o["rf0"] = b.create1(name="diff-ct-rf0", partitions=1, rf=0)
+    o["partitions0"] = b.create1(name="diff-ct-p0", partitions=0)
+    o["partitions_neg2"] = b.create1(name="diff-ct-pn", partitions=-2)
+    o["defaults"] = b.create1(name="diff-ct-def", partitions=-1, rf=-1)
+    bad_cfgs = {
+        "unknown_name": {"foo.bar": "1"},
+        "not_a_number": {"retention.ms": "abc"},
+        "below_min": {"segment.bytes": "100"},
+        "bad_enum": {"message.timestamp.type": "Bogus"},
+        "bad_cleanup": {"cleanup.policy": "bogus"},
+        "negative_max_message": {"max.message.bytes": "-1"},
+        "null_value": None,
+    }
+    for k, cfg in bad_cfgs.items():
+        if cfg is None:
+            # a config with a null value (CreateTopics allows a nullable value only in requests)
+            t = (cstr("diff-ct-null") + i32(1) + i16(-1) + carr([], None) +
+                 carr([("retention.ms", None)], lambda kv: cstr(kv[0]) + cstr(kv[1]) + TAGS) + TAGS)
+            r = b.fc.call(19, 7, carr([t], lambda x: x) + i32(30000) + boolean(False) + TAGS)
+            r.i32()
+            res = r.carr(lambda r: (r.cstr(), hexid(r.uuid()), r.i16(), r.cstr()))
+            o["config_" + k] = dict(error=res[0][2], message=res[0][3], topic_id=res[0][1])
+            continue
+        o["config_" + k] = b.create1(name="diff-ct-c-" + k.replace("_", "-"), configs=cfg)
+    o["bad_name"] = b.create1(name="bad name!")
+    o["long_name"] = b.create1(name="y" * 250)
+    o["dot_name"] = b.create1(name=".")
+    o["bad_assignment_broker"] = b.create1(name="diff-ct-asg", partitions=-1, rf=-1, assignments=[[7]])
+    o["partitions_and_assignment"] = b.create1(name="diff-ct-asg2", partitions=2, rf=-1, assignments=[[1]])
+    o["duplicate_in_request"] = b.create_topics([{"name": "diff-ct-dup"}, {"name": "diff-ct-dup"}])[1]
+    first = b.create1(name="diff-ct-exists", partitions=3)
+    o["create_ok"] = first
+    b.wait_leader("diff-ct-exists", 3)
+    o["existing"] = b.create1(name="diff-ct-exists")
+    # DeleteTopics
+    o["delete_unknown"] = b.delete_topics(["diff-ct-nope"])
+    o["delete_unknown_id"] = b.delete_topics(ids=[uuidmod.UUID(int=12345).bytes])
+    # CreatePartitions
+    o["cp_decrease"] = b.create_partitions("diff-ct-exists", 2)
+    o["cp_same"] = b.create_partitions("diff-ct-exists", 3)
+    o["cp_validate"] = b.create_partitions("diff-ct-exists", 5, validate_only=True)
+    o["cp_unknown"] = b.create_partitions("diff-ct-nope", 5)
+    o["cp_increase"] = b.create_partitions("diff-ct-exists", 4)
+    b.wait_leader("diff-ct-exists", 4)
+    o["cp_partitions_after"] = len(b.metadata(["diff-ct-exists"])["topics"][0]["partitions"])
+    # delete the existing one by name, then it is unknown
+    o["delete_existing"] = b.delete_topics(["diff-ct-exists"])
+    time.sleep(0.5)
+    o["metadata_after_delete"] = b.metadata(["diff-ct-exists"])["topics"][0]["error"]
+    return o
+
+
+def s_produce(b):
+    o = {}
+    r = b.create1(name="diff-pf")
+    o["create"] = dict(error=r["error"])
+    o["ready"] = b.wait_leader("diff-pf")
+    o["acks1"] = produce_obs(pfw.produce(b.cc, "diff-pf", pfw.batch([b"a0", b"a1", b"a2"],
+                                                                    timestamps=[T0, T0 + 1, T0 + 2]), acks=1))
+    o["acks_all"] = produce_obs(pfw.produce(b.cc, "diff-pf", pfw.batch([b"b3", b"b4"], timestamps=[T0 + 10, T0 + 5]),
+                                            acks=-1))
+    o["unknown_partition"] = produce_obs(pfw.produce(b.cc, "diff-pf", pfw.batch([b"z"], timestamps=[T0]), part=4))
+    o["acks2"] = produce_obs(pfw.produce(b.cc, "diff-pf", pfw.batch([b"z"], timestamps=[T0]), acks=2))
+    # confluent-kafka (librdkafka): idempotent producer, acks=all, then a consumer reads back
+    try:
+        from confluent_kafka import Consumer, Producer, TopicPartition
+        b.create1(name="diff-ck")
+        b.wait_leader("diff-ck")
+        p = Producer({"bootstrap.servers": b.boot, "enable.idempotence": True, "acks": "all", "linger.ms": 0})
+        got = []
+        for i in range(5):
+            p.produce("diff-ck", value=b"ck%d" % i, key=b"k", partition=0,
+                      on_delivery=lambda err, m: got.append((str(err) if err else None, m.offset())))
+            p.flush(15)
+        o["ck_delivery"] = got
+        c = Consumer({"bootstrap.servers": b.boot, "group.id": "diff-ck-g", "enable.auto.commit": False,
+                      "auto.offset.reset": "earliest"})
+        c.assign([TopicPartition("diff-ck", 0, 0)])
+        seen, deadline = [], time.time() + 15
+        while len(seen) < 5 and time.time() < deadline:
+            m = c.poll(0.5)
+            if m is not None and not m.error():
+                seen.append([m.offset(), m.value().decode(), m.key().decode()])
+        lo, hi = c.get_watermark_offsets(TopicPartition("diff-ck", 0), timeout=10)
+        c.close()
+        o["ck_consumed"] = seen
+        o["ck_watermarks"] = [lo, hi]
+    except Exception as e:  # noqa: BLE001 - recorded, shows up as a difference
+        o["ck_exception"] = repr(e)
+    # idempotent producer, raw frames
+    r = b.create1(name="diff-idem")
+    b.wait_leader("diff-idem")
+    ip = b.init_pid()
+    o["init_pid"] = dict(error=ip["error"], epoch=ip["producer_epoch"], pid_nonneg=ip["producer_id"] >= 0)
+    pid = ip["producer_id"]
+
+    def idem(tag, values, epoch, seq, ts=T0):
+        o["idem_" + tag] = produce_obs(pfw.produce(b.cc, "diff-idem", pfw.batch(
+            values, timestamps=[ts + i for i in range(len(values))], pid=pid, epoch=epoch, seq=seq), acks=-1))
+    idem("seq0", [b"i0", b"i1"], 0, 0)
+    idem("seq0_duplicate", [b"i0", b"i1"], 0, 0)
+    idem("seq_gap", [b"i5"], 0, 5)
+    idem("seq2", [b"i2"], 0, 2)
+    idem("seq3", [b"i3", b"i4"], 0, 3)
+    idem("seq0_old_duplicate", [b"i0", b"i1"], 0, 0)
+    idem("seq2_duplicate_differs_in_count", [b"i2", b"i2b"], 0, 2)
+    idem("seq4_overlap", [b"i4"], 0, 4)
+    idem("epoch1_seq3", [b"e1"], 1, 3)
+    idem("epoch1_seq0", [b"e1"], 1, 0)
+    idem("stale_epoch0", [b"x"], 0, 5)
+    idem("epoch1_seq1", [b"e1b"], 1, 1)
+    upid = pid + 1000
+    o["idem_unknown_pid_seq7"] = produce_obs(pfw.produce(b.cc, "diff-idem", pfw.batch(
+        [b"u"], timestamps=[T0], pid=upid, epoch=0, seq=7), acks=-1))
+    o["idem_latest"] = lo_obs(pfw.list_offsets(b.cc, "diff-idem", -1))
+    return o
+
+
+def s_fetch(b):
+    o = {}
+    c = b.cc
+    for off in (0, 3, 5, 6, -1):
+        o["fetch_%d" % off] = fetch_obs(pfw.fetch(c, "diff-pf", off))
+    for name, ts in (("earliest", -2), ("latest", -1), ("max_timestamp", -3), ("ts_T0", T0), ("ts_T0+1", T0 + 1),
+                     ("ts_T0+4", T0 + 4), ("ts_T0+6", T0 + 6), ("ts_T0+11", T0 + 11)):
+        o["list_" + name] = lo_obs(pfw.list_offsets(c, "diff-pf", ts, version=8))
+    o["list_v5_latest"] = lo_obs(pfw.list_offsets(c, "diff-pf", -1, version=5))
+    o["list_v5_max_timestamp"] = lo_obs(pfw.list_offsets(c, "diff-pf", -3, version=5))
+    o["list_unknown_partition"] = lo_obs(pfw.list_offsets(c, "diff-pf", -1, parts=(9,), version=8))
+    o["list_unknown_topic"] = lo_obs(pfw.list_offsets(c, "diff-nope", -1, version=8))
+    o["delete_records_2"] = pfw.delete_records(c, "diff-pf", 2)
+    o["after_delete_earliest"] = lo_obs(pfw.list_offsets(c, "diff-pf", -2, version=8))
+    o["after_delete_ts_T0"] = lo_obs(pfw.list_offsets(c, "diff-pf", T0, version=8))
+    o["after_delete_max_timestamp"] = lo_obs(pfw.list_offsets(c, "diff-pf", -3, version=8))
+    o["after_delete_fetch_1"] = fetch_obs(pfw.fetch(c, "diff-pf", 1))
+    o["after_delete_fetch_2"] = fetch_obs(pfw.fetch(c, "diff-pf", 2))
+    o["delete_records_beyond_hwm"] = pfw.delete_records(c, "diff-pf", 100)
+    o["delete_records_backwards"] = pfw.delete_records(c, "diff-pf", 1)
+    o["delete_records_minus1"] = pfw.delete_records(c, "diff-pf", -1)
+    o["after_delete_all_earliest"] = lo_obs(pfw.list_offsets(c, "diff-pf", -2, version=8))
+    o["after_delete_all_fetch_5"] = fetch_obs(pfw.fetch(c, "diff-pf", 5))
+    o["delete_records_unknown_partition"] = pfw.delete_records(c, "diff-pf", 0, part=3)
+    return o
+
+
+TOPIC, BROKER = 2, 4
+
+
+def s_configs(b):
+    o = {}
+    overrides = {"retention.ms": "86400000", "max.message.bytes": "2000000", "cleanup.policy": "delete",
+                 "segment.bytes": "2097152", "message.timestamp.type": "LogAppendTime"}
+    r = b.create1(name="diff-cfg", configs=overrides)
+    o["create"] = r
+    b.wait_leader("diff-cfg")
+    o["describe_topic"] = b.describe_configs(TOPIC, "diff-cfg")
+    o["describe_topic_keys"] = b.describe_configs(TOPIC, "diff-cfg", keys=["retention.ms", "no.such.key"])
+    o["describe_topic_docs"] = b.describe_configs(TOPIC, "diff-cfg", keys=["retention.ms"], synonyms=False,
+                                                  docs=True)
+    o["describe_unknown_topic"] = b.describe_configs(TOPIC, "diff-cfg-nope")
+    o["describe_broker"] = b.describe_configs(BROKER, "1")
+    o["describe_broker_other_id"] = b.describe_configs(BROKER, "2")
+    inc = {
+        "set_retention": [("retention.ms", 0, "3600000")],
+        "delete_max_message": [("max.message.bytes", 1, None)],
+        "append_cleanup_compact": [("cleanup.policy", 2, "compact")],
+        "subtract_cleanup_compact": [("cleanup.policy", 3, "compact")],
+        "append_non_list": [("retention.ms", 2, "5")],
+        "subtract_non_list": [("retention.ms", 3, "5")],
+        "set_not_a_number": [("retention.ms", 0, "abc")],
+        "set_below_min": [("segment.bytes", 0, "100")],
+        "set_unknown": [("foo.bar", 0, "1")],
+        "set_bad_enum": [("message.timestamp.type", 0, "Bogus")],
+        "set_bad_cleanup": [("cleanup.policy", 0, "bogus")],
+        "set_null": [("retention.ms", 0, None)],
+        "bad_op": [("retention.ms", 9, "1")],
+        "duplicate_key": [("retention.ms", 0, "1"), ("retention.ms", 0, "2")],
+        "delete_unknown": [("foo.bar", 1, None)],
+    }
+    for k, ops in inc.items():
+        o["inc_" + k] = b.incremental_alter(TOPIC, "diff-cfg", ops)
+    o["inc_validate_only"] = b.incremental_alter(TOPIC, "diff-cfg", [("retention.ms", 0, "1")], validate_only=True)
+    o["inc_unknown_topic"] = b.incremental_alter(TOPIC, "diff-cfg-nope", [("retention.ms", 0, "1")])
+    keys = ["retention.ms", "max.message.bytes", "cleanup.policy", "segment.bytes", "message.timestamp.type"]
+    o["after_incremental"] = b.describe_configs(TOPIC, "diff-cfg", keys=keys)["configs"]
+    o["alter_replace"] = b.alter_configs(TOPIC, "diff-cfg", {"retention.ms": "7200000"})
+    o["after_alter"] = b.describe_configs(TOPIC, "diff-cfg", keys=keys)["configs"]
+    o["alter_not_a_number"] = b.alter_configs(TOPIC, "diff-cfg", {"retention.ms": "x"})
+    o["alter_unknown_name"] = b.alter_configs(TOPIC, "diff-cfg", {"foo.bar": "1"})
+    o["alter_validate_only"] = b.alter_configs(TOPIC, "diff-cfg", {"retention.ms": "5"}, validate_only=True)
+    o["alter_unknown_topic"] = b.alter_configs(TOPIC, "diff-cfg-nope", {"retention.ms": "5"})
+    o["after_failed_alters"] = b.describe_configs(TOPIC, "diff-cfg", keys=keys)["configs"]
+    return o
+
+
+def s_coordinator(b):
+    o = {}
+    for kt, keys in ((0, ["diff-group", "diff-group-2"]), (1, ["diff-txn"])):
+        deadline, res, tries = time.time() + 30, None, 0
+        while time.time() < deadline:
+            tries += 1
+            res = b.find_coordinator(kt, keys)
+            if all(x["error"] == 0 for x in res):
+                break
+            time.sleep(0.2)
+        o["key_type_%d" % kt] = res
+    o["key_type_bad"] = b.find_coordinator(9, ["x"])
+    return o
+
+
+SCENARIOS = [("apiversions", s_apiversions), ("metadata", s_metadata), ("admin", s_admin),
+             ("produce", s_produce), ("fetch_list_offsets", s_fetch), ("configs", s_configs),
+             ("find_coordinator", s_coordinator)]
+
+
+def observe(boot, out_path):
+    b = Broker(boot)
+    obs = {}
+    for name, fn in SCENARIOS:
+        t0 = time.time()
+        try:
+            obs[name] = fn(b)
+        except Exception as e:  # noqa: BLE001 - an exception is an observation too
+            import traceback
+            traceback.print_exc()
+            obs[name] = {"exception": repr(e)}
+            b = Broker(boot)  # fresh connections (the old ones may be out of step)
+        print("observe %s: %s in %.1f s" % (boot, name, time.time() - t0), file=sys.stderr, flush=True)
+    with open(out_path, "w") as f:
+        json.dump(obs, f, indent=1, sort_keys=True)
+
+
+# ====================================================================== allow-list
+# Kafka 4.3.1 APIs gregord does not implement (missing from gregord's ApiVersions: allowed).
+KAFKA_ONLY_APIS = {
+    # filled from the first real run; see docs/compatibility-differential.md
+}
+# Kafka topic configs gregord does not implement (tiered storage, replication throttles, ...).
+KAFKA_ONLY_TOPIC_CONFIGS = []
+# Kafka broker configs gregord does not implement (KRaft, replication, security, quotas, ...).
+KAFKA_ONLY_BROKER_CONFIGS = []
+
+# (path glob, rule, reason). Rules:
+#   ignore    values may differ (both sides must still have the field)
+#   shape     compare the shape only (uuid zero/non-zero, type, string length class)
+#   ref_only  the field may exist only in Kafka's observation
+ALLOW = [
+    ("metadata/*/cluster_id", "shape", "cluster ids are random per cluster; compared as 22-char base64 strings"),
+    ("metadata/*/topic_id", "shape", "topic ids are random; compared zero vs non-zero"),
+    ("metadata/*/topics/*/topic_id", "shape", "topic ids are random; compared zero vs non-zero"),
+    ("metadata/*/brokers/*/port", "ignore", "each broker listens on its own ephemeral port"),
+    ("metadata/*/controller_id", "ignore", "KRaft reports a random live broker as controller; gregord reports itself"),
+    ("*/throttle_ms", "ignore", "throttle times depend on quotas/load, not on behaviour"),
+    ("*/*/throttle_ms", "ignore", "throttle times depend on quotas/load, not on behaviour"),
+    ("apiversions/v3/finalized_features_epoch", "shape", "the metadata log offset of the last feature change"),
+    ("admin/*/topic_id", "shape", "topic ids are random; compared zero vs non-zero"),
+    ("admin/*/*/topic_id", "shape", "topic ids are random; compared zero vs non-zero"),
+    ("find_coordinator/*/*/port", "ignore", "each broker listens on its own ephemeral port"),
+]
+
+
+def allow_rules():
+    rules = list(ALLOW)
+    for cfg in KAFKA_ONLY_TOPIC_CONFIGS:
+        for where in ("admin/validate_only/configs", "configs/describe_topic/configs",
+                      "configs/create/configs"):
+            rules.append(("%s/%s" % (where, cfg), "ref_only", "Kafka-only topic config (see the list)"))
+    for cfg in KAFKA_ONLY_BROKER_CONFIGS:
+        rules.append(("configs/describe_broker/configs/%s" % cfg, "ref_only", "Kafka-only broker config"))
+    return rules
+
+
+def shape(v):
+    if isinstance(v, str) and len(v) == 32 and all(c in "0123456789abcdef" for c in v):
+        return "uuid:zero" if v == "0" * 32 else "uuid:non-zero"
+    if isinstance(v, str):
+        return "str(len %d)" % len(v)
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int:" + ("neg" if v < 0 else "zero" if v == 0 else "pos")
+    return type(v).__name__
+
+
+def walk(a, b, path, out):
+    """Collect (path, ref value, gregord value, kind) for every leaf difference."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            p = "%s/%s" % (path, k)
+            if k not in b:
+                out.append((p, a[k], None, "missing in gregord"))
+            elif k not in a:
+                out.append((p, None, b[k], "only in gregord"))
+            else:
+                walk(a[k], b[k], p, out)
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            walk(x, y, "%s/%d" % (path, i), out)
+    elif a != b:
+        out.append((path, a, b, "differs"))
+
+
+def classify(d, rules):
+    """The allow-list entry that explains difference d, or None."""
+    path, ra, gb, kind = d
+    p = path.lstrip("/")
+    for glob, rule, reason in rules:
+        if not fnmatch.fnmatchcase(p, glob):
+            continue
+        if rule == "ignore" and kind == "differs":
+            return reason
+        if rule == "shape" and kind == "differs" and shape(ra) == shape(gb):
+            return reason
+        if rule == "ref_only" and kind == "missing in gregord":
+            return reason
+    return None
+
+
+def api_diffs(ref, gre):
+    """ApiVersions: every API gregord advertises must exist in Kafka with the same range."""
+    out, explained = [], []
+    ra, ga = ref.get("apis", {}), gre.get("apis", {})
+    for k in sorted(set(ra) | set(ga), key=int):
+        if k not in ga:
+            if int(k) in KAFKA_ONLY_APIS:
+                explained.append(("apiversions/v3/apis/%s" % k, ra[k], None,
+                                  "Kafka-only API %s" % KAFKA_ONLY_APIS[int(k)]))
+            else:
+                out.append(("apiversions/v3/apis/%s" % k, ra[k], None, "missing in gregord (not in KAFKA_ONLY_APIS)"))
+        elif k not in ra:
+            out.append(("apiversions/v3/apis/%s" % k, None, ga[k], "gregord advertises an API Kafka does not"))
+        elif ga[k] != ra[k]:
+            what = "gregord advertises versions Kafka does not" if (ga[k][0] < ra[k][0] or ga[k][1] > ra[k][1]) \
+                else "gregord advertises fewer versions than Kafka"
+            out.append(("apiversions/v3/apis/%s" % k, ra[k], ga[k], what))
+    return out, explained
+
+
+def diff(ref_path, gre_path, report_path=None):
+    ref, gre = json.load(open(ref_path)), json.load(open(gre_path))
+    rules = allow_rules()
+    lines, bad_total, allowed_total, scen_ok = [], 0, 0, 0
+    for name, _ in SCENARIOS:
+        a, b = ref.get(name, {"missing": True}), gre.get(name, {"missing": True})
+        diffs = []
+        explained = []
+        if name == "apiversions" and "v3" in a and "v3" in b:
+            d2, e2 = api_diffs(a["v3"], b["v3"])
+            diffs += d2
+            explained += e2
+            a = dict(a, v3={k: v for k, v in a["v3"].items() if k != "apis"})
+            b = dict(b, v3={k: v for k, v in b["v3"].items() if k != "apis"})
+        for side, obs_ in (("kafka", a), ("gregord", b)):
+            if "exception" in obs_ or "missing" in obs_:
+                diffs.append(("%s/exception" % name, obs_.get("exception"), None,
+                              "the scenario did not complete against %s" % side))
+        raw = []
+        walk(a, b, name, raw)
+        for d in raw:
+            reason = classify(d, rules)
+            if reason:
+                explained.append(d[:3] + ("allowed: " + reason,))
+            else:
+                diffs.append(d)
+        allowed_total += len(explained)
+        bad_total += len(diffs)
+        if diffs:
+            print("FAIL - %s: %d unexplained difference(s) from Apache Kafka (%d allowed)" % (
+                name, len(diffs), len(explained)))
+        else:
+            scen_ok += 1
+            print("ok   - %s: gregord observes as Apache Kafka does (%d allowed difference(s))" % (
+                name, len(explained)))
+        for p, ra, gb, kind in diffs:
+            lines.append("DIFF %s [%s]\n     kafka:   %s\n     gregord: %s" % (
+                p, kind, json.dumps(ra)[:600], json.dumps(gb)[:600]))
+        for p, ra, gb, kind in explained:
+            lines.append("allowed %s [%s]" % (p, kind))
+    text = "\n".join(lines)
+    if report_path:
+        with open(report_path, "w") as f:
+            f.write(text + "\n")
+    print("---- unexplained differences")
+    print("\n".join(x for x in lines if x.startswith("DIFF")) or "(none)")
+    print("diff summary: %d scenario(s) identical, %d unexplained difference(s), %d allowed difference(s)" % (
+        scen_ok, bad_total, allowed_total))
+    return 1 if bad_total else 0
+
+
+def print_allowlist():
+    for glob, rule, reason in ALLOW:
+        print("| `%s` | %s | %s |" % (glob, rule, reason))
+    print("Kafka-only APIs:", ", ".join("%d %s" % kv for kv in sorted(KAFKA_ONLY_APIS.items())))
+    print("Kafka-only topic configs:", ", ".join(KAFKA_ONLY_TOPIC_CONFIGS))
+    print("Kafka-only broker configs:", ", ".join(KAFKA_ONLY_BROKER_CONFIGS))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "observe":
+        observe(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "diff":
+        sys.exit(diff(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None))
+    elif sys.argv[1] == "allowlist":
+        print_allowlist()
+    else:
+        sys.exit("usage: differential.py observe BOOT OUT | diff REF GREGORD [REPORT] | allowlist")

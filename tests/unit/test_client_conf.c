@@ -1,0 +1,170 @@
+/* libgregor configuration and partitioner, through the public API only:
+ *  - gr_conf_t: defaults, valid and invalid values with Kafka's messages, unknown
+ *    names, scopes, aliases, rejected names, dup, .properties files;
+ *  - constructors refusing bad configurations (idempotence with acks=1, empty
+ *    bootstrap.servers, wrong scope);
+ *  - murmur2: the vectors of Kafka's UtilsTest.testMurmur2,
+ *    and the partition choice (toPositive(murmur2) % n);
+ *  - the public error table matches the library's names code by code. */
+#include <gregor/gregor.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char err[512];
+
+static void test_defaults(void) {
+    gr_conf_t *c = gr_conf_new(GR_CONF_PRODUCER);
+    ASSERT_EQ(gr_conf_scope(c), GR_CONF_PRODUCER);
+    ASSERT_STREQ(gr_conf_get(c, "acks"), "all");
+    ASSERT_STREQ(gr_conf_get(c, "linger.ms"), "5");
+    ASSERT_STREQ(gr_conf_get(c, "batch.size"), "16384");
+    ASSERT_STREQ(gr_conf_get(c, "enable.idempotence"), "true");
+    ASSERT_STREQ(gr_conf_get(c, "buffer.memory"), "33554432");
+    ASSERT_STREQ(gr_conf_get(c, "compression.type"), "none");
+    ASSERT_STREQ(gr_conf_get(c, "bootstrap.servers"), "");
+    ASSERT(gr_conf_get(c, "no.such.thing") == NULL);
+    gr_conf_destroy(c);
+}
+
+static void test_set_valid(void) {
+    gr_conf_t *c = gr_conf_new(GR_CONF_PRODUCER);
+    const char *ok[][2] = {{"acks", "0"}, {"acks", "1"}, {"acks", "-1"}, {"acks", "all"}, {"linger.ms", " 100 "},
+                           {"compression.type", "zstd"}, {"compression.type", "LZ4"}, {"enable.idempotence", "false"},
+                           {"bootstrap.servers", "a:1,b:2"}, {"message.max.bytes", "2000000"},
+                           {"max.in.flight.requests.per.connection", "1"}, {"partitioner.ignore.keys", "true"},
+                           {"socket.connection.setup.timeout.ms", "1000"}, {"metadata.max.age.ms", "1000"}};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        gr_err_t e = gr_conf_set(c, ok[i][0], ok[i][1], err, sizeof(err));
+        if (e) fprintf(stderr, "%s=%s: %s\n", ok[i][0], ok[i][1], err);
+        ASSERT_EQ(e, GR_ERR_NONE);
+    }
+    ASSERT_STREQ(gr_conf_get(c, "linger.ms"), "100");
+    ASSERT_STREQ(gr_conf_get(c, "max.request.size"), "2000000"); /* message.max.bytes is an alias */
+    ASSERT_STREQ(gr_conf_get(c, "message.max.bytes"), "2000000");
+    gr_conf_t *d = gr_conf_dup(c);
+    ASSERT_STREQ(gr_conf_get(d, "compression.type"), "LZ4");
+    gr_conf_set(c, "compression.type", "gzip", NULL, 0);
+    ASSERT_STREQ(gr_conf_get(d, "compression.type"), "LZ4");
+    gr_conf_destroy(d);
+    gr_conf_destroy(c);
+}
+
+static void expect_bad(gr_conf_t *c, const char *name, const char *value, const char *msg) {
+    ASSERT_EQ(gr_conf_set(c, name, value, err, sizeof(err)), GR_ERR__INVALID_ARG);
+    if (strcmp(err, msg)) GR__FAIL("%s=%s: got \"%s\", want \"%s\"", name, value, err, msg);
+}
+
+static void test_set_invalid(void) {
+    gr_conf_t *c = gr_conf_new(GR_CONF_PRODUCER);
+    expect_bad(c, "acks", "2", "Invalid value 2 for configuration acks: String must be one of: all,-1,0,1");
+    expect_bad(c, "linger.ms", "-1", "Invalid value -1 for configuration linger.ms: Value must be at least 0");
+    expect_bad(c, "linger.ms", "abc", "Invalid value abc for configuration linger.ms: Not a number of type INT");
+    expect_bad(c, "batch.size", "99999999999", "Invalid value 99999999999 for configuration batch.size: Not a number of type INT");
+    expect_bad(c, "max.in.flight.requests.per.connection", "0",
+               "Invalid value 0 for configuration max.in.flight.requests.per.connection: Value must be at least 1");
+    expect_bad(c, "enable.idempotence", "yes",
+               "Invalid value yes for configuration enable.idempotence: Expected value to be either true or false");
+    expect_bad(c, "compression.type", "brotli",
+               "Invalid value brotli for configuration compression.type: String must be one of: none,gzip,snappy,lz4,zstd");
+    expect_bad(c, "foo.bar", "1", "Unknown configuration 'foo.bar' for a producer");
+    expect_bad(c, "default.api.timeout.ms", "1", "Configuration 'default.api.timeout.ms' does not apply to a producer");
+    expect_bad(c, "transactional.id", "x",
+               "Configuration 'transactional.id' is not supported: transactions are not supported by libgregor yet");
+    ASSERT_STREQ(gr_conf_get(c, "acks"), "all"); /* failures keep the old value */
+    ASSERT_EQ(gr_conf_set(c, NULL, "x", err, sizeof(err)), GR_ERR__INVALID_ARG);
+    gr_conf_destroy(c);
+    gr_conf_t *a = gr_conf_new(GR_CONF_ADMIN);
+    expect_bad(a, "linger.ms", "5", "Configuration 'linger.ms' does not apply to a admin");
+    ASSERT_EQ(gr_conf_set(a, "default.api.timeout.ms", "5000", err, sizeof(err)), GR_ERR_NONE);
+    gr_conf_destroy(a);
+}
+
+static void test_file_and_listing(void) {
+    char path[] = "/tmp/test_client_confXXXXXX";
+    int fd = mkstemp(path);
+    ASSERT(fd >= 0);
+    const char text[] = "# producer\nacks=1\nlinger.ms = 50\nbogus.name=1\n";
+    ASSERT_EQ(write(fd, text, sizeof(text) - 1), (long long)sizeof(text) - 1);
+    close(fd);
+    gr_conf_t *c = gr_conf_new(GR_CONF_PRODUCER);
+    ASSERT_EQ(gr_conf_load_file(c, path, err, sizeof(err)), GR_ERR__INVALID_ARG);
+    ASSERT(strstr(err, ":4: Unknown configuration 'bogus.name'") != NULL);
+    ASSERT_STREQ(gr_conf_get(c, "acks"), "1");
+    ASSERT_STREQ(gr_conf_get(c, "linger.ms"), "50");
+    unlink(path);
+    ASSERT_EQ(gr_conf_load_file(c, path, err, sizeof(err)), GR_ERR__IO);
+    gr_conf_destroy(c);
+    size_t n = 0;
+    int saw_acks = 0, saw_alias = 0;
+    for (const char *name; (name = gr_conf_property_name(GR_CONF_PRODUCER, n)); n++) {
+        saw_acks |= !strcmp(name, "acks");
+        saw_alias |= !strcmp(name, "transactional.id");
+    }
+    ASSERT(n > 15 && saw_acks && !saw_alias);
+    ASSERT(gr_conf_property_name(GR_CONF_ADMIN, 0) != NULL);
+}
+
+static void test_constructors(void) {
+    gr_conf_t *c = gr_conf_new(GR_CONF_PRODUCER);
+    gr_producer_t *p = NULL;
+    ASSERT_EQ(gr_producer_new(c, &p, err, sizeof(err)), GR_ERR__INVALID_ARG);
+    ASSERT(strstr(err, "bootstrap.servers") != NULL);
+    gr_conf_set(c, "bootstrap.servers", "127.0.0.1:1", NULL, 0);
+    gr_conf_set(c, "enable.idempotence", "true", NULL, 0);
+    gr_conf_set(c, "acks", "1", NULL, 0);
+    ASSERT_EQ(gr_producer_new(c, &p, err, sizeof(err)), GR_ERR__INVALID_ARG);
+    ASSERT(strstr(err, "Must set acks to all") != NULL);
+    gr_conf_set(c, "bootstrap.servers", "nohostport", NULL, 0);
+    gr_conf_set(c, "enable.idempotence", "false", NULL, 0);
+    ASSERT_EQ(gr_producer_new(c, &p, err, sizeof(err)), GR_ERR__INVALID_ARG);
+    ASSERT_STREQ(err, "Invalid url in bootstrap.servers: nohostport");
+    gr_conf_set(c, "bootstrap.servers", "127.0.0.1:1", NULL, 0);
+    ASSERT_EQ(gr_producer_new(c, &p, err, sizeof(err)), GR_ERR_NONE);
+    gr_producer_destroy(p); /* nothing queued: returns at once */
+    gr_admin_t *a = NULL;
+    ASSERT_EQ(gr_admin_new(c, &a, err, sizeof(err)), GR_ERR__INVALID_ARG); /* producer scope */
+    gr_conf_destroy(c);
+    gr_headers_t *h = gr_headers_new();
+    ASSERT_EQ(gr_headers_add(h, "k", "v", 1), GR_ERR_NONE);
+    ASSERT_EQ(gr_headers_add(h, "null", NULL, 0), GR_ERR_NONE);
+    ASSERT_EQ(gr_headers_add(h, NULL, "v", 1), GR_ERR__INVALID_ARG);
+    ASSERT_EQ(gr_headers_count(h), 2);
+    gr_headers_destroy(h);
+}
+
+static void test_murmur2(void) {
+    /* Kafka clients/src/test/java/org/apache/kafka/common/utils/UtilsTest.java testMurmur2 */
+    ASSERT_EQ(gr_murmur2("21", 2), -973932308);
+    ASSERT_EQ(gr_murmur2("foobar", 6), -790332482);
+    ASSERT_EQ(gr_murmur2("a-little-bit-long-string", 24), -985981536);
+    ASSERT_EQ(gr_murmur2("a-little-bit-longer-string", 26), -1486304829);
+    ASSERT_EQ(gr_murmur2("lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", 48), -58897971);
+    ASSERT_EQ(gr_murmur2("abc", 3), 479470107);
+    /* toPositive(h) % n, as BuiltInPartitioner.partitionForKey */
+    ASSERT_EQ(gr_partition_for_key("21", 2, 1), 0);
+    ASSERT_EQ(gr_partition_for_key("21", 2, 7), (-973932308 & 0x7fffffff) % 7);
+    ASSERT_EQ(gr_partition_for_key("foobar", 6, 3), (-790332482 & 0x7fffffff) % 3);
+}
+
+static void test_error_table(void) {
+#define CHECK_ERR(name, code, str)                        \
+    ASSERT_EQ(GR_ERR_##name, code);                       \
+    ASSERT_STREQ(gr_err_name(GR_ERR_##name), #name);      \
+    ASSERT_STREQ(gr_err_str(GR_ERR_##name), str);
+    GR_ERR_MAP(CHECK_ERR)
+#undef CHECK_ERR
+    ASSERT_STREQ(gr_version_str(), "0.1.0");
+}
+
+int main(void) {
+    RUN_TEST(test_defaults);
+    RUN_TEST(test_set_valid);
+    RUN_TEST(test_set_invalid);
+    RUN_TEST(test_file_and_listing);
+    RUN_TEST(test_constructors);
+    RUN_TEST(test_murmur2);
+    RUN_TEST(test_error_table);
+    return 0;
+}
