@@ -16,6 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 gr_init "$@"
 gr_require python3
 HERE="$GR_SOURCE_DIR/tests/integration"
+export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}" # kwire.py and friends
 WIRE=(python3 "$HERE/share_fetch_wire.py")
 # Short locks for the expiry checks: the broker's lower bound must allow them.
 OVR=(--override group.share.min.record.lock.duration.ms=1000)
