@@ -16,7 +16,23 @@ static void copy_host(char *host, size_t size, gr_str_t h) {
     host[n] = 0;
 }
 
+static gr_err_t find_coordinator(gr_admin_t *a, const char *group, int64_t deadline, int32_t *node_id);
+
+/* FindCoordinator, retried on retriable errors until the deadline (a fresh Kafka cluster
+ * answers COORDINATOR_NOT_AVAILABLE until its offsets topic exists), as the Java Admin. */
 gr_err_t gr__admin_coordinator(gr_admin_t *a, const char *group, int64_t deadline, int32_t *node_id) {
+    int64_t backoff = gr__conf_int(gr__client_conf(a->cl), GR__CP_RETRY_BACKOFF_MS);
+    for (;;) {
+        gr_err_t err = find_coordinator(a, group, deadline, node_id);
+        if (!err || !gr__err_retriable(err) || err == GR_ERR__TIMED_OUT) return err;
+        int64_t now = gr__client_tick(a->cl);
+        if (now + backoff >= deadline) return err;
+        int64_t until = now + backoff;
+        while (gr__client_tick(a->cl) < until) gr__client_io(a->cl, (int)(until - gr__client_now(a->cl)));
+    }
+}
+
+static gr_err_t find_coordinator(gr_admin_t *a, const char *group, int64_t deadline, int32_t *node_id) {
     gr_arena_t ar;
     gr_arena_init(&ar);
     gr_FindCoordinatorRequest_t rq;

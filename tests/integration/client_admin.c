@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static gr_admin_t *a;
 
@@ -18,7 +19,20 @@ static void show(const char *step, gr_err_t err, gr_admin_result_t *r) {
     gr_admin_result_destroy(r);
 }
 
-static const char *config_value(const char *topic, const char *name) {
+/* Apache Kafka applies admin changes through its metadata log: a read right after a
+ * change may still see the old state on a broker. Reads therefore wait (up to 10 s)
+ * for the expected value, as Kafka's own tests do (TestUtils.waitUntilTrue). */
+static const char *config_value_raw(const char *topic, const char *name);
+static const char *config_value(const char *topic, const char *name, const char *want) {
+    const char *v = config_value_raw(topic, name);
+    for (int i = 0; i < 100 && strcmp(v, want); i++) {
+        usleep(100000);
+        v = config_value_raw(topic, name);
+    }
+    return v;
+}
+
+static const char *config_value_raw(const char *topic, const char *name) {
     static char bufs[2][256];
     static int k;
     char *buf = bufs[k++ & 1];
@@ -31,10 +45,15 @@ static const char *config_value(const char *topic, const char *name) {
     return buf;
 }
 
-static void describe(const char *label, const char *topic, int32_t *leader) {
+static void describe(const char *label, const char *topic, size_t want, int32_t *leader) {
     gr_admin_result_t *r = NULL;
     const char *names[] = {topic};
     gr_err_t err = gr_admin_describe_topics(a, names, 1, 10000, &r);
+    for (int i = 0; i < 100 && want && gr_admin_result_rows(r) != want; i++) { /* see config_value */
+        gr_admin_result_destroy(r);
+        usleep(100000);
+        err = gr_admin_describe_topics(a, names, 1, 10000, &r);
+    }
     size_t n = gr_admin_result_rows(r);
     int leaders_ok = 1, id_ok = n > 0 && gr_admin_result_str(r, 0, "topic_id") != NULL;
     for (size_t i = 0; i < n; i++) leaders_ok &= gr_admin_result_int(r, i, "leader", -1) >= 0;
@@ -71,25 +90,26 @@ int main(int argc, char **argv) {
     show("create validate-only", e, r);
     e = gr_admin_create_topics(a, two, 1, 0, 1, NULL, 0, 0, 30000, &r);
     show("create 0 partitions", e, r);
-    describe("validated topic", t2, NULL);
+    describe("validated topic", t2, 0, NULL);
     int32_t leader = -1;
-    describe("topic", t1, &leader);
-    printf("retention.ms=%s\n", config_value(t1, "retention.ms"));
+    describe("topic", t1, 3, &leader);
+    printf("retention.ms=%s\n", config_value(t1, "retention.ms", "12345"));
     const char *ops[] = {"set", "retention.ms", "54321", "set", "retention.bytes", "1000000"};
     e = gr_admin_incremental_alter_configs(a, GR_RESOURCE_TOPIC, t1, ops, 2, 0, 10000, &r);
     show("incremental alter", e, r);
-    printf("retention.ms=%s retention.bytes=%s\n", config_value(t1, "retention.ms"), config_value(t1, "retention.bytes"));
+    printf("retention.ms=%s retention.bytes=%s\n", config_value(t1, "retention.ms", "54321"),
+           config_value(t1, "retention.bytes", "1000000"));
     const char *bad[] = {"set", "retention.ms", "notanumber"};
     e = gr_admin_incremental_alter_configs(a, GR_RESOURCE_TOPIC, t1, bad, 1, 0, 10000, &r);
     show("incremental alter bad value", e, r);
     const char *legacy[] = {"max.message.bytes", "2000000"};
     e = gr_admin_alter_configs(a, GR_RESOURCE_TOPIC, t1, legacy, 1, 0, 10000, &r);
     show("alter (legacy)", e, r);
-    printf("max.message.bytes=%s retention.ms=%s\n", config_value(t1, "max.message.bytes"),
-           config_value(t1, "retention.ms"));
+    printf("max.message.bytes=%s retention.ms=%s\n", config_value(t1, "max.message.bytes", "2000000"),
+           config_value(t1, "retention.ms", "604800000"));
     e = gr_admin_create_partitions(a, one, 1, 5, 0, 30000, &r);
     show("create partitions", e, r);
-    describe("topic", t1, NULL);
+    describe("topic", t1, 5, NULL);
     e = gr_admin_create_partitions(a, one, 1, 2, 0, 30000, &r);
     show("shrink partitions", e, r);
     char broker[16];
@@ -99,6 +119,18 @@ int main(int argc, char **argv) {
     gr_admin_result_destroy(r);
     e = gr_admin_list_groups(a, "share", 10000, &r);
     show("list share groups", e, r);
+    const char *nog[] = {"lg-no-such-group"};
+    e = gr_admin_describe_share_groups(a, nog, 1, 10000, &r);
+    printf("describe share group: %s state=%s\n", gr_err_name(e), gr_admin_result_str(r, 0, "state") ? gr_admin_result_str(r, 0, "state") : "-");
+    gr_admin_result_destroy(r);
+    e = gr_admin_describe_share_group_offsets(a, nog[0], NULL, 0, 10000, &r);
+    printf("describe share group offsets: %s rows=%zu\n", gr_err_name(e), gr_admin_result_rows(r));
+    gr_admin_result_destroy(r);
+    e = gr_admin_delete_groups(a, nog, 1, 10000, &r);
+    show("delete group", e, r);
+    e = gr_admin_describe_configs(a, GR_RESOURCE_GROUP, nog[0], NULL, 0, 10000, &r);
+    printf("group configs: %s\n", gr_err_name(e));
+    gr_admin_result_destroy(r);
     e = gr_admin_delete_topics(a, one, 1, 30000, &r);
     show("delete", e, r);
     e = gr_admin_delete_topics(a, one, 1, 30000, &r);

@@ -1,0 +1,149 @@
+/* libgregor: the admin client.
+ *
+ * Every call is blocking: it sends its request(s), runs network I/O on the calling
+ * thread and returns when the answer is in or timeout_ms has passed (-1 = the
+ * default.api.timeout.ms of the configuration).
+ *
+ * Results come back as an opaque table (gr_admin_result_t): rows of named columns,
+ * read with the accessors below. Each call documents its columns. Every row that
+ * can fail has an "error" column (a gr_err_t) and an "error_message" column. A call
+ * returns:
+ *   - a local or transport error (no result is produced: *res is NULL), or
+ *   - the first per-row error (the result is still produced, with every row), or
+ *   - GR_ERR_NONE.
+ * gr_admin_last_error() explains the returned error.
+ *
+ * Thread-safety: a gr_admin_t is not locked; call it from one thread at a time.
+ * Result objects are immutable and may be read from any thread. */
+#ifndef GREGOR_ADMIN_H
+#define GREGOR_ADMIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gregor/conf.h"
+#include "gregor/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gr_admin gr_admin_t;
+typedef struct gr_admin_result gr_admin_result_t;
+
+/** Kafka config resource types (the wire values). */
+typedef enum gr_resource_type {
+    GR_RESOURCE_TOPIC = 2,
+    GR_RESOURCE_GROUP = 3,
+    GR_RESOURCE_BROKER = 4,
+} gr_resource_type_t;
+
+/** Flag for calls that can only validate: ask the broker to check and not apply. */
+#define GR_ADMIN_VALIDATE_ONLY 1
+
+/** Create an admin client from conf (GR_CONF_ADMIN scope; copied, the caller keeps
+ *  and destroys conf). Does not connect yet. GR_ERR__INVALID_ARG + errstr on a bad
+ *  configuration. Free with gr_admin_destroy. */
+gr_err_t gr_admin_new(const gr_conf_t *conf, gr_admin_t **out, char *errstr, size_t errstr_size);
+/** Close connections and free a. Results already returned stay valid. NULL is allowed. */
+void gr_admin_destroy(gr_admin_t *a);
+/** Explanation of the last error a call on a returned ("" if none); valid until the next call. */
+const char *gr_admin_last_error(const gr_admin_t *a);
+
+/* ---- topics ---- */
+
+/** Create n topics, each with partitions partitions (-1 = broker default) and replication
+ *  factor rf (-1 = broker default), and the n_configs name/value pairs of configs
+ *  (configs[2*i] = name, configs[2*i+1] = value; may be NULL if n_configs is 0).
+ *  flags: GR_ADMIN_VALIDATE_ONLY. Columns: topic, topic_id, partitions,
+ *  replication_factor, error, error_message. */
+gr_err_t gr_admin_create_topics(gr_admin_t *a, const char *const *names, size_t n, int32_t partitions, int16_t rf,
+                                const char *const *configs, size_t n_configs, int flags, int timeout_ms,
+                                gr_admin_result_t **res);
+/** Delete n topics by name. Columns: topic, error, error_message. */
+gr_err_t gr_admin_delete_topics(gr_admin_t *a, const char *const *names, size_t n, int timeout_ms,
+                                gr_admin_result_t **res);
+/** Grow each of n topics to total_count partitions. flags: GR_ADMIN_VALIDATE_ONLY.
+ *  Columns: topic, error, error_message. */
+gr_err_t gr_admin_create_partitions(gr_admin_t *a, const char *const *names, size_t n, int32_t total_count,
+                                    int flags, int timeout_ms, gr_admin_result_t **res);
+/** Describe n topics (n == 0: every topic), one row per partition (a topic-level
+ *  error gives one row with partition -1). Columns: topic, topic_id (base64, as
+ *  Kafka prints it), internal, partition, leader, leader_epoch, replicas and isr
+ *  (comma-separated broker ids), error, error_message. */
+gr_err_t gr_admin_describe_topics(gr_admin_t *a, const char *const *names, size_t n, int timeout_ms,
+                                  gr_admin_result_t **res);
+
+/* ---- configs ---- */
+
+/** Describe the configs of one resource (topic name, broker id as text, group id);
+ *  keys: n_keys names to describe, or NULL/0 for all. One row per config.
+ *  Columns: resource_type, resource, name, value (NULL for sensitive or unset),
+ *  source (Kafka's ConfigSource number: 1 dynamic topic, 4 static broker, 5 default, ...),
+ *  read_only, sensitive, error, error_message. */
+gr_err_t gr_admin_describe_configs(gr_admin_t *a, gr_resource_type_t type, const char *name,
+                                   const char *const *keys, size_t n_keys, int timeout_ms, gr_admin_result_t **res);
+/** Replace the whole dynamic config of a resource with n_configs name/value pairs
+ *  (Kafka's legacy AlterConfigs: names not listed go back to their default).
+ *  flags: GR_ADMIN_VALIDATE_ONLY. Columns: resource_type, resource, error, error_message. */
+gr_err_t gr_admin_alter_configs(gr_admin_t *a, gr_resource_type_t type, const char *name, const char *const *configs,
+                                size_t n_configs, int flags, int timeout_ms, gr_admin_result_t **res);
+/** Incrementally change configs: n_ops triples ops[3*i] = operation ("set", "delete",
+ *  "append" or "subtract"), ops[3*i+1] = name, ops[3*i+2] = value (NULL for delete).
+ *  flags: GR_ADMIN_VALIDATE_ONLY. Columns: resource_type, resource, error, error_message. */
+gr_err_t gr_admin_incremental_alter_configs(gr_admin_t *a, gr_resource_type_t type, const char *name,
+                                            const char *const *ops, size_t n_ops, int flags, int timeout_ms,
+                                            gr_admin_result_t **res);
+
+/* ---- groups ---- */
+
+/** List the groups of every broker. types: comma-separated group types to keep
+ *  ("share", "consumer", "classic", "streams"), or NULL for all. Columns: group,
+ *  type, state, protocol_type. */
+gr_err_t gr_admin_list_groups(gr_admin_t *a, const char *types, int timeout_ms, gr_admin_result_t **res);
+/** Describe n share groups: one row per assigned partition of each member (a member
+ *  without assignment, or a group without members, gives one row with NULL/-1 in the
+ *  missing columns). Columns: group, state, group_epoch, assignment_epoch, assignor,
+ *  member_id, client_id, client_host, member_epoch, topic, partition, error, error_message. */
+gr_err_t gr_admin_describe_share_groups(gr_admin_t *a, const char *const *groups, size_t n, int timeout_ms,
+                                        gr_admin_result_t **res);
+/** Start offsets of a share group for n topics (n == 0: every topic it has state for),
+ *  one row per partition. Columns: group, topic, partition, start_offset, leader_epoch,
+ *  lag (-1 if unknown), error, error_message. */
+gr_err_t gr_admin_describe_share_group_offsets(gr_admin_t *a, const char *group, const char *const *topics, size_t n,
+                                               int timeout_ms, gr_admin_result_t **res);
+/** Set the start offset of n partitions of topic for a share group (the group must be
+ *  empty). Columns: topic, partition, error, error_message. */
+gr_err_t gr_admin_alter_share_group_offsets(gr_admin_t *a, const char *group, const char *topic,
+                                            const int32_t *partitions, const int64_t *offsets, size_t n,
+                                            int timeout_ms, gr_admin_result_t **res);
+/** Delete the share-group state of n topics for a group. Columns: topic, error, error_message. */
+gr_err_t gr_admin_delete_share_group_offsets(gr_admin_t *a, const char *group, const char *const *topics, size_t n,
+                                             int timeout_ms, gr_admin_result_t **res);
+/** Delete n groups (any type). Columns: group, error, error_message. */
+gr_err_t gr_admin_delete_groups(gr_admin_t *a, const char *const *groups, size_t n, int timeout_ms,
+                                gr_admin_result_t **res);
+
+/* ---- results ---- */
+
+/** Number of rows. */
+size_t gr_admin_result_rows(const gr_admin_result_t *r);
+/** Number of columns, and the name of column i (NULL past the end; static string). */
+size_t gr_admin_result_columns(const gr_admin_result_t *r);
+const char *gr_admin_result_column_name(const gr_admin_result_t *r, size_t i);
+/** Text of a cell, or NULL for a null cell, an unknown column or a row out of range.
+ *  Integer cells are returned formatted in decimal. Valid as long as r. */
+const char *gr_admin_result_str(const gr_admin_result_t *r, size_t row, const char *column);
+/** Integer value of a cell, or dflt when the cell is null, not a number or absent. */
+int64_t gr_admin_result_int(const gr_admin_result_t *r, size_t row, const char *column, int64_t dflt);
+/** The "error" cell of a row as a gr_err_t (GR_ERR_NONE if the row has none). */
+gr_err_t gr_admin_result_error(const gr_admin_result_t *r, size_t row);
+/** Free r. NULL is allowed. */
+void gr_admin_result_destroy(gr_admin_result_t *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
