@@ -72,6 +72,10 @@ static void describe_all(gr_req_t *req, const char *gid, dg_t *o) {
     gr_sg_state_t st;
     char errstr[256] = "";
     gr_err_t err = gr_share_group_describe(req->b->share.groups, gid, false, &g, &st, errstr, sizeof(errstr));
+    if (err == GR_ERR_GROUP_ID_NOT_FOUND && !gr_share_id_used_by_other_type(req->b, gid)) {
+        o->Topics.n = 0; /* Kafka: an unknown group has no offsets, and that is not an error */
+        return;
+    }
     if (err) {
         o->ErrorCode = (int16_t)err;
         o->ErrorMessage = gr_req_msg(req, "%s", errstr);

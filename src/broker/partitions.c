@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "broker/producers.h"
+#include "proto/records.h"
 
 typedef struct parts_topic {
     char *name;
@@ -84,6 +85,38 @@ static void all_remove(gr_parts_t *ps, gr_partition_t *p) {
         }
 }
 
+/* Idempotent producers whose batches are in the last part of the log get their
+ * sequence state back after a restart, so a batch retried across the restart is
+ * still answered as a duplicate instead of being appended twice (Kafka rebuilds
+ * the same state from its producer snapshots and the log). Producers not seen in
+ * the tail are unknown, and their next batch is accepted whatever its sequence. */
+#define PRODUCER_TAIL_BYTES (1u << 20)
+
+static void rebuild_producers(gr_partition_t *p) {
+    int64_t end = gr_plog_end_offset(p->plog);
+    int64_t off = gr_plog_tail_offset(p->plog, PRODUCER_TAIL_BYTES);
+    gr_wbuf_t wb;
+    gr_wbuf_init(&wb);
+    while (off < end) {
+        gr_plog_slice_t sl;
+        char errstr[256];
+        gr_wbuf_reset(&wb);
+        if (gr_plog_read_copy(p->plog, off, PRODUCER_TAIL_BYTES, end, &wb, &sl, errstr, sizeof(errstr)) ||
+            sl.len == 0)
+            break;
+        gr_batch_iter_t it;
+        gr_batch_view_t bv;
+        gr_batch_iter_init(&it, wb.mem, wb.len);
+        while (gr_batch_iter_next(&it, &bv, NULL, 0) == GR_ERR_NONE) {
+            if (bv.has_header && bv.producer_id >= 0 && bv.base_sequence >= 0)
+                gr_producers_record(p->producers, bv.producer_id, bv.producer_epoch, bv.base_sequence,
+                                    bv.last_offset_delta + 1, bv.base_offset, bv.base_offset + bv.last_offset_delta);
+        }
+        off = sl.next_offset;
+    }
+    gr_wbuf_free(&wb);
+}
+
 static gr_err_t open_partition(gr_parts_t *ps, parts_topic_t *t, const gr_meta_topic_t *mt, int32_t i,
                                int64_t now_ms, char *errstr, size_t errstr_size) {
     char dir[4096];
@@ -101,6 +134,7 @@ static gr_err_t open_partition(gr_parts_t *ps, parts_topic_t *t, const gr_meta_t
     p->plog = plog;
     p->producers = gr_producers_new();
     p->waiters.next = p->waiters.prev = &p->waiters;
+    rebuild_producers(p);
     t->p[i] = p;
     all_push(ps, p);
     return GR_ERR_NONE;

@@ -128,6 +128,11 @@ void gr_plog_slice_release(void *owner);
 gr_err_t gr_plog_read_copy(gr_plog_t *plog, int64_t offset, size_t max_bytes, int64_t max_offset, gr_wbuf_t *wb,
                            gr_plog_slice_t *out, char *errstr, size_t errstr_size);
 
+/** An offset from which reading to the end covers about the last max_bytes of the
+ *  active segment (batch granularity, via the offset index; never below the log
+ *  start). Used to rebuild in-memory state from the log tail at start-up. */
+int64_t gr_plog_tail_offset(gr_plog_t *plog, size_t max_bytes);
+
 /** Log start offset (earliest readable offset). */
 int64_t gr_plog_start_offset(const gr_plog_t *plog);
 /** Log end offset: the offset the next appended record gets. */

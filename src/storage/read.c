@@ -144,3 +144,20 @@ gr_err_t gr_plog_max_timestamp(gr_plog_t *plog, int64_t *offset, int64_t *ts) {
     }
     return *offset < 0 ? GR_ERR__NOENT : GR_ERR_NONE;
 }
+
+int64_t gr_plog_tail_offset(gr_plog_t *plog, size_t max_bytes) {
+    gr__seg_t *seg = plog->segs[plog->n_segs - 1];
+    int64_t from = seg->base > plog->start_offset ? seg->base : plog->start_offset;
+    int64_t want = seg->size - (int64_t)max_bytes;
+    if (want <= 0 || !seg->ix_loaded || seg->ix.n_o == 0) return from;
+    /* First indexed batch at or after the wanted position (entries are sorted by position). */
+    size_t lo = 0, hi = seg->ix.n_o;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (seg->ix.o[mid].pos < want) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == seg->ix.n_o) lo = seg->ix.n_o - 1;
+    int64_t off = seg->base + seg->ix.o[lo].rel;
+    return off > from ? off : from;
+}
