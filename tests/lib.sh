@@ -241,7 +241,8 @@ gr_cleanup() {
   trap - EXIT INT TERM
   set +e
   if [[ -n "${GR_WATCHDOG_PID:-}" ]]; then
-    pkill -P "$GR_WATCHDOG_PID" 2>/dev/null; kill "$GR_WATCHDOG_PID" 2>/dev/null
+    # The watchdog first, then its sleep: the other order lets it wake up and kill us.
+    kill "$GR_WATCHDOG_PID" 2>/dev/null; pkill -P "$GR_WATCHDOG_PID" 2>/dev/null
     wait "$GR_WATCHDOG_PID" 2>/dev/null
   fi
   for pid in "${GR_PIDS[@]}"; do alive "$pid" && stop_pid "$pid" 10; done
