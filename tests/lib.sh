@@ -241,8 +241,12 @@ gr_cleanup() {
   trap - EXIT INT TERM
   set +e
   if [[ -n "${GR_WATCHDOG_PID:-}" ]]; then
-    # The watchdog first, then its sleep: the other order lets it wake up and kill us.
-    kill "$GR_WATCHDOG_PID" 2>/dev/null; pkill -P "$GR_WATCHDOG_PID" 2>/dev/null
+    # The watchdog first, then its sleep (found before, since it is orphaned after):
+    # killing the sleep first lets the watchdog wake up and kill us, and an orphaned
+    # sleep keeps our stdout open.
+    local wd_kids; wd_kids=$(pgrep -P "$GR_WATCHDOG_PID" 2>/dev/null || true)
+    kill "$GR_WATCHDOG_PID" 2>/dev/null
+    [[ -n "$wd_kids" ]] && kill $wd_kids 2>/dev/null
     wait "$GR_WATCHDOG_PID" 2>/dev/null
   fi
   for pid in "${GR_PIDS[@]}"; do alive "$pid" && stop_pid "$pid" 10; done

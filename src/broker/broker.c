@@ -9,9 +9,12 @@
 #include "base/log.h"
 #include "broker/broker_int.h"
 
-/* Features as Apache Kafka 4.2 reports them; share consumers look for share.version. */
+/* Features as Apache Kafka 4.3.1 reports them; share consumers look for share.version.
+ * metadata.version is what a fresh 4.3.1 node supports (7..30) and finalizes (30, the
+ * 4.3 level); some admin tools read it, and there is no KRaft metadata log behind it. */
 static const gr_broker_feature_t g_features[] = {
     {"group.version", 0, 1, 1},
+    {"metadata.version", 7, 30, 30},
     {"share.version", 0, 1, 1},
 };
 
@@ -55,6 +58,7 @@ static void flush_done_ignore(void *arg, gr_err_t err) {
 /* Before the loop sleeps: partitions whose flush policy says "now" get an fsync. */
 static void before_sleep(gr_hook_t *hook, int64_t now) {
     gr_broker_t *b = hook->data;
+    gr_sync_queue_run(b->syncq);
     for (size_t i = 0; i < gr_parts_count(b->parts); i++) {
         gr_partition_t *p = gr_parts_at(b->parts, i);
         if (p->offline || p->policy_flush_pending || !gr_plog_flush_due(p->plog, now)) continue;
@@ -113,6 +117,7 @@ gr_err_t gr_broker_new(gr_loop_t *loop, const gr_server_config_t *cfg, gr_broker
     if (!b) abort();
     b->loop = loop;
     b->cfg = cfg;
+    b->syncq = gr_sync_queue_new();
     gr_err_t err = open_state(b, errstr, errstr_size);
     if (!err) err = open_listener(b, errstr, errstr_size);
     if (err) {
@@ -139,6 +144,7 @@ void gr_broker_free(gr_broker_t *b) {
     /* Parked requests (long polls) answer now; their connections are closed
      * so the answers are dropped. */
     gr_broker_cancel_parked(b);
+    gr_sync_queue_free(b->syncq);
     if (b->flusher) gr_flusher_destroy(b->flusher);
     /* After the flusher: every share store callback has run (answering its request). */
     gr_share_close(b);

@@ -20,12 +20,24 @@ typedef struct gr_broker_feature {
     int16_t min_supported, max_supported, finalized;
 } gr_broker_feature_t;
 
+/** acks=all group commit on the loop thread (sync_queue.c): waiters queued during
+ *  one loop iteration are completed, after one fsync per partition, just before
+ *  the loop sleeps. cb(arg, err) runs on the loop thread, never inside _add. */
+typedef struct gr_sync_queue gr_sync_queue_t;
+typedef void gr_sync_cb(void *arg, gr_err_t err);
+gr_sync_queue_t *gr_sync_queue_new(void);
+/** Completes every queued waiter first. */
+void gr_sync_queue_free(gr_sync_queue_t *q);
+void gr_sync_queue_add(gr_sync_queue_t *q, gr_partition_t *p, int64_t offset, gr_sync_cb *cb, void *arg);
+void gr_sync_queue_run(gr_sync_queue_t *q);
+
 struct gr_broker {
     gr_loop_t *loop;
     const gr_server_config_t *cfg;
     gr_meta_t *meta;
     gr_listener_t *listener;
-    gr_flusher_t *flusher;
+    gr_flusher_t *flusher;     /* background fsyncs: flush policy, share state */
+    gr_sync_queue_t *syncq;    /* acks=all fsyncs, run before the loop sleeps */
     gr_parts_t *parts;
     gr_share_ctx_t share;      /* share groups, see share_int.h */
     gr_timer_t housekeeping; /* retention and time-based flushes */

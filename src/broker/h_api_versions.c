@@ -1,5 +1,5 @@
-/* ApiVersions (18): advertise exactly the handler table, plus the features
- * share consumers look for (share.version, as Apache Kafka 4.2 reports it). */
+/* ApiVersions (18): advertise exactly the handler table, plus the features as
+ * Apache Kafka 4.3 reports them (share consumers look for share.version). */
 #include <string.h>
 
 #include "broker/broker_int.h"
@@ -40,7 +40,7 @@ static void fill_api_keys(gr_req_t *req, gr_ApiVersionsResponse_t *resp, bool on
         if (!share && is_share_api(hs[i].api_key)) continue;
         gr_ApiVersionsResponse_ApiVersion_t *k = &resp->ApiKeys.v[resp->ApiKeys.n++];
         k->ApiKey = hs[i].api_key;
-        k->MinVersion = hs[i].min_ver;
+        k->MinVersion = hs[i].advertise_from_v0 ? 0 : hs[i].min_ver;
         k->MaxVersion = hs[i].max_ver;
     }
 }
@@ -48,13 +48,21 @@ static void fill_api_keys(gr_req_t *req, gr_ApiVersionsResponse_t *resp, bool on
 static void fill_features(gr_req_t *req, gr_ApiVersionsResponse_t *resp) {
     size_t n;
     const gr_broker_feature_t *fs = gr_broker_features(req->b, &n);
+    /* Below v4, Kafka leaves out the supported features whose minimum version is 0:
+     * older clients fail to parse a range starting at 0 (KAFKA-17011). Finalized
+     * features are listed at every version. */
+    bool omit_min0 = req->hdr.api_version < 4;
     resp->SupportedFeatures.v = gr_req_alloc(req, &gr_ApiVersionsResponse_SupportedFeatureKey_sd, (int32_t)n);
     resp->FinalizedFeatures.v = gr_req_alloc(req, &gr_ApiVersionsResponse_FinalizedFeatureKey_sd, (int32_t)n);
-    resp->SupportedFeatures.n = resp->FinalizedFeatures.n = (int32_t)n;
+    resp->SupportedFeatures.n = 0;
+    resp->FinalizedFeatures.n = (int32_t)n;
     for (size_t i = 0; i < n; i++) {
-        resp->SupportedFeatures.v[i].Name = gr_str_c(fs[i].name);
-        resp->SupportedFeatures.v[i].MinVersion = fs[i].min_supported;
-        resp->SupportedFeatures.v[i].MaxVersion = fs[i].max_supported;
+        if (!(omit_min0 && fs[i].min_supported == 0)) {
+            gr_ApiVersionsResponse_SupportedFeatureKey_t *sf = &resp->SupportedFeatures.v[resp->SupportedFeatures.n++];
+            sf->Name = gr_str_c(fs[i].name);
+            sf->MinVersion = fs[i].min_supported;
+            sf->MaxVersion = fs[i].max_supported;
+        }
         resp->FinalizedFeatures.v[i].Name = gr_str_c(fs[i].name);
         resp->FinalizedFeatures.v[i].MinVersionLevel = fs[i].finalized;
         resp->FinalizedFeatures.v[i].MaxVersionLevel = fs[i].finalized;

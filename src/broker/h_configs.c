@@ -241,7 +241,7 @@ static void describe_broker(gr_req_t *req, const keyset_t *rs, bool cluster_defa
         dce_t *v = entries_alloc(req, res, dyn->n);
         for (size_t i = 0; i < dyn->n; i++) {
             const gr_cfgdef_t *def = gr_cfgdef_find(GR_CFG_SCOPE_BROKER, dyn->v[i].key);
-            if (!def || !key_wanted(rs, def->name)) continue;
+            if (!def || (def->flags & GR_CFG_F_INTERNAL) || !key_wanted(rs, def->name)) continue;
             gr_cfg_describe(def, &layers, &req->arena, &e);
             put_entry(req, &e, &v[res->Configs.n++]);
         }
@@ -250,7 +250,9 @@ static void describe_broker(gr_req_t *req, const keyset_t *rs, bool cluster_defa
     dce_t *v = entries_alloc(req, res, gr_cfgdef_count() + layers.static_broker->n);
     for (size_t i = 0; i < gr_cfgdef_count(); i++) {
         const gr_cfgdef_t *def = gr_cfgdef_at(i);
-        if (def->scope != GR_CFG_SCOPE_BROKER || !key_wanted(rs, def->name)) continue;
+        /* Kafka never describes its internal configs, even when they are set. */
+        if (def->scope != GR_CFG_SCOPE_BROKER || (def->flags & GR_CFG_F_INTERNAL) || !key_wanted(rs, def->name))
+            continue;
         gr_cfg_describe(def, &layers, &req->arena, &e);
         put_entry(req, &e, &v[res->Configs.n++]);
     }
@@ -328,7 +330,8 @@ void gr_h_describe_configs(gr_req_t *req) {
         res->ResourceName = rs->ResourceName;
         gr_err_t err = describe_one(req, rs, res, errstr, sizeof(errstr));
         res->ErrorCode = (int16_t)err;
-        res->ErrorMessage = err && errstr[0] ? gr_req_msg(req, "%s", errstr) : GR_STR_NULL;
+        /* Kafka sends "" rather than null when there is nothing to say, success included. */
+        res->ErrorMessage = err && errstr[0] ? gr_req_msg(req, "%s", errstr) : GR_STR("");
         if (err) res->Configs.n = 0;
     }
     gr_req_respond(req, resp);

@@ -25,7 +25,9 @@ static bool share_key_ok(gr_str_t key) {
 
 static gr_err_t check_key(gr_req_t *req, int8_t type, gr_str_t key, gr_str_t *msg) {
     if (type != KEY_GROUP && type != KEY_TRANSACTION && !(type == KEY_SHARE && req->hdr.api_version >= 6)) {
-        *msg = gr_req_msg(req, "Unsupported key type %d", type);
+        /* Kafka answers the generic text of INVALID_REQUEST here. */
+        *msg = GR_STR("This most likely occurs because of a request being malformed by the client library or the "
+                      "message was sent to an incompatible broker. See the broker logs for more details.");
         return GR_ERR_INVALID_REQUEST;
     }
     if (type == KEY_SHARE && !share_key_ok(key)) {
@@ -36,7 +38,7 @@ static gr_err_t check_key(gr_req_t *req, int8_t type, gr_str_t key, gr_str_t *ms
         *msg = GR_STR("Invalid transactional id");
         return GR_ERR_INVALID_REQUEST;
     }
-    *msg = GR_STR_NULL;
+    *msg = GR_STR(""); /* v4+ coordinators: Kafka sends "" on success (v0-3 say "NONE") */
     return GR_ERR_NONE;
 }
 

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "base/uuid.h"
 #include "broker/broker_int.h"
 #include "broker/handlers.h"
 #include "proto_msgs.h"
@@ -62,7 +63,9 @@ static void lookup_topic(gr_req_t *req, const gr_MetadataRequest_MetadataRequest
     const gr_meta_topic_t *t = NULL;
     rt->Name = qt->Name;
     rt->TopicAuthorizedOperations = INT32_MIN;
-    if (gr_str_is_null(qt->Name) || qt->Name.len == 0) {
+    /* By id when the name is null, or empty with a non-zero id; an empty name with the zero
+     * id is a name lookup, which Kafka answers INVALID_TOPIC_EXCEPTION named "". */
+    if (gr_str_is_null(qt->Name) || (qt->Name.len == 0 && !gr_uuid_is_zero(&qt->TopicId))) {
         t = gr_meta_topic_find_id(req->b->meta, &qt->TopicId);
         if (!t) {
             rt->ErrorCode = GR_ERR_UNKNOWN_TOPIC_ID;

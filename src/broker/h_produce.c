@@ -11,9 +11,9 @@
  * appended again) and the batch is appended.
  *
  * Durability: acks=1 answers once the batch is in the page cache, as Kafka
- * does. acks=-1 answers once every appended partition is fsynced: one flusher
- * request per partition, and the flusher groups the fsyncs of concurrent
- * requests (group commit). Kafka's TimeoutMs is not applied to that wait: the
+ * does. acks=-1 answers once every appended partition is fsynced: each
+ * partition joins the broker's sync queue, which fsyncs it once for all the
+ * requests of a loop iteration just before the loop sleeps (group commit). Kafka's TimeoutMs is not applied to that wait: the
  * single replica is always "in sync", only the disk can be slow.
  *
  * Transactions are not supported yet: there is no transaction coordinator. A
@@ -52,8 +52,8 @@ typedef struct produce_wait {
 } produce_wait_t;
 
 /* acks=-1 state. Heap-allocated apart from the request because a cancelled
- * request (client gone, shutdown) is freed while its flush completions are
- * still queued in the flusher; the last completion frees this. */
+ * request (client gone, shutdown) is freed while its sync completions are
+ * still queued; the last completion frees this. */
 typedef struct produce_ctx {
     gr_req_t *req; /* NULL once answered */
     gr_ProduceResponse_t *resp;
@@ -291,7 +291,6 @@ static void produce_flushed(void *arg, gr_err_t err) {
         w->p->offline = true;
         if (ctx->req) part_error(w->pr, GR_ERR_KAFKA_STORAGE_ERROR);
     }
-    gr_partition_unpin(w->p);
     if (--ctx->pending > 0) return;
     if (ctx->req) produce_answer(ctx);
     free(ctx);
@@ -305,7 +304,7 @@ static void produce_cancel(gr_req_t *req) {
     produce_answer(ctx);
 }
 
-/* acks=-1: ask the flusher for every appended partition, answer when all are durable. */
+/* acks=-1: queue a sync for every appended partition, answer when all are durable. */
 static void produce_wait_flushes(produce_run_t *run, gr_ProduceResponse_t *resp) {
     produce_ctx_t *ctx = run->ctx;
     gr_req_t *req = run->req;
@@ -319,11 +318,9 @@ static void produce_wait_flushes(produce_run_t *run, gr_ProduceResponse_t *resp)
     ctx->pending = ctx->n_waits;
     req->park = ctx;
     gr_broker_park(req->b, req, produce_cancel);
-    for (int32_t i = 0; i < ctx->n_waits; i++) {
-        gr_partition_pin(ctx->waits[i].p); /* the topic may be deleted before the fsync completes */
-        gr_flusher_request(req->b->flusher, ctx->waits[i].p->plog, ctx->waits[i].offset, produce_flushed,
-                           &ctx->waits[i]);
-    }
+    /* The sync queue pins each partition until its waiter completes. */
+    for (int32_t i = 0; i < ctx->n_waits; i++)
+        gr_sync_queue_add(req->b->syncq, ctx->waits[i].p, ctx->waits[i].offset, produce_flushed, &ctx->waits[i]);
 }
 
 void gr_h_produce(gr_req_t *req) {

@@ -248,8 +248,7 @@ static void fill_topic_configs(gr_req_t *req, ctr_t *res, const gr_props_t *over
     }
 }
 
-/* The request's configs as a map (a null value means "no override", as in Kafka where
- * it turns into a deletion of a config that does not exist yet). */
+/* The request's configs as a map (null values were refused by create_one already). */
 static void collect_configs(gr_req_t *req, const ct_t *ct, gr_props_t *props) {
     for (int32_t i = 0; i < ct->Configs.n; i++) {
         const gr_CreateTopicsRequest_CreatableTopicConfig_t *c = &ct->Configs.v[i];
@@ -266,6 +265,13 @@ static gr_err_t create_one(gr_req_t *req, const ct_t *ct, const char *name, bool
     gr_broker_t *b = req->b;
     gr_err_t err = gr_meta_topic_name_validate(name, errstr, sz);
     if (err) return err;
+    /* Kafka's controller refuses a null config value before it looks the topic up. */
+    for (int32_t i = 0; i < ct->Configs.n; i++) {
+        if (!gr_str_is_null(ct->Configs.v[i].Value)) continue;
+        snprintf(errstr, sz, "Null value not supported for topic configs: %.*s", (int)ct->Configs.v[i].Name.len,
+                 ct->Configs.v[i].Name.len > 0 ? ct->Configs.v[i].Name.ptr : "");
+        return GR_ERR_INVALID_CONFIG;
+    }
     if (gr_meta_topic_find(b->meta, name)) {
         snprintf(errstr, sz, "Topic '%s' already exists.", name);
         return GR_ERR_TOPIC_ALREADY_EXISTS;
@@ -282,7 +288,8 @@ static gr_err_t create_one(gr_req_t *req, const ct_t *ct, const char *name, bool
     const gr_meta_topic_t *t = NULL;
     if (!err) err = gr_broker_topic_create(b, name, count, &props, validate_only, &t, errstr, sz);
     if (!err) {
-        res->TopicId = t ? t->id : (gr_uuid_t){{0}};
+        /* validate_only: Kafka answers a fresh random id that no topic gets. */
+        res->TopicId = t ? t->id : gr_uuid_random();
         res->NumPartitions = count;
         res->ReplicationFactor = 1;
         fill_topic_configs(req, res, &props);
@@ -373,9 +380,10 @@ static void delete_entry(gr_req_t *req, gr_str_t name, const gr_uuid_t *id, bool
         return;
     }
     t = by_id ? gr_meta_topic_find_id(b->meta, id) : gr_meta_topic_find(b->meta, gr_req_cstr(req, name));
-    if (!t) { /* Kafka explains an unknown id, not an unknown name */
+    if (!t) { /* Kafka's messages: the default texts of the two errors */
         res->ErrorCode = by_id ? GR_ERR_UNKNOWN_TOPIC_ID : GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-        if (by_id) res->ErrorMessage = GR_STR("This server does not host this topic ID.");
+        res->ErrorMessage = by_id ? GR_STR("This server does not host this topic ID.")
+                                  : GR_STR("This server does not host this topic-partition.");
         return;
     }
     res->ErrorCode = (int16_t)delete_topic(req, t, res);

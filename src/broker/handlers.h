@@ -12,6 +12,11 @@ typedef struct gr_handler {
     int16_t api_key;
     int16_t min_ver, max_ver; /* what we implement (and advertise) */
     gr_handler_fn fn;
+    /* Advertise from v0 although versions below min_ver are refused (the connection is
+     * closed, as for any unsupported version). Kafka 4.x does this for Produce: v0-2 are
+     * gone but still advertised, because librdkafka enables features only when the
+     * advertised range starts at 0 (KAFKA-18659). */
+    bool advertise_from_v0;
 } gr_handler_t;
 
 /** The handler for api_key, or NULL. */

@@ -53,6 +53,7 @@ typedef enum gr_cfg_importance { GR_CFG_HIGH, GR_CFG_MEDIUM, GR_CFG_LOW } gr_cfg
 #define GR_CFG_F_DYNAMIC 0x04u /* broker config that AlterConfigs may change at runtime */
 #define GR_CFG_F_UNUSED 0x08u  /* accepted and validated for Kafka compatibility, no effect */
 #define GR_CFG_F_SENSITIVE 0x10u
+#define GR_CFG_F_INTERNAL 0x20u /* a Kafka internal config: accepted and used, never described */
 
 /** A fallback name for a value, with the factor converting its unit (hours -> ms: 3600000). */
 typedef struct gr_cfg_syn {

@@ -17,6 +17,7 @@
 #define F_RANGE (GR_CFG_F_MIN | GR_CFG_F_MAX)
 #define F_DYN GR_CFG_F_DYNAMIC
 #define F_UNUSED GR_CFG_F_UNUSED
+#define F_INTERNAL GR_CFG_F_INTERNAL
 
 #define BROKER(n, t) .name = (n), .scope = GR_CFG_SCOPE_BROKER, .type = GR_CFG_##t
 #define TOPIC(n, t) .name = (n), .scope = GR_CFG_SCOPE_TOPIC, .type = GR_CFG_##t
@@ -85,11 +86,13 @@ static bool check_listeners(const char *v, char *reason, size_t n) {
 
 const gr_cfgdef_t gr__cfgdefs[] = {
     /* ---- broker: identity, network ---- */
-    {BROKER("node.id", INT), .dflt = "-1", .importance = GR_CFG_HIGH,
+    /* node.id and process.roles have no default in Kafka 4.x (KRaft requires them), so
+     * DescribeConfigs lists no DEFAULT synonym for them. */
+    {BROKER("node.id", INT), .dflt = NULL, .importance = GR_CFG_HIGH,
      .doc = "Id of this node; written to meta.properties and checked at every start."},
     {BROKER("broker.id", INT), .dflt = "-1", .importance = GR_CFG_HIGH,
      .doc = "Older name of node.id; if both are set they must be equal."},
-    {BROKER("process.roles", LIST), .dflt = "", .valid = v_roles, .importance = GR_CFG_HIGH, .flags = F_UNUSED,
+    {BROKER("process.roles", LIST), .dflt = NULL, .valid = v_roles, .importance = GR_CFG_HIGH, .flags = F_UNUSED,
      .doc = "Accepted for Kafka compatibility; gregor is always a combined single-node broker."},
     {BROKER("listeners", LIST), .dflt = "PLAINTEXT://:9092", .check = check_listeners, .importance = GR_CFG_HIGH,
      .doc = "Comma-separated NAME://host:port endpoints to listen on; an empty host means all interfaces."},
@@ -100,7 +103,7 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .importance = GR_CFG_LOW, .doc = "Listener name to security protocol; gregor serves PLAINTEXT only."},
     {BROKER("inter.broker.listener.name", STRING), .importance = GR_CFG_MEDIUM, .flags = F_UNUSED,
      .doc = "Accepted for Kafka compatibility (no other brokers)."},
-    {BROKER("controller.listener.names", STRING), .importance = GR_CFG_HIGH, .flags = F_UNUSED,
+    {BROKER("controller.listener.names", LIST), .importance = GR_CFG_HIGH, .flags = F_UNUSED,
      .doc = "Accepted for Kafka compatibility; listeners named here are not served."},
     {BROKER("controller.quorum.voters", LIST), .dflt = "", .importance = GR_CFG_HIGH, .flags = F_UNUSED,
      .doc = "Accepted for Kafka compatibility (no KRaft quorum)."},
@@ -120,7 +123,8 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .doc = "Connections idle for longer are closed."},
     {BROKER("fetch.max.bytes", INT), .dflt = "57671680", .min = 1024, .flags = F_MIN, .importance = GR_CFG_MEDIUM,
      .doc = "Upper bound on the bytes returned by one Fetch request."},
-    {BROKER("unstable.api.versions.enable", BOOLEAN), .dflt = "false", .importance = GR_CFG_LOW, .flags = F_UNUSED,
+    {BROKER("unstable.api.versions.enable", BOOLEAN), .dflt = "false", .importance = GR_CFG_LOW,
+     .flags = F_UNUSED | F_INTERNAL,
      .doc = "Accepted for Kafka compatibility; gregor advertises only what it implements."},
 
     /* ---- broker: topics and logs ---- */
@@ -149,7 +153,7 @@ const gr_cfgdef_t gr__cfgdefs[] = {
     {BROKER("group.coordinator.rebalance.protocols", LIST), .dflt = "classic,consumer,streams", .valid = v_protocols,
      .importance = GR_CFG_MEDIUM, .flags = F_UNUSED,
      .doc = "Accepted for Kafka compatibility; share groups are always enabled in gregor."},
-    {BROKER("num.recovery.threads.per.data.dir", INT), .dflt = "1", .min = 1, .flags = F_MIN | F_UNUSED,
+    {BROKER("num.recovery.threads.per.data.dir", INT), .dflt = "2", .min = 1, .flags = F_MIN | F_UNUSED,
      .importance = GR_CFG_HIGH, .doc = "Accepted, unused: recovery runs on the start-up thread."},
     {BROKER("message.max.bytes", INT), .dflt = "1048588", .min = 0, .flags = F_MIN | F_DYN, .importance = GR_CFG_HIGH,
      .doc = "Largest record batch accepted (after compression)."},
@@ -157,18 +161,18 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .importance = GR_CFG_HIGH, .doc = "Size at which a log segment is rolled."},
     {BROKER("log.roll.ms", LONG), .syn = {{"log.roll.hours", HOUR_MS}}, .importance = GR_CFG_HIGH, .flags = F_DYN,
      .doc = "Age at which a log segment is rolled; falls back to log.roll.hours."},
-    {BROKER("log.roll.hours", INT), .dflt = "168", .min = 1, .flags = F_MIN | F_DYN, .importance = GR_CFG_HIGH,
+    {BROKER("log.roll.hours", INT), .dflt = "168", .min = 1, .flags = F_MIN, .importance = GR_CFG_HIGH,
      .doc = "Segment roll age in hours, used when log.roll.ms is not set."},
     {BROKER("log.roll.jitter.ms", LONG), .syn = {{"log.roll.jitter.hours", HOUR_MS}}, .importance = GR_CFG_HIGH,
      .flags = F_DYN, .doc = "Random jitter subtracted from the roll age."},
-    {BROKER("log.roll.jitter.hours", INT), .dflt = "0", .min = 0, .flags = F_MIN | F_DYN, .importance = GR_CFG_HIGH,
+    {BROKER("log.roll.jitter.hours", INT), .dflt = "0", .min = 0, .flags = F_MIN, .importance = GR_CFG_HIGH,
      .doc = "Roll jitter in hours, used when log.roll.jitter.ms is not set."},
     {BROKER("log.retention.ms", LONG), .importance = GR_CFG_HIGH, .flags = F_DYN,
      .syn = {{"log.retention.minutes", MIN_MS}, {"log.retention.hours", HOUR_MS}},
      .doc = "Age after which closed segments are deleted; -1 keeps them forever."},
-    {BROKER("log.retention.minutes", INT), .importance = GR_CFG_HIGH, .flags = F_DYN,
+    {BROKER("log.retention.minutes", INT), .importance = GR_CFG_HIGH,
      .doc = "Retention in minutes, used when log.retention.ms is not set."},
-    {BROKER("log.retention.hours", INT), .dflt = "168", .importance = GR_CFG_HIGH, .flags = F_DYN,
+    {BROKER("log.retention.hours", INT), .dflt = "168", .importance = GR_CFG_HIGH,
      .doc = "Retention in hours, used when log.retention.ms and .minutes are not set."},
     {BROKER("log.retention.bytes", LONG), .dflt = "-1", .importance = GR_CFG_HIGH, .flags = F_DYN,
      .doc = "Partition size above which the oldest segments are deleted; -1 for no limit."},
@@ -194,7 +198,8 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      "LogAppendTime replaces them with the broker clock."},
     {BROKER("log.message.timestamp.before.max.ms", LONG), .dflt = I64MAX, .min = 0, .flags = F_MIN | F_DYN,
      .importance = GR_CFG_MEDIUM, .doc = "How far in the past a CreateTime timestamp may be."},
-    {BROKER("log.message.timestamp.after.max.ms", LONG), .dflt = I64MAX, .min = 0, .flags = F_MIN | F_DYN,
+    /* One hour since Kafka 4.0 (was Long.MAX_VALUE), here and in message.timestamp.after.max.ms. */
+    {BROKER("log.message.timestamp.after.max.ms", LONG), .dflt = "3600000", .min = 0, .flags = F_MIN | F_DYN,
      .importance = GR_CFG_MEDIUM, .doc = "How far in the future a CreateTime timestamp may be."},
     {BROKER("log.preallocate", BOOLEAN), .dflt = "false", .importance = GR_CFG_MEDIUM, .flags = F_DYN | F_UNUSED,
      .doc = "Accepted, unused."},
@@ -212,7 +217,7 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .flags = F_DYN | F_UNUSED, .doc = "Accepted, unused (no replicas)."},
 
     /* ---- broker: share groups (shared/spec/share-groups.md 5.1) ---- */
-    {BROKER("group.share.enable", BOOLEAN), .dflt = "true", .importance = GR_CFG_MEDIUM, .flags = F_UNUSED,
+    {BROKER("group.share.enable", BOOLEAN), .dflt = "true", .importance = GR_CFG_MEDIUM, .flags = F_UNUSED | F_INTERNAL,
      .doc = "Accepted; share groups are always enabled in gregor."},
     {BROKER("group.share.delivery.count.limit", INT), .dflt = "5", .min = 2, .max = 10, .flags = F_RANGE,
      .importance = GR_CFG_MEDIUM, .doc = "Default deliveries of a record before it is archived."},
@@ -232,7 +237,7 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .flags = F_RANGE, .importance = GR_CFG_MEDIUM, .doc = "Lowest in-flight cap a group may set."},
     {BROKER("group.share.max.partition.max.record.locks", INT), .dflt = "4000", .min = 100, .max = 10000,
      .flags = F_RANGE, .importance = GR_CFG_MEDIUM, .doc = "Highest in-flight cap a group may set."},
-    {BROKER("group.share.max.size", SHORT), .dflt = "200", .min = 1, .max = 1000, .flags = F_RANGE,
+    {BROKER("group.share.max.size", INT), .dflt = "200", .min = 1, .max = 1000, .flags = F_RANGE,
      .importance = GR_CFG_MEDIUM, .doc = "Members per share group."},
     {BROKER("group.share.max.share.sessions", INT), .dflt = "2000", .min = 1, .flags = F_MIN,
      .importance = GR_CFG_MEDIUM, .doc = "Share sessions per broker; must be at least group.share.max.size."},
@@ -250,17 +255,17 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .importance = GR_CFG_MEDIUM, .doc = "Highest heartbeat interval a group may set."},
     {BROKER("group.share.assignors", LIST), .dflt = "simple", .importance = GR_CFG_MEDIUM,
      .doc = "Share group assignors; only simple exists."},
-    {BROKER("group.share.assignment.interval.ms", INT), .dflt = "1000", .min = 0, .flags = F_MIN,
+    {BROKER("group.share.assignment.interval.ms", INT), .dflt = "1000", .min = 0, .flags = F_MIN | F_DYN,
      .importance = GR_CFG_MEDIUM, .doc = "Batching interval of share group assignment."},
     {BROKER("group.share.min.assignment.interval.ms", INT), .dflt = "0", .min = 0, .flags = F_MIN,
      .importance = GR_CFG_MEDIUM, .doc = "Lowest assignment interval."},
     {BROKER("group.share.max.assignment.interval.ms", INT), .dflt = "15000", .min = 0, .flags = F_MIN,
      .importance = GR_CFG_MEDIUM, .doc = "Highest assignment interval."},
-    {BROKER("group.share.initialize.retry.interval.ms", INT), .dflt = "30000", .min = 1, .flags = F_MIN,
+    {BROKER("group.share.initialize.retry.interval.ms", INT), .dflt = "30000", .min = 1, .flags = F_MIN | F_INTERNAL,
      .importance = GR_CFG_MEDIUM, .doc = "Retry interval of a stuck share-state initialisation."},
     {BROKER("group.share.persister.class.name", STRING),
      .dflt = "org.apache.kafka.server.share.persister.DefaultStatePersister", .importance = GR_CFG_MEDIUM,
-     .flags = F_UNUSED, .doc = "Accepted for Kafka compatibility."},
+     .flags = F_UNUSED | F_INTERNAL, .doc = "Accepted for Kafka compatibility."},
     {BROKER("share.fetch.purgatory.purge.interval.requests", INT), .dflt = "1000", .importance = GR_CFG_MEDIUM,
      .flags = F_UNUSED, .doc = "Accepted for Kafka compatibility."},
     {BROKER("share.coordinator.state.topic.num.partitions", INT), .dflt = "50", .min = 1, .flags = F_MIN,
@@ -272,11 +277,12 @@ const gr_cfgdef_t gr__cfgdefs[] = {
     {BROKER("share.coordinator.state.topic.segment.bytes", INT), .dflt = "104857600", .min = 1,
      .flags = F_MIN, .importance = GR_CFG_HIGH, .doc = "Segment size of __share_group_state."},
     {BROKER("share.coordinator.state.topic.prune.interval.ms", LONG), .dflt = "300000", .min = 0,
-     .flags = F_MIN, .importance = GR_CFG_HIGH, .doc = "How often obsolete share-state records are pruned."},
+     .flags = F_MIN | F_INTERNAL, .importance = GR_CFG_HIGH,
+     .doc = "How often obsolete share-state records are pruned."},
     {BROKER("share.coordinator.snapshot.update.records.per.snapshot", INT), .dflt = "500", .min = 0,
      .flags = F_MIN, .importance = GR_CFG_MEDIUM, .doc = "Share-state updates between two snapshots."},
     {BROKER("share.coordinator.cold.partition.snapshot.interval.ms", INT), .dflt = "300000", .min = 1,
-     .flags = F_MIN, .importance = GR_CFG_MEDIUM, .doc = "Snapshot interval of idle share-partitions."},
+     .flags = F_MIN | F_INTERNAL, .importance = GR_CFG_MEDIUM, .doc = "Snapshot interval of idle share-partitions."},
     {BROKER("share.coordinator.write.timeout.ms", INT), .dflt = "5000", .min = 1, .flags = F_MIN,
      .importance = GR_CFG_HIGH, .doc = "Timeout of a share-state write."},
     {BROKER("share.coordinator.threads", INT), .dflt = "1", .min = 1, .flags = F_MIN | F_UNUSED,
@@ -315,7 +321,7 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .importance = GR_CFG_MEDIUM, .doc = "Compaction setting, accepted and unused."},
     {TOPIC("max.message.bytes", INT), .dflt = "1048588", .min = 0, .flags = F_MIN,
      .syn = {{"message.max.bytes", 1}}, .importance = GR_CFG_MEDIUM, .doc = "Largest record batch accepted."},
-    {TOPIC("message.timestamp.after.max.ms", LONG), .dflt = I64MAX, .min = 0, .flags = F_MIN,
+    {TOPIC("message.timestamp.after.max.ms", LONG), .dflt = "3600000", .min = 0, .flags = F_MIN,
      .syn = {{"log.message.timestamp.after.max.ms", 1}}, .importance = GR_CFG_MEDIUM,
      .doc = "How far in the future a CreateTime timestamp may be."},
     {TOPIC("message.timestamp.before.max.ms", LONG), .dflt = I64MAX, .min = 0, .flags = F_MIN,

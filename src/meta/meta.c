@@ -135,6 +135,10 @@ gr_err_t gr_meta_open(gr_meta_t **out, const char *log_dir, int32_t node_id, con
     gr_props_init(&meta->dyn_broker);
     gr_props_init(&meta->dyn_default);
     if (static_config) gr_props_copy(&meta->static_cfg, static_config);
+    /* Kafka copies node.id into broker.id when only node.id is set, so DescribeConfigs
+     * shows broker.id as a static config with the node id. */
+    const char *node = gr_props_get(&meta->static_cfg, "node.id");
+    if (node && !gr_props_get(&meta->static_cfg, "broker.id")) gr_props_set(&meta->static_cfg, "broker.id", node, 0);
     rebuild_index(meta);
     gr_err_t err;
     if ((err = mkdir_p(log_dir, errstr, errstr_size)) ||
@@ -172,24 +176,26 @@ const gr_meta_topic_t *gr_meta_topic_at(const gr_meta_t *meta, size_t i) {
 /* ---- topics ---- */
 
 gr_err_t gr_meta_topic_name_validate(const char *name, char *errstr, size_t sz) {
+    /* The checks and wording of Kafka 4.x Topic.validate ("Topic name is invalid: ..."). */
     size_t len = name ? strlen(name) : 0;
     if (len == 0) {
-        snprintf(errstr, sz, "Topic name is illegal, it can't be empty");
+        snprintf(errstr, sz, "Topic name is invalid: the empty string is not allowed");
         return GR_ERR_INVALID_TOPIC_EXCEPTION;
     }
     if (!strcmp(name, ".") || !strcmp(name, "..")) {
-        snprintf(errstr, sz, "Topic name cannot be \".\" or \"..\"");
+        snprintf(errstr, sz, "Topic name is invalid: '%s' is not allowed", name);
         return GR_ERR_INVALID_TOPIC_EXCEPTION;
     }
     if (len > 249) {
-        snprintf(errstr, sz, "Topic name is illegal, it can't be longer than 249 characters, topic name: %s", name);
+        snprintf(errstr, sz, "Topic name is invalid: the length of '%s' is longer than the max allowed length 249",
+                 name);
         return GR_ERR_INVALID_TOPIC_EXCEPTION;
     }
     for (size_t i = 0; i < len; i++) {
         char c = name[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
               c == '-')) {
-            snprintf(errstr, sz, "Topic name \"%s\" is illegal, it contains a character other than ASCII "
+            snprintf(errstr, sz, "Topic name is invalid: '%s' contains one or more characters other than ASCII "
                      "alphanumerics, '.', '_' and '-'", name);
             return GR_ERR_INVALID_TOPIC_EXCEPTION;
         }

@@ -75,11 +75,18 @@ int gr_resp_header_version(int16_t api_key, int16_t api_version) {
     return gr_msg_flexible(m, api_version) ? 1 : 0;
 }
 
+/* Tags in a section must be strictly increasing (Kafka rejects a header whose tags are out
+ * of order or repeated), so a duplicate cannot be read two ways. */
 static bool skip_tags(gr_rbuf_t *rb) {
     uint32_t n, tag, size;
+    int64_t prev = -1;
     if (!gr_rbuf_uvarint(rb, &n)) return false;
     for (uint32_t i = 0; i < n; i++) {
-        if (!gr_rbuf_uvarint(rb, &tag) || !gr_rbuf_uvarint(rb, &size) || !gr_rbuf_skip(rb, size)) return false;
+        if (!gr_rbuf_uvarint(rb, &tag)) return false;
+        if ((int64_t)tag <= prev)
+            return gr_rbuf_fail(rb, GR_ERR__MALFORMED, "tagged fields not in strictly increasing tag order");
+        prev = tag;
+        if (!gr_rbuf_uvarint(rb, &size) || !gr_rbuf_skip(rb, size)) return false;
     }
     return true;
 }

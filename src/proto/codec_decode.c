@@ -184,11 +184,18 @@ static bool d_known_tag(dctx_t *c, const gr_field_desc_t *f, void *obj, uint32_t
 
 static bool d_tags(dctx_t *c, const gr_struct_desc_t *sd, void *obj) {
     uint32_t n, tag, size;
+    int64_t prev = -1;
     gr_raw_tags_t *unk = (gr_raw_tags_t *)((char *)obj + sd->unknown_off);
     if (!gr_rbuf_uvarint(c->rb, &n)) return false;
     if (n > gr_rbuf_remaining(c->rb) / 2) return fail(c, GR_ERR__INCOMPLETE, "tag count exceeds the remaining bytes");
     for (uint32_t i = 0; i < n; i++) {
-        if (!gr_rbuf_uvarint(c->rb, &tag) || !gr_rbuf_uvarint(c->rb, &size)) return false;
+        if (!gr_rbuf_uvarint(c->rb, &tag)) return false;
+        /* Strictly increasing, as Kafka requires: a repeated known tag would otherwise
+         * overwrite the first value silently. */
+        if ((int64_t)tag <= prev)
+            return fail(c, GR_ERR__MALFORMED, "tagged fields not in strictly increasing tag order");
+        prev = tag;
+        if (!gr_rbuf_uvarint(c->rb, &size)) return false;
         if (size > gr_rbuf_remaining(c->rb)) return fail(c, GR_ERR__INCOMPLETE, "tagged field truncated");
         const gr_field_desc_t *f = find_tag(sd, c->ver, tag);
         if (f) {

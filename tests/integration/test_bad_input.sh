@@ -6,7 +6,7 @@
 #    closed with exactly one log line naming the peer (and the size);
 #  - truncated header, client_id past the end, unknown api keys (9999, -1, 23), unsupported
 #    versions (Produce v2/v14, Fetch v3/v99, Metadata v-1): closed;
-#  - ApiVersions v99/v6: the v0-layout fallback with error 35 (exact bytes); v0..v5 answered;
+#  - ApiVersions v99/v5: the v0-layout fallback with error 35 (exact bytes); v0..v4 answered;
 #  - every proper prefix of a valid Produce v9, Metadata v12, Fetch v13, CreateTopics v7 body;
 #  - negative/absurd array counts, negative string lengths, overflowing compact lengths,
 #    over-long varints, broken tagged-field sections: closed, VmRSS/VmHWM stay small;

@@ -21,7 +21,7 @@ DIFF_PY="$GR_SOURCE_DIR/tests/integration/differential.py"
 
 # gregord gets the settings tests/ref/kafka-ref.sh writes into the reference's
 # server.properties (so both report them as STATIC_BROKER_CONFIG), except the
-# transaction.state.log.* keys gregord does not know (no transactions) and the controller
+# transaction.state.log.num.partitions gregord does not know (no transactions) and the controller
 # listener itself (gregord has no KRaft quorum; the voter's port is never used).
 COMMON=(
   node.id=1 process.roles=broker,controller controller.listener.names=CONTROLLER
@@ -31,6 +31,7 @@ COMMON=(
   offsets.topic.replication.factor=1 offsets.topic.num.partitions=1
   share.coordinator.state.topic.replication.factor=1 share.coordinator.state.topic.min.isr=1
   share.coordinator.state.topic.num.partitions=1
+  transaction.state.log.replication.factor=1 transaction.state.log.min.isr=1
   group.initial.rebalance.delay.ms=0 auto.create.topics.enable=false
 )
 overrides=()

@@ -46,13 +46,38 @@ if ls "$GR_SOURCE_DIR"/tests/ref/target/lib/kafka-tools-*.jar >/dev/null 2>&1 &&
   mkdir -p "$GR_TMP/tool"
   sgc() { gr_timeout 90 bash "$GR_SOURCE_DIR/tests/ref/kafka-ref.sh" tool "$GR_TMP/tool" \
             org.apache.kafka.tools.consumer.group.ShareGroupCommand --bootstrap-server "$BOOTSTRAP" "$@" 2>&1 || true; }
+  # The checks below need both members of g-persist alive, but each tool run starts a JVM
+  # (seconds each, far more on a loaded machine), so their sessions could expire in between.
+  # keepalive [max]: heartbeat every member at its current epoch; with "max", first raise the
+  # group's share.session.timeout.ms to the broker maximum (group.share.max.session.timeout.ms,
+  # default 60000) so one heartbeat covers a whole tool run.
+  keepalive() {
+    PYTHONPATH="$GR_SOURCE_DIR/tests/integration" python3 - "$BOOTSTRAP" "${1:-}" <<'PY' || true
+import sys
+import share_coord_wire as w
+c = w.Conn(sys.argv[1])
+if sys.argv[2] == "max":
+    e = w.incr_alter_group_configs(c, "g-persist", [("share.session.timeout.ms", 0, "60000")])
+    if e[0]:
+        print("keepalive: setting share.session.timeout.ms failed: %r" % (e,), file=sys.stderr)
+d = w.sg_describe(c, ["g-persist"])[0]
+for m in d["members"]:
+    r = w.hb(c, "g-persist", m["id"], m["epoch"])
+    if r["err"]:
+        print("keepalive: heartbeat of %s failed: %r" % (m["id"], r), file=sys.stderr)
+PY
+  }
+  keepalive max
   out="$(sgc --list)"; check "kafka-share-groups --list shows g-persist" grep -qx g-persist <<<"$out"
   out="$(sgc --describe --group g-persist)"
   check "kafka-share-groups --describe (offsets)" grep -Eq '^g-persist +sc-persist +1 ' <<<"$out"
+  keepalive
   out="$(sgc --describe --group g-persist --members)"
   check "kafka-share-groups --describe --members" grep -Eq '^g-persist +member-a +/127.0.0.1' <<<"$out"
+  keepalive
   out="$(sgc --describe --group g-persist --state)"
   check "kafka-share-groups --describe --state: Stable, 2 members" grep -Eq '^g-persist .* Stable +2$' <<<"$out"
+  keepalive
   out="$(sgc --reset-offsets --group g-persist --to-earliest --all-topics --execute)"
   check "kafka-share-groups --reset-offsets refuses a non-empty group" grep -q "not empty" <<<"$out"
   PYTHONPATH="$GR_SOURCE_DIR/tests/integration" python3 - "$BOOTSTRAP" <<'PY'
