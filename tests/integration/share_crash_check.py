@@ -6,7 +6,8 @@ usage: share_crash_check.py OUTDIR N DELIVERY_LIMIT
 OUTDIR/w*.log are written by dev.gregor.interop.ShareCrashWorker (one line per event, us = wall-clock
 microseconds, one clock for all consumers since they run in one JVM):
   D us partition offset deliveryCount key   delivery to the application
-  C us partition offset                     commitSync returned no exception for that partition (CONFIRMED)
+  C us partition offset                     ACCEPTed; commitSync returned no exception for the partition (CONFIRMED)
+  R us partition offset                     RELEASEd; commitSync returned no exception for the partition
   A us partition offset ok|Exception        acknowledgement commit callback
   X us partition Exception                  commitSync returned an exception for that partition
   E us Exception message                    poll/commitSync threw
@@ -14,7 +15,10 @@ microseconds, one clock for all consumers since they run in one JVM):
 Prints "ok   - ..." / "FAIL - ..." lines (counted by the shell test) and "stat ..." lines.
 Checks: every record (key 0..N-1) was delivered at least once and keys map to one (partition, offset);
 no record was delivered after its acknowledgement was CONFIRMED; delivery counts never went down between
-successive deliveries of a record, and stay within 1..DELIVERY_LIMIT.
+successive deliveries of a record, and stay within 1..DELIVERY_LIMIT; after a confirmed RELEASE of a delivery
+with count d, the next delivery of that record has a count > d (the AVAILABLE state and its count are durable).
+OUTDIR/kills (optional, "k kill_us listening_again_us" per kill) adds the number of acknowledgements confirmed
+although a kill happened between the delivery and the confirmation (informative).
 """
 import glob
 import os
@@ -26,6 +30,7 @@ def main():
     outdir, n, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     deliveries = defaultdict(list)   # (p, o) -> [(us, dc, worker)]
     confirmed = {}                   # (p, o) -> (us, worker)  first confirmation
+    released = defaultdict(list)     # (p, o) -> [(us, worker)]  confirmed RELEASEs
     key_of = {}                      # (p, o) -> key
     keys_seen = set()
     ev = defaultdict(int)
@@ -55,6 +60,8 @@ def main():
                         dup_confirm += 1
                     else:
                         confirmed[po] = (int(t[1]), w)
+                elif k == "R" and len(t) >= 4:
+                    released[(int(t[2]), int(t[3]))].append((int(t[1]), w))
                 elif k == "A" and len(t) >= 5:
                     if t[4] == "ok":
                         cb_ok.add((int(t[2]), int(t[3])))
@@ -101,15 +108,52 @@ def main():
                 out_of_range.append((po, us, dc, w))
             if i and dc < ds[i - 1][1]:
                 went_down.append((po, ds[i - 1], (us, dc, w)))
-    cb_mismatch = len(set(confirmed) ^ cb_ok)
+    cb_mismatch = len(set(confirmed) ^ cb_ok) - sum(1 for po in released if po in cb_ok and po not in confirmed)
+    # 2b. a confirmed RELEASE of the delivery with count d: the next delivery has count > d (unless archived)
+    release_lost = []
+    n_released = 0
+    for po, rs in released.items():
+        ds = deliveries.get(po, [])
+        for tr, wr in rs:
+            n_released += 1
+            mine = [d for d in ds if d[0] <= tr and d[2] == wr]
+            if not mine:
+                continue
+            d_rel = mine[-1][1]
+            nxt = [d for d in ds if d[0] > tr]
+            if nxt and nxt[0][1] <= d_rel:
+                release_lost.append((po, mine[-1], tr, nxt[0]))
+    # 3. acknowledgements confirmed although the broker was killed (and restarted) between the delivery
+    #    and the confirmation: the acquisition died with the killed process, so such an ack must fail
+    #    (the record is no longer acquired by this member) unless the old process answered it before dying.
+    kills = []  # (kill_us, listening_again_us)
+    kpath = os.path.join(outdir, "kills")
+    if os.path.exists(kpath):
+        with open(kpath) as f:
+            for line in f:
+                t = line.split()
+                if len(t) >= 3:
+                    kills.append((int(t[1]), int(t[2])))
+    across = defaultdict(int)  # kill index -> records confirmed after that restart, delivered before that kill
+    for po, (tc, wc) in confirmed.items():
+        mine = [d[0] for d in deliveries.get(po, []) if d[0] <= tc and d[2] == wc]
+        if not mine:
+            continue
+        td = max(mine)
+        for i, (tk, tu) in enumerate(kills):
+            if td < tk and tc > tu:
+                across[i + 1] += 1
 
     print(f"stat deliveries {n_deliv}")
     print(f"stat distinct_records_delivered {distinct}")
     print(f"stat redeliveries {n_deliv - distinct} (records delivered more than once: {redelivered})")
     print(f"stat confirmed {len(confirmed)} (acks confirmed by commitSync; callback ok {len(cb_ok)}, "
           f"differ {cb_mismatch}, duplicate confirmations {dup_confirm})")
+    print(f"stat releases_confirmed {n_released}")
     print(f"stat unconfirmed_records {n - len(confirmed)} (acked while gregord died, or ack failed)")
     print("stat delivery_count_histogram " + " ".join(f"{k}:{v}" for k, v in sorted(dc_hist.items())))
+    print(f"stat acks_confirmed_across_a_restart {sum(across.values())} "
+          + (" ".join(f"kill{k}:{v}" for k, v in sorted(across.items())) or ""))
     print("stat client_errors " + (" ".join(f"{k}:{v}" for k, v in sorted(errors.items())) or "none"))
 
     def ok(cond, what):
@@ -133,6 +177,10 @@ def main():
     ok(not went_down, f"delivery count never went down between successive deliveries ({len(went_down)} records)")
     for po, a, b in went_down[:10]:
         print(f"#   p{po[0]} o{po[1]}: dc {a[1]} ({a[2]} at {a[0]}) then dc {b[1]} ({b[2]} at {b[0]})")
+    ok(not release_lost, f"after a confirmed RELEASE the next delivery count is higher ({n_released} releases, "
+       f"{len(release_lost)} redelivered with a count not above the released one)")
+    for po, d, tr, nx in release_lost[:10]:
+        print(f"#   p{po[0]} o{po[1]}: dc {d[1]} ({d[2]} at {d[0]}) released at {tr}; next dc {nx[1]} ({nx[2]} at {nx[0]})")
     ok(not out_of_range, f"every delivery count within 1..{limit} ({len(out_of_range)} deliveries outside)")
     for po, us, dc, w in out_of_range[:5]:
         print(f"#   p{po[0]} o{po[1]} dc={dc} ({w} at {us})")

@@ -50,18 +50,23 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * ShareCrashWorker setup    BOOTSTRAP TOPIC PARTITIONS GROUP LOCK_MS
  *     create TOPIC (PARTITIONS, RF 1) and set the group configs share.auto.offset.reset=earliest and
  *     share.record.lock.duration.ms=LOCK_MS (IncrementalAlterConfigs on GROUP), read them back.
- * ShareCrashWorker consume  BOOTSTRAP TOPIC GROUP CONSUMERS OUTDIR RATE DEADLINE_S
- *     CONSUMERS KafkaShareConsumer threads (explicit mode): every record is ACCEPTed, then commitSync.
+ * ShareCrashWorker consume  BOOTSTRAP TOPIC GROUP CONSUMERS OUTDIR RATE DEADLINE_S RELEASE_EVERY
+ *     CONSUMERS KafkaShareConsumer threads (explicit mode). Per poll: log the deliveries, "process" them
+ *     (sleep count/RATE s, at most 2 s, holding the acquisition locks; RATE = records/s per consumer, 0 = no
+ *     sleep), acknowledge every record - ACCEPT, except RELEASE for the first delivery of a record whose
+ *     key is a multiple of RELEASE_EVERY (0 = never) - then commitSync.
  *     Each thread writes OUTDIR/w&lt;i&gt;.log with one line per event (us = wall clock, microseconds):
  *       D us partition offset deliveryCount key      a delivery (poll returned the record)
- *       C us partition offset                        commitSync returned no exception for the partition
+ *       C us partition offset                        ACCEPTed; commitSync returned no exception for the partition
+ *       R us partition offset                        RELEASEd; commitSync returned no exception for the partition
  *       A us partition offset ok|ExceptionName       acknowledgement commit callback result
  *       X us partition ExceptionName                 commitSync returned an exception for the partition
  *       E us ExceptionName message                   poll/commitSync threw
- *     RATE = records/s per consumer (0 = unpaced). OUTDIR/progress is rewritten every 0.5 s with
- *     "deliveries confirmedDistinct errors". Stops when OUTDIR/stop exists, when OUTDIR/check exists and
- *     the group's offsets show everything delivered-complete (start offset = end offset, lag 0 for every
- *     partition), or after DEADLINE_S.
+ *     OUTDIR/progress is rewritten every 0.5 s with "deliveries confirmedDistinct errors". Stops when
+ *     OUTDIR/stop exists, when OUTDIR/check exists and the group's offsets show everything delivery-complete
+ *     (lag 0 on every partition), or after DEADLINE_S. Then prints "stopped: ..."
+ *     and, read by a fresh admin client after the consumers closed, "partition P start S end E lag L" per
+ *     partition. Exit 0 when drained (or stop file).
  * ShareCrashWorker offsets  BOOTSTRAP TOPIC GROUP
  *     print "partition P start S end E lag L" per partition (DescribeShareGroupOffsets + ListOffsets LATEST).
  * </pre>
@@ -90,9 +95,9 @@ public final class ShareCrashWorker {
                 System.exit(setup(args[1], args[2], Integer.parseInt(args[3]), args[4], args[5]));
                 break;
             case "consume":
-                if (args.length != 8) usage();
+                if (args.length != 9) usage();
                 System.exit(consume(args[1], args[2], args[3], Integer.parseInt(args[4]), Paths.get(args[5]),
-                        Double.parseDouble(args[6]), Integer.parseInt(args[7])));
+                        Double.parseDouble(args[6]), Integer.parseInt(args[7]), Integer.parseInt(args[8])));
                 break;
             case "offsets":
                 if (args.length != 4) usage();
@@ -112,7 +117,7 @@ public final class ShareCrashWorker {
 
     private static void usage() {
         System.err.println("usage: ShareCrashWorker setup BOOTSTRAP TOPIC PARTITIONS GROUP LOCK_MS\n"
-                + "       ShareCrashWorker consume BOOTSTRAP TOPIC GROUP CONSUMERS OUTDIR RATE DEADLINE_S\n"
+                + "       ShareCrashWorker consume BOOTSTRAP TOPIC GROUP CONSUMERS OUTDIR RATE DEADLINE_S RELEASE_EVERY\n"
                 + "       ShareCrashWorker offsets BOOTSTRAP TOPIC GROUP");
         System.exit(2);
     }
@@ -126,10 +131,16 @@ public final class ShareCrashWorker {
                     new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET),
                     new AlterConfigOp(new ConfigEntry("share.record.lock.duration.ms", lockMs), AlterConfigOp.OpType.SET));
             a.incrementalAlterConfigs(Map.of(gr, ops)).all().get(30, TimeUnit.SECONDS);
-            Config c = a.describeConfigs(List.of(gr)).all().get(30, TimeUnit.SECONDS).get(gr);
-            String reset = c.get("share.auto.offset.reset") == null ? null : c.get("share.auto.offset.reset").value();
-            String lock = c.get("share.record.lock.duration.ms") == null ? null
-                    : c.get("share.record.lock.duration.ms").value();
+            // read back (Apache Kafka applies group configs asynchronously through its metadata log: retry)
+            String reset = null, lock = null;
+            for (int i = 0; i < 100; i++) {
+                Config c = a.describeConfigs(List.of(gr)).all().get(30, TimeUnit.SECONDS).get(gr);
+                reset = c.get("share.auto.offset.reset") == null ? null : c.get("share.auto.offset.reset").value();
+                lock = c.get("share.record.lock.duration.ms") == null ? null
+                        : c.get("share.record.lock.duration.ms").value();
+                if ("earliest".equals(reset) && lockMs.equals(lock)) break;
+                Thread.sleep(100);
+            }
             OUT.println("group configs: share.auto.offset.reset=" + reset + " share.record.lock.duration.ms=" + lock);
             if (!"earliest".equals(reset) || !lockMs.equals(lock)) {
                 System.err.println("group configs not applied");
@@ -171,7 +182,7 @@ public final class ShareCrashWorker {
     private static volatile boolean stop = false;
 
     private static int consume(String bootstrap, String topic, String group, int n, Path outDir, double rate,
-                               int deadlineS) throws Exception {
+                               int deadlineS, int releaseEvery) throws Exception {
         Files.createDirectories(outDir);
         List<Thread> threads = new ArrayList<>();
         List<KafkaShareConsumer<String, String>> consumers = new ArrayList<>();
@@ -190,7 +201,7 @@ public final class ShareCrashWorker {
             consumers.add(c);
             final int idx = i;
             BufferedWriter w = Files.newBufferedWriter(outDir.resolve("w" + i + ".log"), StandardCharsets.UTF_8);
-            Thread t = new Thread(() -> runConsumer(c, topic, w, rate), "share-crash-" + idx);
+            Thread t = new Thread(() -> runConsumer(c, topic, w, rate, releaseEvery), "share-crash-" + idx);
             threads.add(t);
             t.start();
         }
@@ -212,7 +223,10 @@ public final class ShareCrashWorker {
                         for (Map.Entry<Integer, long[]> e : m.entrySet()) {
                             long[] v = e.getValue();
                             sb.append(String.format(" p%d:start=%d,end=%d,lag=%d", e.getKey(), v[0], v[1], v[2]));
-                            if (v[0] != v[1] || v[2] != 0) done = false;
+                            // lag (KIP-1226) = end - start - deliveryCompleteCount: 0 once every record is
+                            // ACKNOWLEDGED or ARCHIVED. (Apache Kafka persists the advanced start offset lazily,
+                            // spec §1.7, so start = end is not required here.)
+                            if (v[0] < 0 || v[2] != 0) done = false;
                         }
                         System.err.println("[worker] offsets" + sb);
                         if (done) { why = "drained"; break; }
@@ -229,6 +243,16 @@ public final class ShareCrashWorker {
         writeProgress(outDir);
         OUT.printf("stopped: %s after %.1f s; deliveries %d, confirmed distinct %d, errors %d%n", why,
                 (System.nanoTime() - t0) / 1e9, DELIVERIES.get(), CONFIRMED.size(), ERRORS.get());
+        // the final state, read by a fresh admin client after the consumers have left the group
+        try (Admin a = admin(bootstrap)) {
+            for (Map.Entry<Integer, long[]> e : offsets(a, topic, group, 30).entrySet()) {
+                long[] v = e.getValue();
+                OUT.printf("partition %d start %d end %d lag %d%n", e.getKey(), v[0], v[1], v[2]);
+            }
+        } catch (Exception e) {
+            OUT.println("final offsets failed: " + e);
+            return 4;
+        }
         return "drained".equals(why) || "stop file".equals(why) ? 0 : 3;
     }
 
@@ -247,7 +271,8 @@ public final class ShareCrashWorker {
         }
     }
 
-    private static void runConsumer(KafkaShareConsumer<String, String> c, String topic, BufferedWriter w, double rate) {
+    private static void runConsumer(KafkaShareConsumer<String, String> c, String topic, BufferedWriter w, double rate,
+                                    int releaseEvery) {
         c.setAcknowledgementCommitCallback((Map<TopicIdPartition, Set<Long>> offs, Exception ex) -> {
             long us = nowUs();
             for (Map.Entry<TopicIdPartition, Set<Long>> e : offs.entrySet())
@@ -255,50 +280,46 @@ public final class ShareCrashWorker {
                     line(w, "A " + us + " " + e.getKey().partition() + " " + o + " "
                             + (ex == null ? "ok" : ex.getClass().getSimpleName()));
         });
-        long startNs = System.nanoTime();
-        double budget = 0; // records allowed so far by the pacing
-        long lastNs = startNs;
         try {
             c.subscribe(List.of(topic));
             while (!stop) {
                 try {
                     ConsumerRecords<String, String> recs = c.poll(Duration.ofMillis(500));
                     if (recs.isEmpty()) { w.flush(); continue; }
-                    Map<Integer, List<Long>> batch = new HashMap<>();
                     for (ConsumerRecord<String, String> r : recs) {
-                        long us = nowUs();
-                        line(w, "D " + us + " " + r.partition() + " " + r.offset() + " " + r.deliveryCount().orElse((short) -1)
-                                + " " + r.key());
+                        line(w, "D " + nowUs() + " " + r.partition() + " " + r.offset() + " "
+                                + r.deliveryCount().orElse((short) -1) + " " + r.key());
                         DELIVERIES.incrementAndGet();
-                        c.acknowledge(r, AcknowledgeType.ACCEPT);
-                        batch.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r.offset());
+                    }
+                    w.flush();
+                    // "processing": the records stay ACQUIRED meanwhile (well under the 5 s lock)
+                    if (rate > 0) Thread.sleep(Math.min(2000L, (long) (recs.count() * 1000.0 / rate)));
+                    Map<Integer, List<Long>> accepted = new HashMap<>();
+                    Map<Integer, List<Long>> released = new HashMap<>();
+                    for (ConsumerRecord<String, String> r : recs) {
+                        boolean release = releaseEvery > 0 && r.deliveryCount().orElse((short) 0) == 1
+                                && Long.parseLong(r.key()) % releaseEvery == 0;
+                        c.acknowledge(r, release ? AcknowledgeType.RELEASE : AcknowledgeType.ACCEPT);
+                        (release ? released : accepted).computeIfAbsent(r.partition(), k -> new ArrayList<>())
+                                .add(r.offset());
                     }
                     Map<TopicIdPartition, Optional<KafkaException>> res = c.commitSync(Duration.ofSeconds(10));
                     long us = nowUs();
                     for (Map.Entry<TopicIdPartition, Optional<KafkaException>> e : res.entrySet()) {
                         int part = e.getKey().partition();
-                        Collection<Long> offs = batch.getOrDefault(part, List.of());
                         if (e.getValue().isEmpty()) {
-                            for (Long o : offs) {
+                            for (Long o : accepted.getOrDefault(part, List.of())) {
                                 line(w, "C " + us + " " + part + " " + o);
                                 CONFIRMED.add(((long) part << 40) | o);
                             }
+                            for (Long o : released.getOrDefault(part, List.of()))
+                                line(w, "R " + us + " " + part + " " + o);
                         } else {
                             ERRORS.incrementAndGet();
                             line(w, "X " + us + " " + part + " " + e.getValue().get().getClass().getSimpleName());
                         }
                     }
                     w.flush();
-                    if (rate > 0) { // pace: at most `rate` records/s, bursts of at most one second's worth
-                        long now = System.nanoTime();
-                        budget = Math.min(budget + (now - lastNs) / 1e9 * rate, rate);
-                        lastNs = now;
-                        budget -= recs.count();
-                        if (budget < 0) {
-                            long sleepMs = (long) (-budget / rate * 1000);
-                            Thread.sleep(sleepMs);
-                        }
-                    }
                 } catch (WakeupException e) {
                     break;
                 } catch (InterruptedException e) {
