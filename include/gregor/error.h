@@ -5,17 +5,12 @@
  * is 3, as on the wire), negative values are local errors (GR_ERR__TIMED_OUT,
  * GR_ERR__QUEUE_FULL, ...). Kafka's own -1 is GR_ERR_UNKNOWN_SERVER_ERROR.
  *
- * The table below is the same X-macro table as the broker's src/base/err.h; the
- * unit test tests/unit/test_client_conf.c checks, code by code, that the names the
- * library reports match this header. Whichever of the two headers a translation
- * unit includes first defines the enum (they share the include guard of the table).
+ * This X-macro table is the only one: the broker's src/base/err.h includes this
+ * header, so the library and the broker cannot disagree on a code.
  *
  * Thread-safety: the functions here are pure and may be called from any thread. */
 #ifndef GREGOR_ERROR_H
 #define GREGOR_ERROR_H
-
-#ifndef GR_BASE_ERR_H
-#define GR_BASE_ERR_H
 
 #define GR_ERR_MAP(X)                                                              \
     X(UNKNOWN_SERVER_ERROR, -1, "unexpected server error")                         \
@@ -180,7 +175,5 @@ typedef enum gr_err {
 const char *gr_err_name(gr_err_t err);
 /** Short human description of an error. Never NULL; static string; any thread. */
 const char *gr_err_str(gr_err_t err);
-
-#endif /* GR_BASE_ERR_H */
 
 #endif /* GREGOR_ERROR_H */
