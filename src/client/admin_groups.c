@@ -182,26 +182,40 @@ static void sg_rows(gr_admin_result_t *r, const gr_ShareGroupDescribeResponse_De
     }
 }
 
+/* The coordinator may still be loading (14), unavailable (15) or elsewhere (16):
+ * the Java Admin retries those until the deadline, and so do we. */
+static bool group_retriable(int16_t code) {
+    return code == GR_ERR_COORDINATOR_LOAD_IN_PROGRESS || code == GR_ERR_COORDINATOR_NOT_AVAILABLE ||
+           code == GR_ERR_NOT_COORDINATOR;
+}
+
 static gr_err_t describe_one_share_group(gr_admin_t *a, const char *group, int64_t deadline, gr_admin_result_t *r) {
-    int32_t node;
-    gr_err_t err = gr__admin_coordinator(a, group, deadline, &node);
-    if (err) return err;
-    gr_arena_t ar;
-    gr_arena_init(&ar);
-    gr_ShareGroupDescribeRequest_t rq;
-    gr_struct_init(&gr_ShareGroupDescribeRequest_sd, &rq);
-    rq.GroupIds.n = 1;
-    rq.GroupIds.v = gr_arena_alloc(&ar, sizeof(gr_str_t));
-    rq.GroupIds.v[0] = gr_str_c(group);
-    void *resp;
-    int16_t ver;
-    err = CALL(a, node, GR_API_ShareGroupDescribe, &rq, deadline, &ar, &resp, &ver);
-    if (!err) {
-        const gr_ShareGroupDescribeResponse_t *rs = resp;
-        for (int32_t i = 0; i < rs->Groups.n; i++) sg_rows(r, &rs->Groups.v[i]);
+    for (;;) {
+        int32_t node;
+        gr_err_t err = gr__admin_coordinator(a, group, deadline, &node);
+        if (err) return err;
+        gr_arena_t ar;
+        gr_arena_init(&ar);
+        gr_ShareGroupDescribeRequest_t rq;
+        gr_struct_init(&gr_ShareGroupDescribeRequest_sd, &rq);
+        rq.GroupIds.n = 1;
+        rq.GroupIds.v = gr_arena_alloc(&ar, sizeof(gr_str_t));
+        rq.GroupIds.v[0] = gr_str_c(group);
+        void *resp;
+        int16_t ver;
+        err = CALL(a, node, GR_API_ShareGroupDescribe, &rq, deadline, &ar, &resp, &ver);
+        const gr_ShareGroupDescribeResponse_t *rs = err ? NULL : resp;
+        if (rs && rs->Groups.n == 1 && group_retriable(rs->Groups.v[0].ErrorCode) &&
+            gr__client_tick(a->cl) + 100 < deadline) {
+            gr_arena_free(&ar);
+            gr__client_io(a->cl, 100); /* back off, keeping the connections serviced */
+            continue;
+        }
+        if (rs)
+            for (int32_t i = 0; i < rs->Groups.n; i++) sg_rows(r, &rs->Groups.v[i]);
+        gr_arena_free(&ar);
+        return err;
     }
-    gr_arena_free(&ar);
-    return err;
 }
 
 gr_err_t gr_admin_describe_share_groups(gr_admin_t *a, const char *const *groups, size_t n, int timeout_ms,
