@@ -35,7 +35,7 @@ typedef struct gr_admin_result gr_admin_result_t;
 /** Kafka config resource types (the wire values). */
 typedef enum gr_resource_type {
     GR_RESOURCE_TOPIC = 2,
-    GR_RESOURCE_GROUP = 3,
+    GR_RESOURCE_GROUP = 32,
     GR_RESOURCE_BROKER = 4,
 } gr_resource_type_t;
 
