@@ -9,6 +9,7 @@
  *   gregor/conf.h      gr_conf_t: configuration by Kafka property names
  *   gregor/producer.h  gr_producer_t: batching, partitioning, compression, idempotence
  *   gregor/admin.h     gr_admin_t: topics, partitions, configs, groups, share groups
+ *   gregor/share_consumer.h  gr_share_consumer_t: share groups (KIP-932), the KafkaShareConsumer contract
  *
  * Only names starting with gr_ / GR_ are defined; no public structs (handles are
  * opaque, results are read through accessors), so the ABI can grow. */
@@ -19,6 +20,7 @@
 #include "gregor/conf.h"
 #include "gregor/producer.h"
 #include "gregor/admin.h"
+#include "gregor/share_consumer.h"
 
 #ifdef __cplusplus
 extern "C" {

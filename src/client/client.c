@@ -25,6 +25,8 @@ static const struct {
     {GR_API_DeleteGroups, 0, 3},      {GR_API_ShareGroupDescribe, 1, 1},
     {GR_API_DescribeShareGroupOffsets, 0, 1}, {GR_API_AlterShareGroupOffsets, 0, 0},
     {GR_API_DeleteShareGroupOffsets, 0, 0},
+    {GR_API_Fetch, 4, 12},            {GR_API_ListOffsets, 1, 9}, /* the plain consumer (consumer.c) */
+    {GR_API_ShareGroupHeartbeat, 1, 1}, {GR_API_ShareFetch, 1, 2}, {GR_API_ShareAcknowledge, 1, 2}, /* share_*.c */
 };
 
 void gr__client_api_range(int16_t api_key, int16_t *min, int16_t *max) {

@@ -61,7 +61,31 @@ typedef enum gr__ctype {
     X(MAX_BLOCK_MS, "max.block.ms", GR__P, GR__CT_LONG, "60000", 0, GR__I64MAX, NULL)                      \
     X(PARTITIONER_IGNORE_KEYS, "partitioner.ignore.keys", GR__P, GR__CT_BOOL, "false", 0, 0, NULL)         \
     X(TRANSACTIONAL_ID, "transactional.id", GR__P, GR__CT_REJECT, NULL, 0, 0,                              \
-      "transactions are not supported by libgregor yet")
+      "transactions are not supported by libgregor yet")                                                   \
+    /* Share consumer (share_consumer.c). */                                                                \
+    X(GROUP_ID, "group.id", GR__C, GR__CT_STRING, NULL, 0, 0, NULL)                                         \
+    X(SHARE_ACK_MODE, "share.acknowledgement.mode", GR__C, GR__CT_ENUM, "implicit", 0, 0, "implicit,explicit") \
+    X(SHARE_ACQUIRE_MODE, "share.acquire.mode", GR__C, GR__CT_ENUM, "batch_optimized", 0, 0,                 \
+      "batch_optimized,record_limit")                                                                       \
+    X(MAX_POLL_RECORDS, "max.poll.records", GR__C, GR__CT_INT, "500", 1, GR__I32MAX, NULL)                  \
+    X(FETCH_MAX_BYTES, "fetch.max.bytes", GR__C, GR__CT_INT, "52428800", 0, GR__I32MAX, NULL)               \
+    X(FETCH_MIN_BYTES, "fetch.min.bytes", GR__C, GR__CT_INT, "1", 0, GR__I32MAX, NULL)                      \
+    X(FETCH_MAX_WAIT_MS, "fetch.max.wait.ms", GR__C, GR__CT_INT, "500", 0, GR__I32MAX, NULL)                \
+    X(MAX_POLL_INTERVAL_MS, "max.poll.interval.ms", GR__C, GR__CT_INT, "300000", 1, GR__I32MAX, NULL)       \
+    X(CLIENT_RACK, "client.rack", GR__C, GR__CT_STRING, "", 0, 0, NULL)                                    \
+    /* Consumer-group properties: accepted in the consumer scope (the plain consumer may use   */           \
+    /* them), refused by gr_share_consumer_new ("... is not supported by the share consumer"). */           \
+    X(ISOLATION_LEVEL, "isolation.level", GR__C, GR__CT_ENUM, "read_uncommitted", 0, 0,                     \
+      "read_uncommitted,read_committed")                                                                    \
+    X(AUTO_OFFSET_RESET, "auto.offset.reset", GR__C, GR__CT_ENUM, "latest", 0, 0, "latest,earliest,none")  \
+    X(ENABLE_AUTO_COMMIT, "enable.auto.commit", GR__C, GR__CT_BOOL, "true", 0, 0, NULL)                     \
+    X(GROUP_INSTANCE_ID, "group.instance.id", GR__C, GR__CT_STRING, NULL, 0, 0, NULL)                       \
+    X(PARTITION_ASSIGNMENT_STRATEGY, "partition.assignment.strategy", GR__C, GR__CT_LIST, NULL, 0, 0, NULL) \
+    X(SESSION_TIMEOUT_MS, "session.timeout.ms", GR__C, GR__CT_INT, "45000", 0, GR__I32MAX, NULL)            \
+    X(HEARTBEAT_INTERVAL_MS, "heartbeat.interval.ms", GR__C, GR__CT_INT, "3000", 0, GR__I32MAX, NULL)       \
+    X(INTERCEPTOR_CLASSES, "interceptor.classes", GR__C, GR__CT_LIST, NULL, 0, 0, NULL)                     \
+    X(GROUP_PROTOCOL, "group.protocol", GR__C, GR__CT_ENUM, "classic", 0, 0, "classic,consumer")            \
+    X(GROUP_REMOTE_ASSIGNOR, "group.remote.assignor", GR__C, GR__CT_STRING, NULL, 0, 0, NULL)
 
 typedef enum gr__cprop {
 #define GR__CP_ENUM(id, name, scopes, type, dflt, min, max, choices) GR__CP_##id,

@@ -1,0 +1,309 @@
+/* gregor share-groups: kafka-share-groups.sh (ShareGroupCommand).
+ *   --list [--state [s]]
+ *   --describe (--group g)... | --all-groups  [--offsets (default) | --members | --state] [--verbose]
+ *   --reset-offsets, --delete-offsets, --delete: share_groups_alter.c
+ * Columns, '-' for missing values and the order of rows are the Kafka tool's:
+ *   offsets  GROUP TOPIC PARTITION [LEADER-EPOCH] START-OFFSET LAG, by topic and partition;
+ *   members  GROUP CONSUMER-ID HOST CLIENT-ID #PARTITIONS [MEMBER-EPOCH] ASSIGNMENT;
+ *   state    GROUP COORDINATOR (ID) STATE [GROUP-EPOCH ASSIGNMENT-EPOCH] #MEMBERS. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "share_groups.h"
+
+static const cli_opt_t opts[] = {
+    {"bootstrap-server", "String: server to connect to", "REQUIRED: The server(s) to connect to."},
+    {"command-config", "String: command config property file", "Property file containing configs to be passed to the admin client."},
+    {"list", NULL, "List all share groups."},
+    {"describe", NULL, "Describe share group, members and offset information."},
+    {"reset-offsets", NULL, "Reset offsets of a share group (one group, which must be empty)."},
+    {"delete-offsets", NULL, "Delete offsets of a share group (one group, one or more topics)."},
+    {"delete", NULL, "Delete share groups (they must be empty)."},
+    {"group", "String: share group", "The share group we wish to act on (repeatable)."},
+    {"all-groups", NULL, "Apply to all share groups."},
+    {"offsets", NULL, "With --describe: start offsets and lag per partition (the default)."},
+    {"members", NULL, "With --describe: the members of the group."},
+    {"state", "[String]", "With --describe: the state of the group. With --list: the state of all groups, or only those in the given state (Empty, Stable, Dead)."},
+    {"verbose", NULL, "With --describe: additional information."},
+    {"topic", "String: topic", "The topic whose offsets are deleted or reset ('topic1:0,1,2' selects partitions when resetting; repeatable)."},
+    {"all-topics", NULL, "With --reset-offsets: every topic the group has offsets for."},
+    {"to-earliest", NULL, "Reset offsets to the earliest offset."},
+    {"to-latest", NULL, "Reset offsets to the latest offset."},
+    {"to-datetime", "String: datetime", "Reset offsets to the offset at a time. Format: 'YYYY-MM-DDThh:mm:ss.sss'."},
+    {"dry-run", NULL, "Only show the offsets that --reset-offsets would set."},
+    {"execute", NULL, "Execute --reset-offsets."},
+    {"output", "String: text|json", "Output format of --list and --describe (default text)."},
+    {"timeout", "Long: timeout (ms)", "The timeout of each admin call (default: 30000)."},
+    {"help", NULL, "Print usage information."},
+    {NULL, NULL, NULL},
+};
+
+size_t sg_groups(const cli_vals_t *v, gr_admin_t *a, const char ***out, gr_admin_result_t **res) {
+    *res = NULL;
+    size_t n = 0;
+    if (!cli_has(v, "all-groups")) {
+        const char **g = cli_all(v, "group", &n);
+        *out = malloc((n ? n : 1) * sizeof(**out));
+        if (!*out) abort();
+        memcpy(*out, g, n * sizeof(*g));
+        return n;
+    }
+    if (gr_admin_list_groups(a, "share", cli_timeout(v), res) != GR_ERR_NONE) {
+        cli_fail("%s", gr_admin_last_error(a));
+        *out = NULL;
+        return (size_t)-1;
+    }
+    n = gr_admin_result_rows(*res);
+    *out = malloc((n ? n : 1) * sizeof(**out));
+    if (!*out) abort();
+    for (size_t i = 0; i < n; i++) (*out)[i] = gr_admin_result_str(*res, i, "group");
+    return n;
+}
+
+/* Describe one share group; on a group error print Kafka's message and return NULL. */
+static gr_admin_result_t *describe_group(const cli_vals_t *v, gr_admin_t *a, const char *group) {
+    gr_admin_result_t *res = NULL;
+    gr_err_t err = gr_admin_describe_share_groups(a, &group, 1, cli_timeout(v), &res);
+    if (err) {
+        const char *m = res ? gr_admin_result_str(res, 0, "error_message") : NULL;
+        cli_fail("%s", m ? m : gr_admin_last_error(a));
+        gr_admin_result_destroy(res);
+        return NULL;
+    }
+    return res;
+}
+
+char *sg_state(const cli_vals_t *v, gr_admin_t *a, const char *group, bool *errp) {
+    gr_admin_result_t *res = NULL;
+    *errp = false;
+    gr_err_t err = gr_admin_describe_share_groups(a, &group, 1, cli_timeout(v), &res);
+    char *state = NULL;
+    if (err == GR_ERR_GROUP_ID_NOT_FOUND) {
+        const char *m = res ? gr_admin_result_str(res, 0, "error_message") : NULL;
+        if (m && strstr(m, "not a share group")) *errp = true, cli_fail("%s", m);
+    } else if (err) {
+        const char *m = res ? gr_admin_result_str(res, 0, "error_message") : NULL;
+        *errp = true;
+        cli_fail("%s", m ? m : gr_admin_last_error(a));
+    } else {
+        const char *s = gr_admin_result_str(res, 0, "state");
+        state = strdup(s ? s : "Unknown");
+    }
+    gr_admin_result_destroy(res);
+    return state;
+}
+
+static int list(const cli_vals_t *v, gr_admin_t *a) {
+    gr_admin_result_t *res = NULL;
+    if (gr_admin_list_groups(a, "share", cli_timeout(v), &res) != GR_ERR_NONE)
+        return cli_fail("%s", gr_admin_last_error(a));
+    static const cli_col_t cols[] = {{"GROUP", "group", 15, false}, {"STATE", "state", 0, false}};
+    bool with_state = cli_has(v, "state");
+    const char *want = cli_str(v, "state");
+    cli_table_t t;
+    cli_table_init(&t, cols, 2);
+    for (size_t r = 0; r < gr_admin_result_rows(res); r++) {
+        const char *cells[2] = {gr_admin_result_str(res, r, "group"), gr_admin_result_str(res, r, "state")};
+        if (want && (!cells[1] || strcasecmp(want, cells[1]))) continue;
+        cli_table_add(&t, cells);
+    }
+    cli_table_sort(&t, (const size_t[]){0}, 1);
+    if (cli_json(v) || with_state) {
+        t.n_cols = with_state || cli_json(v) ? 2 : 1;
+        cli_table_print(&t, cli_json(v), false);
+    } else {
+        for (size_t r = 0; r < t.rows; r++) puts(t.cells[r * 2]);
+    }
+    t.n_cols = 2;
+    cli_table_free(&t);
+    gr_admin_result_destroy(res);
+    return CLI_OK;
+}
+
+/* ---- --describe --offsets ---- */
+
+static const cli_col_t off_cols[] = {
+    {"GROUP", "group", 15, false},        {"TOPIC", "topic", 15, false},         {"PARTITION", "partition", 10, true},
+    {"LEADER-EPOCH", "leader_epoch", 13, true}, {"START-OFFSET", "start_offset", 13, true}, {"LAG", "lag", 0, true},
+};
+
+static int describe_offsets(const cli_vals_t *v, gr_admin_t *a, const char *group, cli_table_t *t) {
+    gr_admin_result_t *res = NULL;
+    if (gr_admin_describe_share_group_offsets(a, group, NULL, 0, cli_timeout(v), &res) != GR_ERR_NONE && !res)
+        return cli_fail("%s", gr_admin_last_error(a));
+    for (size_t r = 0; r < gr_admin_result_rows(res); r++) {
+        char ep[24], so[24], lag[24];
+        int64_t start = gr_admin_result_int(res, r, "start_offset", -1);
+        const char *cells[6] = {group, gr_admin_result_str(res, r, "topic"), gr_admin_result_str(res, r, "partition"),
+                                start < 0 ? NULL : cli_i64(ep, sizeof(ep), gr_admin_result_int(res, r, "leader_epoch", -1), true),
+                                cli_i64(so, sizeof(so), start, true),
+                                cli_i64(lag, sizeof(lag), gr_admin_result_int(res, r, "lag", -1), true)};
+        cli_table_add(t, cells);
+    }
+    gr_admin_result_destroy(res);
+    return CLI_OK;
+}
+
+/* ---- --describe --members ---- */
+
+static const cli_col_t mem_cols[] = {
+    {"GROUP", "group", 15, false},         {"CONSUMER-ID", "consumer_id", 15, false},
+    {"HOST", "host", 15, false},           {"CLIENT-ID", "client_id", 15, false},
+    {"#PARTITIONS", "partitions", 12, true}, {"MEMBER-EPOCH", "member_epoch", 13, true},
+    {"ASSIGNMENT", "assignment", 0, false},
+};
+
+/* "t1:0,1;t2:0" from rows [first, end) of one member (rows sorted by topic, partition). */
+static size_t assignment(const gr_admin_result_t *res, size_t first, size_t end, char *buf, size_t size) {
+    size_t len = 0, n = 0;
+    const char *prev = NULL;
+    buf[0] = 0;
+    for (size_t r = first; r < end && len + 1 < size; r++) {
+        const char *topic = gr_admin_result_str(res, r, "topic");
+        if (!topic) continue;
+        bool same = prev && !strcmp(prev, topic);
+        len += (size_t)snprintf(buf + len, size - len, "%s%s%s%s", same ? "," : prev ? ";" : "", same ? "" : topic,
+                                same ? "" : ":", gr_admin_result_str(res, r, "partition"));
+        prev = topic;
+        n++;
+    }
+    if (len >= size) len = size - 1;
+    return n;
+}
+
+static int describe_members(const cli_vals_t *v, gr_admin_t *a, const char *group, cli_table_t *t) {
+    gr_admin_result_t *res = describe_group(v, a, group);
+    if (!res) return CLI_FAIL;
+    size_t rows = gr_admin_result_rows(res);
+    for (size_t first = 0, end; first < rows; first = end) {
+        const char *mid = gr_admin_result_str(res, first, "member_id");
+        for (end = first + 1; end < rows && mid && gr_admin_result_str(res, end, "member_id") &&
+                              !strcmp(mid, gr_admin_result_str(res, end, "member_id"));
+             end++) {}
+        if (!mid) continue;
+        char asg[4096], np[16];
+        size_t n = assignment(res, first, end, asg, sizeof(asg));
+        snprintf(np, sizeof(np), "%zu", n);
+        const char *cells[7] = {group, mid, gr_admin_result_str(res, first, "client_host"),
+                                gr_admin_result_str(res, first, "client_id"), np,
+                                gr_admin_result_str(res, first, "member_epoch"), n ? asg : ""};
+        cli_table_add(t, cells);
+    }
+    gr_admin_result_destroy(res);
+    return CLI_OK;
+}
+
+/* ---- --describe --state ---- */
+
+static const cli_col_t state_cols[] = {
+    {"GROUP", "group", 15, false},        {"COORDINATOR (ID)", "coordinator", 25, false},
+    {"STATE", "state", 15, false},        {"GROUP-EPOCH", "group_epoch", 12, true},
+    {"ASSIGNMENT-EPOCH", "assignment_epoch", 17, true}, {"#MEMBERS", "members", 0, true},
+};
+
+static int describe_state(const cli_vals_t *v, gr_admin_t *a, const char *group, cli_table_t *t) {
+    gr_admin_result_t *res = describe_group(v, a, group);
+    if (!res) return CLI_FAIL;
+    size_t members = 0, rows = gr_admin_result_rows(res);
+    for (size_t r = 0; r < rows; r++) {
+        const char *m = gr_admin_result_str(res, r, "member_id");
+        if (m && (r == 0 || !gr_admin_result_str(res, r - 1, "member_id") ||
+                  strcmp(m, gr_admin_result_str(res, r - 1, "member_id"))))
+            members++;
+    }
+    char nm[16];
+    snprintf(nm, sizeof(nm), "%zu", members);
+    /* The public admin API does not name the coordinator yet: '-' (docs/cli.md). */
+    const char *cells[6] = {group, NULL, gr_admin_result_str(res, 0, "state"),
+                            gr_admin_result_str(res, 0, "group_epoch"), gr_admin_result_str(res, 0, "assignment_epoch"),
+                            nm};
+    cli_table_add(t, cells);
+    gr_admin_result_destroy(res);
+    return CLI_OK;
+}
+
+/* Print t without the columns that only --verbose shows. */
+static void print_cols(const cli_vals_t *v, cli_table_t *t, const int *verbose_only) {
+    bool verbose = cli_has(v, "verbose");
+    cli_col_t cols[8];
+    size_t keep[8], n = 0;
+    for (size_t c = 0; c < t->n_cols; c++)
+        if (verbose || !verbose_only[c]) cols[n] = t->cols[c], keep[n++] = c;
+    cli_table_t out;
+    cli_table_init(&out, cols, n);
+    for (size_t r = 0; r < t->rows; r++) {
+        const char *cells[8];
+        for (size_t k = 0; k < n; k++) cells[k] = t->cells[r * t->n_cols + keep[k]];
+        cli_table_add(&out, cells);
+    }
+    cli_table_print(&out, cli_json(v), true);
+    cli_table_free(&out);
+}
+
+static int describe(const cli_vals_t *v, gr_admin_t *a) {
+    static const char *const kinds[] = {"offsets", "members", "state", NULL};
+    int kind = cli_one_of(v, kinds, false);
+    if (kind < -1) return CLI_USAGE;
+    if (kind < 0) kind = 0;
+    gr_admin_result_t *lres;
+    const char **groups;
+    size_t n = sg_groups(v, a, &groups, &lres);
+    if (n == (size_t)-1) return CLI_FAIL;
+    if (!n && !cli_has(v, "all-groups")) {
+        free(groups);
+        return cli_usage_error(v, "Option [describe] takes one of these options: [all-groups], [group]");
+    }
+    static const int off_v[] = {0, 0, 0, 1, 0, 0}, mem_v[] = {0, 0, 0, 0, 0, 1, 0}, st_v[] = {0, 0, 0, 1, 1, 0};
+    const cli_col_t *cols[] = {off_cols, mem_cols, state_cols};
+    const size_t ncols[] = {6, 7, 6};
+    const int *vo[] = {off_v, mem_v, st_v};
+    int rc = CLI_OK;
+    for (size_t i = 0; i < n; i++) {
+        cli_table_t t;
+        cli_table_init(&t, cols[kind], ncols[kind]);
+        int r = kind == 0 ? (describe_group(v, a, groups[i]) ? describe_offsets(v, a, groups[i], &t) : CLI_FAIL)
+                : kind == 1 ? describe_members(v, a, groups[i], &t)
+                            : describe_state(v, a, groups[i], &t);
+        if (kind == 0) cli_table_sort(&t, (const size_t[]){1, 2}, 2);
+        bool no_members = r == CLI_OK && kind == 1 && t.rows == 0;
+        if (r == CLI_OK && !no_members) print_cols(v, &t, vo[kind]);
+        else if (r != CLI_OK) rc = r;
+        if (no_members || (r == CLI_OK && kind == 2 && t.rows && !strcmp(t.cells[t.n_cols - 1], "0")))
+            fprintf(stderr, "\nShare group '%s' has no active members.\n", groups[i]);
+        cli_table_free(&t);
+    }
+    free(groups);
+    gr_admin_result_destroy(lres);
+    return rc;
+}
+
+static int run(const cli_vals_t *v) {
+    static const char *const actions[] = {"list", "describe", "reset-offsets", "delete-offsets", "delete", NULL};
+    int act = cli_one_of(v, actions, true);
+    if (act < 0) return CLI_USAGE;
+    (void)cli_json(v);
+    if (act == 2 && !cli_has(v, "dry-run") && !cli_has(v, "execute"))
+        return cli_usage_error(v, "Option [reset-offsets] takes the option: [execute] or [dry-run]");
+    gr_admin_t *a = cli_admin(v);
+    if (!a) return CLI_FAIL;
+    int rc;
+    switch (act) {
+    case 0: rc = list(v, a); break;
+    case 1: rc = describe(v, a); break;
+    case 2: rc = sg_reset_offsets(v, a); break;
+    case 3: rc = sg_delete_offsets(v, a); break;
+    default: rc = sg_delete(v, a); break;
+    }
+    gr_admin_destroy(a);
+    return rc;
+}
+
+int cli_share_groups(int argc, char **argv) {
+    cli_vals_t v;
+    int rc = cli_parse(&v, "gregor share-groups", "List, describe, reset and delete share groups.", opts, argc, argv);
+    if (!rc) rc = run(&v);
+    cli_vals_free(&v);
+    return rc < 0 ? CLI_OK : rc;
+}

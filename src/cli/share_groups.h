@@ -1,0 +1,19 @@
+/* gregor share-groups: the actions, split over share_groups.c (options, --list,
+ * --describe) and share_groups_alter.c (--reset-offsets, --delete-offsets, --delete). */
+#ifndef GR_CLI_SHARE_GROUPS_H
+#define GR_CLI_SHARE_GROUPS_H
+
+#include "cli.h"
+
+/** The groups named by --group (repeatable) or, with --all-groups, every share group.
+ *  Returns their number; *out is malloc'd (strings owned by v or by *res). */
+size_t sg_groups(const cli_vals_t *v, gr_admin_t *a, const char ***out, gr_admin_result_t **res);
+/** The state of a share group ("Empty", "Stable", ...), NULL if it does not exist;
+ *  *err set for other failures (after printing why). Returned string is malloc'd. */
+char *sg_state(const cli_vals_t *v, gr_admin_t *a, const char *group, bool *err);
+
+int sg_reset_offsets(const cli_vals_t *v, gr_admin_t *a);
+int sg_delete_offsets(const cli_vals_t *v, gr_admin_t *a);
+int sg_delete(const cli_vals_t *v, gr_admin_t *a);
+
+#endif
