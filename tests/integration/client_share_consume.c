@@ -3,7 +3,7 @@
  *
  *   client_share_consume BOOTSTRAP setup TOPIC PARTITIONS
  *       create TOPIC and wait until every partition has a leader (the group configs are
- *       set by the script: libgregor's GR_RESOURCE_GROUP is 3, not Kafka's 32)
+ *       set by the script)
  *   client_share_consume BOOTSTRAP produce TOPIC N [FIRST]
  *       produce N records key "k<i>" value "v<i>" (i from FIRST) with acks=all
  *   client_share_consume BOOTSTRAP consume GROUP TOPIC [options] [-X name=value]...

@@ -121,7 +121,7 @@ list share groups: NONE
 describe share group: GROUP_ID_NOT_FOUND state=-
 describe share group offsets: NONE rows=0
 delete group: GROUP_ID_NOT_FOUND
-group configs: INVALID_REQUEST
+group configs: NONE
 delete: NONE
 delete again: UNKNOWN_TOPIC_OR_PARTITION
 EOF2
