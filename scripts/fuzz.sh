@@ -27,7 +27,7 @@ if [[ -n "${FUZZ_TARGETS:-}" ]]; then
   read -r -a targets <<<"$FUZZ_TARGETS"
   cmake --build "$BDIR" -j "$(nproc)" --target "${targets[@]}" >/dev/null
 else
-  cmake --build "$BDIR" -j "$(nproc)" >/dev/null
+  cmake --build "$BDIR" -j "$(nproc)" --target fuzz_all >/dev/null
   targets=()
   for b in "$BDIR"/fuzz_*; do [[ -f "$b" && -x "$b" ]] && targets+=("$(basename "$b")"); done
 fi
