@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 0: case 1: op_acquire(sp, &in, &conf, now, &res, &d); break;
         case 2: case 3: op_ack(sp, &in, &conf, now, &d); break;
         case 4: now += take(&in, 2000); gr_sp_expire(sp, &conf, now, &d); break;
-        case 5: gr_sp_release_member(sp, MEM[take(&in, 4)], &d); break;
+        case 5: gr_sp_release_member(sp, &conf, MEM[take(&in, 4)], &d); break;
         default:
             if (take(&in, 2)) gr_sp_update_log_start(sp, gr_sp_start_offset(sp) + take(&in, 40), &d);
             else sp = restart(sp);

@@ -269,7 +269,7 @@ gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_
 }
 
 /* §3.3 batch validation, before anything else is looked at. */
-static bool acks_valid(const gr_sp_ack_batch_t *bt, size_t n, bool renew, char *errstr, size_t errstr_size) {
+static bool acks_valid(const gr_sp_ack_batch_t *bt, size_t n, bool renew) {
     for (size_t i = 0; i < n; i++) {
         const gr_sp_ack_batch_t *a = &bt[i];
         const char *why = NULL;
@@ -281,7 +281,8 @@ static bool acks_valid(const gr_sp_ack_batch_t *bt, size_t n, bool renew, char *
         for (size_t j = 0; !why && j < a->n_types; j++)
             if (a->types[j] < 0 || a->types[j] > (renew ? 4 : 3)) why = "invalid AcknowledgeType";
         if (why) {
-            snprintf(errstr, errstr_size, "Invalid acknowledgement batch: %s", why);
+            /* Kafka 4.3.1 answers these 42s with a null ErrorMessage: the reason is only logged. */
+            GR_DEBUG("share", "invalid acknowledgement batch: %s", why);
             return false;
         }
     }
@@ -292,7 +293,7 @@ gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *m
                                 int32_t partition, const gr_sp_ack_batch_t *batches, size_t n, bool is_renew_ack,
                                 gr_share_ackwait_t *w, int16_t *err_slot, char *errstr, size_t errstr_size) {
     errstr[0] = 0;
-    if (!acks_valid(batches, n, is_renew_ack, errstr, errstr_size)) return GR_ERR_INVALID_REQUEST;
+    if (!acks_valid(batches, n, is_renew_ack)) return GR_ERR_INVALID_REQUEST;
     const gr_meta_topic_t *mt = gr_meta_topic_find_id(b->meta, topic_id);
     if (!mt) return GR_ERR_UNKNOWN_TOPIC_ID;
     if (!gr_parts_find_id(b->parts, topic_id, partition)) return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
@@ -408,7 +409,9 @@ void gr_share_parts_release_member(gr_broker_t *b, const char *group, const char
     for (size_t i = 0; i < ps->n_buckets; i++)
         for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext) {
             if (strcmp(part->group, group)) continue;
-            if (gr_sp_release_member(part->sp, member, &part->delta) == 0) continue;
+            gr_sp_conf_t conf;
+            gr_share_part_conf(part, &conf, NULL);
+            if (gr_sp_release_member(part->sp, &conf, member, &part->delta) == 0) continue;
             part_write_bg(part); /* §7.2: written after a session-close release */
             rearm(part);
             notify(part);

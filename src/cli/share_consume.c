@@ -102,8 +102,8 @@ static gr_share_consumer_t *make_consumer(const cli_vals_t *v) {
     const char **p1 = cli_all(v, "consumer-property", &n1), **p2 = cli_all(v, "command-property", &n2);
     const char **props = calloc(n1 + n2 + 1, sizeof(*props));
     if (!props) abort();
-    memcpy(props, p1, n1 * sizeof(*props));
-    memcpy(props + n1, p2, n2 * sizeof(*props));
+    if (n1) memcpy(props, p1, n1 * sizeof(*props));
+    if (n2) memcpy(props + n1, p2, n2 * sizeof(*props));
     gr_conf_t *conf = cli_conf(v, GR_CONF_CONSUMER, props, n1 + n2);
     free(props);
     char err[512], grp[512];

@@ -47,7 +47,7 @@ size_t sg_groups(const cli_vals_t *v, gr_admin_t *a, const char ***out, gr_admin
         const char **g = cli_all(v, "group", &n);
         *out = malloc((n ? n : 1) * sizeof(**out));
         if (!*out) abort();
-        memcpy(*out, g, n * sizeof(*g));
+        if (n) memcpy(*out, g, n * sizeof(*g));
         return n;
     }
     if (gr_admin_list_groups(a, "share", cli_timeout(v), res) != GR_ERR_NONE) {
@@ -263,9 +263,15 @@ static int describe(const cli_vals_t *v, gr_admin_t *a) {
     for (size_t i = 0; i < n; i++) {
         cli_table_t t;
         cli_table_init(&t, cols[kind], ncols[kind]);
-        int r = kind == 0 ? (describe_group(v, a, groups[i]) ? describe_offsets(v, a, groups[i], &t) : CLI_FAIL)
-                : kind == 1 ? describe_members(v, a, groups[i], &t)
-                            : describe_state(v, a, groups[i], &t);
+        int r;
+        if (kind == 0) {
+            /* Like Kafka's tool, a group that cannot be described gets no offsets. */
+            gr_admin_result_t *g = describe_group(v, a, groups[i]);
+            r = g ? describe_offsets(v, a, groups[i], &t) : CLI_FAIL;
+            gr_admin_result_destroy(g);
+        } else {
+            r = kind == 1 ? describe_members(v, a, groups[i], &t) : describe_state(v, a, groups[i], &t);
+        }
         if (kind == 0) cli_table_sort(&t, (const size_t[]){1, 2}, 2);
         bool no_members = r == CLI_OK && kind == 1 && t.rows == 0;
         if (r == CLI_OK && !no_members) print_cols(v, &t, vo[kind]);

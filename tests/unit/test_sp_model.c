@@ -387,13 +387,13 @@ static void op_expire(world_t *w) {
 static void op_release(world_t *w) {
     model_t *m = &w->m;
     int mem = (int)rnd(w, NMEM);
-    int64_t n = gr_sp_release_member(w->sp, MEM[mem], &w->d), want = 0;
+    int64_t n = gr_sp_release_member(w->sp, &w->conf, MEM[mem], &w->d), want = 0;
     for (int64_t o = 0; o < MAXOFF; o++) {
         mrec_t *x = &m->r[o];
         if (!x->cached || x->state != GR_SP_ACQUIRED || x->owner != mem) continue;
         want++;
         if (o < m->spso) x->cached = 0;
-        else m_set(m, o, GR_SP_AVAILABLE, x->count > 0 ? x->count - 1 : 0, -1, 0);
+        else m_set(m, o, x->count >= w->conf.delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE, x->count, -1, 0);
     }
     m_advance(m);
     if (n != want) FAILM(w, "released %lld vs model %lld", (long long)n, (long long)want);
