@@ -20,6 +20,7 @@
 #include "gregor/conf.h"
 #include "gregor/producer.h"
 #include "gregor/admin.h"
+#include "gregor/consumer.h"
 #include "gregor/share_consumer.h"
 
 #ifdef __cplusplus
