@@ -26,6 +26,7 @@ static void hb_fix(gr_req_t *req, void *resp, gr_err_t err) {
     /* The group change is not durable: the member must retry. */
     r->ErrorCode = GR_ERR_COORDINATOR_NOT_AVAILABLE;
     r->ErrorMessage = gr_req_msg(req, "The share group could not be persisted: %s", gr_err_str(err));
+    r->MemberId = GR_STR_NULL; /* as every heartbeat error answer (Kafka: MemberId null) */
     r->Assignment = NULL;
 }
 
@@ -112,7 +113,8 @@ void gr_h_share_group_heartbeat(gr_req_t *req) {
     gr_share_group_heartbeat(b->share.groups, &h, &cfg, &view, gr_loop_now(b->loop), &res);
     resp->ErrorCode = (int16_t)res.err;
     resp->ErrorMessage = res.errmsg[0] ? gr_req_msg(req, "%s", res.errmsg) : GR_STR_NULL;
-    resp->MemberId = res.member_id ? gr_str_c(gr_arena_strndup(&req->arena, res.member_id, strlen(res.member_id)))
+    /* Kafka 4.3.1 answers every heartbeat error (25, 110, ...) with MemberId null. */
+    resp->MemberId = res.member_id && !res.err ? gr_str_c(gr_arena_strndup(&req->arena, res.member_id, strlen(res.member_id)))
                                    : GR_STR_NULL;
     resp->MemberEpoch = res.member_epoch;
     resp->HeartbeatIntervalMs = res.err ? 0 : res.heartbeat_interval_ms;

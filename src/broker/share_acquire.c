@@ -103,10 +103,22 @@ static void cover(const hdr_scan_t *hs, int64_t first, int64_t last, int64_t *po
     *len = hs->end[j] - hs->pos[i];
 }
 
+/* The SP reports offset-tracked redeliveries one range per offset; Kafka 4.3.1
+ * answers one AcquiredRecords entry per run of consecutive offsets with the same
+ * DeliveryCount, so adjacent ranges (last + 1 == next first, equal count) are
+ * merged here (docs/share-partition.md, "AcquiredRecords"). */
 static void copy_ranges(gr_req_t *req, const gr_sp_acquire_res_t *res, gr_share_acq_out_t *out) {
-    out->ranges = gr_arena_alloc(&req->arena, res->n * sizeof(*out->ranges));
-    memcpy(out->ranges, res->ranges, res->n * sizeof(*out->ranges));
-    out->n_ranges = res->n;
+    out->ranges = gr_arena_alloc(&req->arena, (res->n ? res->n : 1) * sizeof(*out->ranges));
+    size_t n = 0;
+    for (size_t i = 0; i < res->n; i++) {
+        const gr_sp_acquired_t *r = &res->ranges[i];
+        gr_sp_acquired_t *prev = n ? &out->ranges[n - 1] : NULL;
+        if (prev && prev->last_offset + 1 == r->first_offset && prev->delivery_count == r->delivery_count)
+            prev->last_offset = r->last_offset;
+        else
+            out->ranges[n++] = *r;
+    }
+    out->n_ranges = n;
     out->n_records = res->n_records;
 }
 

@@ -22,6 +22,9 @@ static gr_err_t ack_fail(gr_err_t err, char *errstr, size_t n, const char *fmt, 
 
 #define FAIL(err, ...) return ack_fail(err, errstr, errstr_size, __VA_ARGS__)
 
+/* 121 for an offset that is not (or no longer) acquired: Kafka 4.3.1's text. */
+#define MSG_NOT_ACQUIRED "The offset cannot be acknowledged. The offset is not acquired."
+
 static int ack_type(const gr_sp_ack_batch_t *b, int64_t off) {
     return b->n_types == 1 ? b->types[0] : b->types[off - b->first_offset];
 }
@@ -55,9 +58,14 @@ static gr_err_t ack_check(gr_sp_t *sp, const gr_sp_ack_req_t *req, uint32_t m, c
     for (size_t i = 0; i < req->n_batches; i++) {
         const gr_sp_ack_batch_t *b = &req->batches[i];
         if (b->last_offset < sp->spso) continue; /* entirely below SPSO: ignored */
-        if (sp->end == sp->spso) FAIL(GR_ERR_INVALID_RECORD_STATE, "no in-flight records");
-        if (b->first_offset >= sp->end || b->last_offset >= sp->end)
-            FAIL(GR_ERR_INVALID_REQUEST, "offsets past the last in-flight record");
+        if (sp->end == sp->spso) FAIL(GR_ERR_INVALID_RECORD_STATE, "%s", MSG_NOT_ACQUIRED);
+        /* Kafka 4.3.1's texts (SharePartition), compared by the share differential test. */
+        if (b->first_offset >= sp->end)
+            FAIL(GR_ERR_INVALID_REQUEST,
+                 "Batch record not found. The first offset in request is past acquired records.");
+        if (b->last_offset >= sp->end)
+            FAIL(GR_ERR_INVALID_REQUEST,
+                 "Batch record not found. The last offset in request is past acquired records.");
         if (i && b->first_offset == req->batches[i - 1].last_offset && b->first_offset >= sp->spso &&
             ack_type(&req->batches[i - 1], b->first_offset) != GR_SP_ACK_RENEW)
             FAIL(GR_ERR_INVALID_RECORD_STATE, "offset %lld acknowledged twice",
@@ -65,11 +73,10 @@ static gr_err_t ack_check(gr_sp_t *sp, const gr_sp_ack_req_t *req, uint32_t m, c
         int64_t p = b->first_offset > sp->spso ? b->first_offset : sp->spso;
         for (size_t k = gr__sp_lower_bound(sp, p); p <= b->last_offset; k++) {
             const gr__sp_rng_t *e = k < sp->n ? GR__SP_AT(sp, k) : NULL;
-            if (!e || e->first > p) FAIL(GR_ERR_INVALID_RECORD_STATE, "offset %lld not acquired", (long long)p);
-            if (e->state != GR_SP_ACQUIRED)
-                FAIL(GR_ERR_INVALID_RECORD_STATE, "offset %lld is not in acquired state", (long long)p);
+            if (!e || e->first > p || e->state != GR_SP_ACQUIRED)
+                FAIL(GR_ERR_INVALID_RECORD_STATE, "%s", MSG_NOT_ACQUIRED);
             if (e->member != m || !m)
-                FAIL(GR_ERR_INVALID_RECORD_STATE, "member is not the owner of offset %lld", (long long)p);
+                FAIL(GR_ERR_INVALID_RECORD_STATE, "Member is not the owner of batch record");
             p = e->last + 1;
         }
     }
@@ -220,7 +227,7 @@ int64_t gr_sp_expire(gr_sp_t *sp, const gr_sp_conf_t *conf, int64_t now_ms, gr_s
 
 /* ---- member release, log start ------------------------------------------ */
 
-int64_t gr_sp_release_member(gr_sp_t *sp, const char *member_id, gr_sp_delta_t *delta) {
+int64_t gr_sp_release_member(gr_sp_t *sp, const gr_sp_conf_t *conf, const char *member_id, gr_sp_delta_t *delta) {
     uint32_t m = gr__sp_member_find(sp, member_id);
     int64_t spso_before = sp->spso, released = 0;
     if (!m) return 0;
@@ -230,8 +237,9 @@ int64_t gr_sp_release_member(gr_sp_t *sp, const char *member_id, gr_sp_delta_t *
         released += e->last - e->first + 1;
         if (e->last < sp->spso) { /* §1.3 rule 3: below SPSO → archived */
             gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, delta);
-        } else { /* §1.3 rule 3: count − 1, never archived for the limit */
-            gr__sp_set(sp, i, GR_SP_AVAILABLE, (int16_t)(e->count > 0 ? e->count - 1 : 0), 0, 0, delta);
+        } else { /* as Kafka 4.3.1: count kept, archived at the limit (like a lock expiry) */
+            int8_t to = e->count >= conf->delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE;
+            gr__sp_set(sp, i, to, e->count, 0, 0, delta);
             i = gr__sp_coalesce_at(sp, i);
         }
     }

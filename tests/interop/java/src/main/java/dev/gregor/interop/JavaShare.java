@@ -480,8 +480,11 @@ public final class JavaShare {
             }
             tookMs = System.currentTimeMillis() - t0;
         }
+        check(second.size() == 5, n + ": another member got the 5 released records (" + second.keySet() + ")");
+        // close() sends ShareAcknowledge epoch -1 without acks; Apache Kafka 4.3.1 then redelivers with
+        // deliveryCount 2 (the session-end release does not decrement the count there)
         check(second.size() == 5 && second.values().stream().allMatch(d -> d == 2),
-              n + ": another member got the 5 released records with deliveryCount 2 (" + second + ")");
+              n + ": redelivered with deliveryCount 2, as Apache Kafka 4.3.1 does (" + second + ")");
         check(second.size() == 5 && tookMs < lock - 5000,
               n + ": released by close(), not by lock expiry (after " + tookMs + " ms; lock " + lock + " ms)");
     }

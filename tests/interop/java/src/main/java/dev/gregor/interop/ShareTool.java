@@ -46,8 +46,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * ShareTool consume-accept BOOTSTRAP GROUP TOPIC BELOW COUNT
  *        explicit share consumer: waits for COUNT distinct records (60 s max), ACCEPTs those with
  *        offset &lt; BELOW, RELEASEs the others, commitSync, close. Prints "consumed N".
- * ShareTool hold BOOTSTRAP GROUP TOPIC SECONDS          implicit share consumer polling for SECONDS
- *        (a live member for --describe --members/--state); prints "polling" after its first poll.
+ * ShareTool hold BOOTSTRAP GROUP TOPIC SECONDS [STOPFILE]
+ *        implicit share consumer polling for SECONDS or until STOPFILE exists, then close() (a live
+ *        member for --describe --members/--state); prints "polling" after its first poll.
  * ShareTool offsets BOOTSTRAP GROUP                     "TOPIC PARTITION START LAG" lines (sorted)
  * </pre>
  */
@@ -192,10 +193,11 @@ public final class ShareTool {
             case "hold": {
                 String group = args[2], topic = args[3];
                 long until = System.currentTimeMillis() + 1000L * parseInt(args[4]);
+                java.io.File stop = args.length > 5 ? new java.io.File(args[5]) : null;
                 try (KafkaShareConsumer<String, String> c = consumer(boot, group, false, "share-tool-hold")) {
                     c.subscribe(List.of(topic));
                     boolean first = true;
-                    while (System.currentTimeMillis() < until) {
+                    while (System.currentTimeMillis() < until && (stop == null || !stop.exists())) {
                         c.poll(Duration.ofMillis(200));
                         if (first) { System.out.println("polling"); System.out.flush(); first = false; }
                     }
