@@ -26,6 +26,7 @@
 
 #include "base/log.h"
 #include "broker/broker_int.h"
+#include "broker/dups.h"
 #include "broker/handlers.h"
 #include "broker/share_coord.h"
 #include "proto_msgs.h"
@@ -46,44 +47,6 @@ static const char *rtype_name(int8_t t) {
     }
 }
 
-/* Duplicate detection over wire-sized arrays in O(n log n): entry i of keys (kind, string)
- * gets dup[i] when another entry has the same kind and string, and later[i] when an
- * earlier entry does. Either output may be NULL. */
-typedef struct keyed {
-    int kind;
-    gr_str_t s;
-    int32_t i;
-} keyed_t;
-
-static int keyed_cmp(const void *a, const void *b) {
-    const keyed_t *x = a, *y = b;
-    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
-    if (x->s.len != y->s.len) return x->s.len < y->s.len ? -1 : 1;
-    int c = x->s.len > 0 ? memcmp(x->s.ptr, y->s.ptr, (size_t)x->s.len) : 0;
-    if (c) return c;
-    return x->i < y->i ? -1 : x->i > y->i;
-}
-
-static bool same_key(const keyed_t *x, const keyed_t *y) {
-    return x->kind == y->kind && x->s.len == y->s.len &&
-           (x->s.len <= 0 || !memcmp(x->s.ptr, y->s.ptr, (size_t)x->s.len));
-}
-
-static void find_dups(keyed_t *keys, int32_t n, bool *dup, bool *later) {
-    qsort(keys, (size_t)n, sizeof(*keys), keyed_cmp);
-    for (int32_t k = 0; k < n; k++) {
-        bool same_prev = k > 0 && same_key(&keys[k], &keys[k - 1]);
-        bool same_next = k + 1 < n && same_key(&keys[k], &keys[k + 1]);
-        if (dup) dup[keys[k].i] = same_prev || same_next;
-        if (later) later[keys[k].i] = same_prev;
-    }
-}
-
-static gr_str_t arena_str(gr_req_t *req, const char *s) {
-    if (!s) return GR_STR_NULL;
-    size_t n = strlen(s);
-    return (gr_str_t){gr_arena_strndup(&req->arena, s, n), (int32_t)n};
-}
 
 /* Java's Integer.parseInt. */
 static bool parse_int(const char *s, int32_t *out) {
@@ -175,8 +138,8 @@ static bool key_wanted(const keyset_t *ks, const char *name) {
 
 static void put_entry(gr_req_t *req, const gr_cfg_entry_t *e, dce_t *out) {
     const gr_DescribeConfigsRequest_t *r = req->body;
-    out->Name = arena_str(req, e->name);
-    out->Value = arena_str(req, e->value);
+    out->Name = gr_req_str_copy(req, e->name);
+    out->Value = gr_req_str_copy(req, e->value);
     out->ReadOnly = e->read_only;
     out->ConfigSource = (int8_t)e->source;
     out->IsSensitive = e->is_sensitive;
@@ -186,8 +149,8 @@ static void put_entry(gr_req_t *req, const gr_cfg_entry_t *e, dce_t *out) {
     out->Synonyms.v = gr_req_alloc(req, &gr_DescribeConfigsResponse_DescribeConfigsSynonym_sd, n);
     out->Synonyms.n = n;
     for (int32_t i = 0; i < n; i++) {
-        out->Synonyms.v[i].Name = arena_str(req, e->synonyms[i].name);
-        out->Synonyms.v[i].Value = arena_str(req, e->synonyms[i].value);
+        out->Synonyms.v[i].Name = gr_req_str_copy(req, e->synonyms[i].name);
+        out->Synonyms.v[i].Value = gr_req_str_copy(req, e->synonyms[i].value);
         out->Synonyms.v[i].Source = (int8_t)e->synonyms[i].source;
     }
 }
@@ -354,18 +317,18 @@ typedef struct alter_res {
 } alter_res_t;
 
 static void mark_dup_resources(gr_req_t *req, alter_res_t *rs, int32_t n) {
-    keyed_t *keys = gr_arena_alloc(&req->arena, (size_t)n * sizeof(*keys) + 1);
+    gr_keyed_t *keys = gr_arena_alloc(&req->arena, (size_t)n * sizeof(*keys) + 1);
     bool *dup = gr_arena_alloc(&req->arena, (size_t)n + 1);
-    for (int32_t i = 0; i < n; i++) keys[i] = (keyed_t){rs[i].type, rs[i].name, i};
-    find_dups(keys, n, dup, NULL);
+    for (int32_t i = 0; i < n; i++) keys[i] = (gr_keyed_t){rs[i].type, rs[i].name, i};
+    gr_find_dups(keys, n, dup, NULL);
     for (int32_t i = 0; i < n; i++) rs[i].dup_resource = dup[i];
 }
 
 static bool has_dup_keys(gr_req_t *req, const alter_res_t *ar) {
-    keyed_t *keys = gr_arena_alloc(&req->arena, (size_t)ar->n * sizeof(*keys) + 1);
+    gr_keyed_t *keys = gr_arena_alloc(&req->arena, (size_t)ar->n * sizeof(*keys) + 1);
     bool *dup = gr_arena_alloc(&req->arena, (size_t)ar->n + 1);
-    for (int32_t i = 0; i < ar->n; i++) keys[i] = (keyed_t){0, ar->items[i].key, i};
-    find_dups(keys, ar->n, dup, NULL);
+    for (int32_t i = 0; i < ar->n; i++) keys[i] = (gr_keyed_t){0, ar->items[i].key, i};
+    gr_find_dups(keys, ar->n, dup, NULL);
     for (int32_t i = 0; i < ar->n; i++)
         if (dup[i]) return true;
     return false;

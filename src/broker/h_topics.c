@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "base/uuid.h"
 #include "broker/broker_int.h"
+#include "broker/dups.h"
 #include "broker/handlers.h"
 #include "proto_msgs.h"
 
@@ -25,46 +26,6 @@ static bool is_internal(const char *name) {
            !strcmp(name, "__share_group_state");
 }
 
-/* Duplicate detection over wire-sized arrays in O(n log n): entry i of keys (kind, string)
- * gets dup[i] when another entry has the same kind and string, and later[i] when an
- * earlier entry does. Either output may be NULL. */
-typedef struct keyed {
-    int kind;
-    gr_str_t s;
-    int32_t i;
-} keyed_t;
-
-static int keyed_cmp(const void *a, const void *b) {
-    const keyed_t *x = a, *y = b;
-    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
-    if (x->s.len != y->s.len) return x->s.len < y->s.len ? -1 : 1;
-    int c = x->s.len > 0 ? memcmp(x->s.ptr, y->s.ptr, (size_t)x->s.len) : 0;
-    if (c) return c;
-    return x->i < y->i ? -1 : x->i > y->i;
-}
-
-static bool same_key(const keyed_t *x, const keyed_t *y) {
-    return x->kind == y->kind && x->s.len == y->s.len &&
-           (x->s.len <= 0 || !memcmp(x->s.ptr, y->s.ptr, (size_t)x->s.len));
-}
-
-static void find_dups(keyed_t *keys, int32_t n, bool *dup, bool *later) {
-    qsort(keys, (size_t)n, sizeof(*keys), keyed_cmp);
-    for (int32_t k = 0; k < n; k++) {
-        bool same_prev = k > 0 && same_key(&keys[k], &keys[k - 1]);
-        bool same_next = k + 1 < n && same_key(&keys[k], &keys[k + 1]);
-        if (dup) dup[keys[k].i] = same_prev || same_next;
-        if (later) later[keys[k].i] = same_prev;
-    }
-}
-
-/* A copy of s in the request arena (the response may outlive meta's strings, e.g. the
- * temporary config map of a validate_only create). NULL stays null. */
-static gr_str_t arena_str(gr_req_t *req, const char *s) {
-    if (!s) return GR_STR_NULL;
-    size_t n = strlen(s);
-    return (gr_str_t){gr_arena_strndup(&req->arena, s, n), (int32_t)n};
-}
 
 gr_err_t gr_broker_topic_create(gr_broker_t *b, const char *name, int32_t partitions, const gr_props_t *configs,
                                 bool validate_only, const gr_meta_topic_t **out, char *errstr, size_t errstr_size) {
@@ -241,7 +202,7 @@ static void fill_topic_configs(gr_req_t *req, ctr_t *res, const gr_props_t *over
         gr_cfg_describe(defs[i], &layers, &req->arena, &e);
         gr_CreateTopicsResponse_CreatableTopicConfigs_t *c = &res->Configs.v[i];
         c->Name = gr_str_c(defs[i]->name);
-        c->Value = arena_str(req, e.value);
+        c->Value = gr_req_str_copy(req, e.value);
         c->ReadOnly = e.read_only;
         c->ConfigSource = (int8_t)e.source;
         c->IsSensitive = e.is_sensitive;
@@ -301,12 +262,12 @@ static gr_err_t create_one(gr_req_t *req, const ct_t *ct, const char *name, bool
 /* Flags per entry: dup (the name appears more than once: Kafka answers such a name once,
  * with INVALID_REQUEST, and creates none of them) and later (not its first occurrence). */
 static void name_dups(gr_req_t *req, const gr_str_t *names, size_t stride, int32_t n, bool **dup, bool **later) {
-    keyed_t *keys = gr_arena_alloc(&req->arena, (size_t)n * sizeof(*keys) + 1);
+    gr_keyed_t *keys = gr_arena_alloc(&req->arena, (size_t)n * sizeof(*keys) + 1);
     *dup = gr_arena_alloc(&req->arena, (size_t)n + 1);
     *later = gr_arena_alloc(&req->arena, (size_t)n + 1);
     for (int32_t i = 0; i < n; i++)
-        keys[i] = (keyed_t){0, *(const gr_str_t *)((const char *)names + (size_t)i * stride), i};
-    find_dups(keys, n, *dup, *later);
+        keys[i] = (gr_keyed_t){0, *(const gr_str_t *)((const char *)names + (size_t)i * stride), i};
+    gr_find_dups(keys, n, *dup, *later);
 }
 
 void gr_h_create_topics(gr_req_t *req) {
@@ -345,7 +306,7 @@ typedef gr_DeleteTopicsResponse_DeletableTopicResult_t dtr_t;
  * directories behind that a later topic of the same name would pick up. */
 static gr_err_t delete_topic(gr_req_t *req, const gr_meta_topic_t *t, dtr_t *res) {
     char errstr[256];
-    res->Name = arena_str(req, t->name);
+    res->Name = gr_req_str_copy(req, t->name);
     res->TopicId = t->id;
     gr_uuid_t id = t->id;
     char *name = gr_arena_strndup(&req->arena, t->name, strlen(t->name));
@@ -391,15 +352,15 @@ static void delete_entry(gr_req_t *req, gr_str_t name, const gr_uuid_t *id, bool
 
 /* Duplicates: by-name entries by name, by-id entries by id (kind 1). */
 static bool *delete_dups(gr_req_t *req, const gr_DeleteTopicsRequest_t *r, bool v6, int32_t n) {
-    keyed_t *keys = gr_arena_alloc(&req->arena, (size_t)n * sizeof(*keys) + 1);
+    gr_keyed_t *keys = gr_arena_alloc(&req->arena, (size_t)n * sizeof(*keys) + 1);
     bool *dup = gr_arena_alloc(&req->arena, (size_t)n + 1);
     for (int32_t i = 0; i < n; i++) {
         gr_str_t name = v6 ? r->Topics.v[i].Name : r->TopicNames.v[i];
         bool by_id = v6 && gr_str_is_null(name);
-        keys[i] = (keyed_t){by_id, name, i};
+        keys[i] = (gr_keyed_t){by_id, name, i};
         if (by_id) keys[i].s = (gr_str_t){(const char *)r->Topics.v[i].TopicId.b, 16};
     }
-    find_dups(keys, n, dup, NULL);
+    gr_find_dups(keys, n, dup, NULL);
     return dup;
 }
 
