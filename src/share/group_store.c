@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/htab.h"
 #include "base/log.h"
-#include "proto/records.h"
 #include "share/group_store.h"
-#include "storage/plog.h"
+#include "share/store_log.h"
 
 #define SUB "gstore"
 #define VERSION 0
@@ -232,8 +232,7 @@ static bool group_ok(const gr_gstore_group_t *g) {
 /* The store: group id -> encoded value (a tiny chained hash map) */
 
 typedef struct gs_entry {
-    struct gs_entry *next;
-    uint64_t hash;
+    gr_hnode_t node;
     int64_t offset;  /* log offset of this group's record */
     uint8_t *value;  /* encoded group */
     size_t value_len;
@@ -241,70 +240,61 @@ typedef struct gs_entry {
 } gs_entry_t;
 
 struct gr_gstore {
-    gr_plog_t *plog;
+    gr_store_log_t log;
     gr_gstore_options_t opts;
-    gs_entry_t **buckets;
-    size_t n_buckets, n_groups;
-    int64_t live_bytes, appended_bytes;
-    bool prune_pending;
-    int64_t prune_to, prune_after;
-    int n_internal_flushes;
-    gr_wbuf_t kbuf, vbuf, out;
+    gr_htab_t map; /* group id -> gs_entry_t */
+    int64_t live_bytes;
+    gr_wbuf_t kbuf, vbuf;
     gr_gstore_stats_t st;
 };
 
-static uint64_t str_hash(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-    return h;
+#define ENTRY(hn) GR_HTAB_ENTRY(hn, gs_entry_t, node)
+
+typedef struct id_key {
+    const char *id;
+    size_t n;
+} id_key_t;
+
+static bool id_eq(const gr_hnode_t *node, const void *arg) {
+    const id_key_t *k = arg;
+    const gs_entry_t *e = ENTRY(node);
+    return strlen(e->id) == k->n && !memcmp(e->id, k->id, k->n);
 }
 
-static gs_entry_t **slot_of(gr_gstore_t *gs, const char *id, size_t n, uint64_t h) {
-    gs_entry_t **pp = &gs->buckets[h & (gs->n_buckets - 1)];
-    while (*pp && !((*pp)->hash == h && strlen((*pp)->id) == n && !memcmp((*pp)->id, id, n))) pp = &(*pp)->next;
-    return pp;
+static gr_hnode_t **slot_of(gr_gstore_t *gs, const char *id, size_t n) {
+    id_key_t k = {id, n};
+    return gr_htab_slot(&gs->map, gr_hash_fnv1a(GR_HASH_FNV1A_INIT, id, n), id_eq, &k);
 }
 
-static void grow(gr_gstore_t *gs) {
-    size_t nb = gs->n_buckets * 2;
-    gs_entry_t **b = calloc(nb, sizeof(*b));
-    if (!b) abort();
-    for (size_t i = 0; i < gs->n_buckets; i++) {
-        for (gs_entry_t *e = gs->buckets[i], *next; e; e = next) {
-            next = e->next;
-            e->next = b[e->hash & (nb - 1)];
-            b[e->hash & (nb - 1)] = e;
-        }
-    }
-    free(gs->buckets);
-    gs->buckets = b;
-    gs->n_buckets = nb;
+static gs_entry_t *first_entry(const gr_gstore_t *gs) {
+    gr_hnode_t *node = gr_htab_first(&gs->map);
+    return node ? ENTRY(node) : NULL;
+}
+
+static gs_entry_t *next_entry(const gr_gstore_t *gs, const gs_entry_t *e) {
+    gr_hnode_t *node = gr_htab_next(&gs->map, &e->node);
+    return node ? ENTRY(node) : NULL;
 }
 
 /* Apply a record: value NULL deletes. Shared by replay and the live path. */
 static void apply(gr_gstore_t *gs, const char *id, size_t n, const uint8_t *value, size_t value_len, int64_t off) {
-    uint64_t h = str_hash(id, n);
-    gs_entry_t **pp = slot_of(gs, id, n, h), *e = *pp;
+    gr_hnode_t **slot = slot_of(gs, id, n);
+    gs_entry_t *e = *slot ? ENTRY(*slot) : NULL;
     if (e) {
         gs->live_bytes -= (int64_t)(n + e->value_len + REC_OVERHEAD);
         free(e->value);
         e->value = NULL;
         if (!value) {
-            *pp = e->next;
+            gr_htab_unlink(&gs->map, slot);
             free(e);
-            gs->n_groups--;
             return;
         }
     } else {
         if (!value) return;
-        if (gs->n_groups >= gs->n_buckets) grow(gs);
         e = calloc(1, sizeof(*e) + n + 1);
         if (!e) abort();
         memcpy(e->id, id, n);
-        e->hash = h;
-        e->next = gs->buckets[h & (gs->n_buckets - 1)];
-        gs->buckets[h & (gs->n_buckets - 1)] = e;
-        gs->n_groups++;
+        gr_htab_insert(&gs->map, &e->node, gr_hash_fnv1a(GR_HASH_FNV1A_INIT, id, n));
     }
     e->value = malloc(value_len ? value_len : 1);
     if (!e->value) abort();
@@ -314,65 +304,28 @@ static void apply(gr_gstore_t *gs, const char *id, size_t n, const uint8_t *valu
     gs->live_bytes += (int64_t)(n + value_len + REC_OVERHEAD);
 }
 
-static gr_err_t replay_record(gr_gstore_t *gs, const gr_record_t *rec, gr_arena_t *scratch, char *es, size_t n) {
+static gr_err_t replay_record(void *arg, const gr_record_t *rec, char *es, size_t n) {
+    gr_gstore_t *gs = arg;
     const char *why = "bad key";
+    gr_arena_t scratch;
+    gr_arena_init(&scratch);
     if (rec->key_len < 2 || rec->key[0] != KEY_TYPE_GROUP || memchr(rec->key + 1, 0, (size_t)rec->key_len - 1))
         goto bad;
     const char *id = (const char *)rec->key + 1;
     size_t idn = (size_t)rec->key_len - 1;
     if (rec->value) {
         gr_gstore_group_t g;
-        gr_err_t err = gr_gstore_group_decode(rec->value, (size_t)rec->value_len, scratch, &g, &why);
+        gr_err_t err = gr_gstore_group_decode(rec->value, (size_t)rec->value_len, &scratch, &g, &why);
         if (err || strlen(g.group_id) != idn || memcmp(g.group_id, id, idn)) goto bad;
     }
     apply(gs, id, idn, rec->value, rec->value ? (size_t)rec->value_len : 0, rec->offset);
     gs->st.n_replayed++;
+    gr_arena_free(&scratch);
     return GR_ERR_NONE;
 bad:
     snprintf(es, n, "group record at offset %" PRId64 ": %s", rec->offset, why);
+    gr_arena_free(&scratch);
     return GR_ERR_CORRUPT_MESSAGE;
-}
-
-static gr_err_t replay_batch(gr_gstore_t *gs, const gr_batch_view_t *bv, gr_wbuf_t *scratch, char *es, size_t n) {
-    if (!gr_batch_crc_ok(bv)) {
-        snprintf(es, n, "group batch at offset %" PRId64 ": CRC mismatch", bv->base_offset);
-        return GR_ERR_CORRUPT_MESSAGE;
-    }
-    gr_record_iter_t it;
-    if (gr_record_iter_init(&it, bv, scratch, 0, es, n)) return GR_ERR_CORRUPT_MESSAGE;
-    int64_t start = gr_plog_start_offset(gs->plog);
-    gr_record_t rec;
-    gr_err_t err;
-    while ((err = gr_record_iter_next(&it, &rec, es, n)) == GR_ERR_NONE) {
-        if (rec.offset < start) continue;
-        gr_arena_t a;
-        gr_arena_init(&a);
-        err = replay_record(gs, &rec, &a, es, n);
-        gr_arena_free(&a);
-        if (err) return err;
-    }
-    return err == GR_ERR__NOENT ? GR_ERR_NONE : GR_ERR_CORRUPT_MESSAGE;
-}
-
-static gr_err_t replay(gr_gstore_t *gs, char *es, size_t n) {
-    int64_t off = gr_plog_start_offset(gs->plog), end = gr_plog_end_offset(gs->plog);
-    gr_wbuf_t wb, scratch;
-    gr_wbuf_init(&wb);
-    gr_wbuf_init(&scratch);
-    gr_err_t err = GR_ERR_NONE;
-    while (off < end && !err) {
-        gr_plog_slice_t sl;
-        gr_wbuf_reset(&wb);
-        if ((err = gr_plog_read_copy(gs->plog, off, 1 << 20, end, &wb, &sl, es, n)) || sl.len == 0) break;
-        gr_batch_iter_t it;
-        gr_batch_view_t bv;
-        gr_batch_iter_init(&it, wb.mem, wb.len);
-        while (!err && gr_batch_iter_next(&it, &bv, NULL, 0) == GR_ERR_NONE) err = replay_batch(gs, &bv, &scratch, es, n);
-        off = sl.next_offset;
-    }
-    gr_wbuf_free(&wb);
-    gr_wbuf_free(&scratch);
-    return err;
 }
 
 void gr_gstore_options_default(gr_gstore_options_t *opts) {
@@ -384,54 +337,42 @@ gr_err_t gr_gstore_open(const char *dir, const gr_gstore_options_t *opts, gr_gst
     gr_gstore_t *gs = calloc(1, sizeof(*gs));
     if (!gs) return GR_ERR__NOMEM;
     gs->opts = *opts;
-    gs->n_buckets = 16;
-    gs->buckets = calloc(gs->n_buckets, sizeof(*gs->buckets));
-    if (!gs->buckets) abort();
+    gr_htab_init(&gs->map, 16);
     gr_wbuf_init(&gs->kbuf);
     gr_wbuf_init(&gs->vbuf);
-    gr_wbuf_init(&gs->out);
-    gr_plog_config_t cfg;
-    gr_plog_config_default(&cfg);
-    cfg.segment_bytes = opts->segment_bytes;
-    cfg.segment_ms = INT64_MAX; /* no clock on appends: size-based rolls only */
-    cfg.retention_ms = cfg.retention_bytes = -1;
-    gr_err_t err = gr_plog_open(dir, &cfg, opts->now_ms, &gs->plog, errstr, errstr_size);
-    if (!err) err = replay(gs, errstr, errstr_size);
+    gr_err_t err = gr_store_log_open(&gs->log, dir, opts->segment_bytes, opts->flusher, opts->now_ms, SUB, errstr,
+                                     errstr_size);
+    if (!err) err = gr_store_log_replay(&gs->log, "group", replay_record, gs, errstr, errstr_size);
     if (err) {
         gr_gstore_abandon(gs);
         return err;
     }
-    gs->appended_bytes = gr_plog_size_bytes(gs->plog);
-    GR_INFO(SUB, "loaded %zu share groups", gs->n_groups);
+    GR_INFO(SUB, "loaded %zu share groups", gs->map.n);
     *out = gs;
     return GR_ERR_NONE;
 }
 
 static void free_all(gr_gstore_t *gs) {
-    for (size_t i = 0; i < gs->n_buckets; i++) {
-        for (gs_entry_t *e = gs->buckets[i], *next; e; e = next) {
-            next = e->next;
-            free(e->value);
-            free(e);
-        }
+    for (gs_entry_t *e = first_entry(gs), *next; e; e = next) {
+        next = next_entry(gs, e);
+        free(e->value);
+        free(e);
     }
-    free(gs->buckets);
+    gr_htab_free(&gs->map);
     gr_wbuf_free(&gs->kbuf);
     gr_wbuf_free(&gs->vbuf);
-    gr_wbuf_free(&gs->out);
     free(gs);
 }
 
 void gr_gstore_close(gr_gstore_t *gs) {
     if (!gs) return;
-    if (gs->n_internal_flushes) GR_ERROR(SUB, "closed with %d flushes pending", gs->n_internal_flushes);
-    if (gs->plog) gr_plog_close(gs->plog);
+    gr_store_log_close(&gs->log);
     free_all(gs);
 }
 
 void gr_gstore_abandon(gr_gstore_t *gs) {
     if (!gs) return;
-    if (gs->plog) gr_plog_abandon(gs->plog);
+    gr_store_log_abandon(&gs->log);
     free_all(gs);
 }
 
@@ -441,81 +382,38 @@ static gr_err_t append(gr_gstore_t *gs, const char *id, const uint8_t *value, si
     gr_wbuf_reset(&gs->kbuf);
     gr_wbuf_i8(&gs->kbuf, KEY_TYPE_GROUP);
     gr_wbuf_put(&gs->kbuf, id, n);
-    gr_batch_builder_t bb;
-    gr_batch_builder_init(&bb);
-    gr_batch_builder_add(&bb, gs->opts.now_ms, gs->kbuf.mem, (int32_t)gs->kbuf.len, value,
-                         value ? (int32_t)value_len : -1, NULL, 0);
-    gr_batch_builder_opts_t bo;
-    gr_batch_builder_opts_init(&bo);
-    gr_wbuf_reset(&gs->out);
-    gr_err_t err = gr_batch_builder_finish(&bb, &bo, &gs->out);
-    gr_batch_builder_free(&bb);
+    gr_store_log_add(&gs->log, gs->kbuf.mem, gs->kbuf.len, value, value_len);
+    int64_t off;
+    gr_err_t err = gr_store_log_append(&gs->log, &off);
     if (err) return err;
-    gr_plog_append_opts_t ao = {.now_ms = gs->opts.now_ms};
-    gr_plog_append_result_t res;
-    char es[256];
-    if (gr_plog_append(gs->plog, gs->out.mem, gs->out.len, &ao, &res, es, sizeof(es))) {
-        GR_ERROR(SUB, "append: %s", es);
-        return GR_ERR_KAFKA_STORAGE_ERROR;
-    }
-    gs->appended_bytes += (int64_t)gs->out.len;
-    apply(gs, id, n, value, value_len, res.base_offset);
+    apply(gs, id, n, value, value_len, off);
     return GR_ERR_NONE;
 }
 
-static void plan_prune(gr_gstore_t *gs, int64_t to) {
-    if (to <= gr_plog_start_offset(gs->plog)) return;
-    gs->prune_pending = true;
-    gs->prune_to = to;
-    gs->prune_after = gr_plog_end_offset(gs->plog); /* see state_store.c plan_prune */
-}
-
-int64_t gr_gstore_maintain(gr_gstore_t *gs) {
-    if (gs->prune_pending && gr_plog_durable_offset(gs->plog) >= gs->prune_after) {
-        char es[256];
-        if (gr_plog_delete_records(gs->plog, gs->prune_to, es, sizeof(es))) GR_WARN(SUB, "prune: %s", es);
-        gs->prune_pending = false;
-    }
-    return gr_plog_start_offset(gs->plog);
-}
-
-static void on_internal_flush(void *arg, gr_err_t err) {
-    gr_gstore_t *gs = arg;
-    gs->n_internal_flushes--;
-    if (!err) gr_gstore_maintain(gs);
-}
+int64_t gr_gstore_maintain(gr_gstore_t *gs) { return gr_store_log_maintain(&gs->log); }
 
 gr_err_t gr_gstore_compact(gr_gstore_t *gs) {
-    int64_t before = gr_plog_end_offset(gs->plog);
-    for (size_t i = 0; i < gs->n_buckets; i++) {
-        for (gs_entry_t *e = gs->buckets[i]; e; e = e->next) {
-            if (e->offset >= before) continue;
-            /* append() replaces e->value: hand it a private copy of the bytes. */
-            uint8_t *copy = malloc(e->value_len ? e->value_len : 1);
-            if (!copy) abort();
-            memcpy(copy, e->value, e->value_len);
-            gr_err_t err = append(gs, e->id, copy, e->value_len);
-            free(copy);
-            if (err) return err;
-        }
+    int64_t before = gr_plog_end_offset(gs->log.plog);
+    for (gs_entry_t *e = first_entry(gs); e; e = next_entry(gs, e)) {
+        if (e->offset >= before) continue;
+        /* append() replaces e->value: hand it a private copy of the bytes. */
+        uint8_t *copy = malloc(e->value_len ? e->value_len : 1);
+        if (!copy) abort();
+        memcpy(copy, e->value, e->value_len);
+        gr_err_t err = append(gs, e->id, copy, e->value_len);
+        free(copy);
+        if (err) return err;
     }
     gs->st.n_compactions++;
-    gs->appended_bytes = 0;
-    plan_prune(gs, before);
-    if (gs->opts.flusher && gs->prune_pending) {
-        gs->n_internal_flushes++;
-        gr_flusher_request(gs->opts.flusher, gs->plog, gr_plog_end_offset(gs->plog), on_internal_flush, gs);
-    }
+    gr_store_log_compacted(&gs->log, before);
     return GR_ERR_NONE;
 }
 
 static void finish(gr_gstore_t *gs, gr_gstore_cb *cb, void *arg) {
-    if (cb) {
-        if (!gs->opts.flusher) abort(); /* API misuse: a durable put needs a flusher */
-        gr_flusher_request(gs->opts.flusher, gs->plog, gr_plog_end_offset(gs->plog), cb, arg);
-    }
+    if (cb) gr_store_log_request(&gs->log, cb, arg);
     gr_gstore_maintain(gs);
-    if (!gs->prune_pending && gs->appended_bytes > gs->live_bytes + gs->opts.compact_min_bytes) gr_gstore_compact(gs);
+    if (!gs->log.prune_pending && gr_store_log_compaction_due(&gs->log, gs->live_bytes, gs->opts.compact_min_bytes))
+        gr_gstore_compact(gs);
 }
 
 gr_err_t gr_gstore_put(gr_gstore_t *gs, const gr_gstore_group_t *group, gr_gstore_cb *cb, void *arg) {
@@ -529,8 +427,7 @@ gr_err_t gr_gstore_put(gr_gstore_t *gs, const gr_gstore_group_t *group, gr_gstor
 }
 
 gr_err_t gr_gstore_delete(gr_gstore_t *gs, const char *group_id, gr_gstore_cb *cb, void *arg) {
-    size_t n = strlen(group_id);
-    if (*slot_of(gs, group_id, n, str_hash(group_id, n))) {
+    if (*slot_of(gs, group_id, strlen(group_id))) {
         gr_err_t err = append(gs, group_id, NULL, 0);
         if (err) return err;
     }
@@ -539,9 +436,9 @@ gr_err_t gr_gstore_delete(gr_gstore_t *gs, const char *group_id, gr_gstore_cb *c
 }
 
 gr_err_t gr_gstore_get(gr_gstore_t *gs, const char *group_id, gr_arena_t *arena, gr_gstore_group_t *out) {
-    size_t n = strlen(group_id);
-    gs_entry_t *e = *slot_of(gs, group_id, n, str_hash(group_id, n));
-    if (!e) return GR_ERR__NOENT;
+    gr_hnode_t *node = *slot_of(gs, group_id, strlen(group_id));
+    if (!node) return GR_ERR__NOENT;
+    const gs_entry_t *e = ENTRY(node);
     gr_err_t err = gr_gstore_group_decode(e->value, e->value_len, arena, out, NULL);
     if (err) abort(); /* we encoded it ourselves: corruption in memory */
     return GR_ERR_NONE;
@@ -549,34 +446,27 @@ gr_err_t gr_gstore_get(gr_gstore_t *gs, const char *group_id, gr_arena_t *arena,
 
 size_t gr_gstore_foreach(gr_gstore_t *gs, gr_gstore_visit_fn *fn, void *arg) {
     size_t n = 0;
-    for (size_t i = 0; i < gs->n_buckets; i++) {
-        for (gs_entry_t *e = gs->buckets[i]; e; e = e->next) {
-            gr_arena_t a;
-            gr_arena_init(&a);
-            gr_gstore_group_t g;
-            if (gr_gstore_group_decode(e->value, e->value_len, &a, &g, NULL)) abort();
-            fn(arg, &g);
-            gr_arena_free(&a);
-            n++;
-        }
+    for (gs_entry_t *e = first_entry(gs); e; e = next_entry(gs, e)) {
+        gr_arena_t a;
+        gr_arena_init(&a);
+        gr_gstore_group_t g;
+        if (gr_gstore_group_decode(e->value, e->value_len, &a, &g, NULL)) abort();
+        fn(arg, &g);
+        gr_arena_free(&a);
+        n++;
     }
     return n;
 }
 
-size_t gr_gstore_count(const gr_gstore_t *gs) { return gs->n_groups; }
+size_t gr_gstore_count(const gr_gstore_t *gs) { return gs->map.n; }
 
-gr_err_t gr_gstore_sync(gr_gstore_t *gs) {
-    char es[256];
-    gr_err_t err = gr_plog_fsync(gs->plog, NULL, es, sizeof(es));
-    if (err) GR_ERROR(SUB, "fsync: %s", es);
-    return err;
-}
+gr_err_t gr_gstore_sync(gr_gstore_t *gs) { return gr_store_log_sync(&gs->log); }
 
 void gr_gstore_stats(const gr_gstore_t *gs, gr_gstore_stats_t *st) {
     *st = gs->st;
-    st->n_groups = gs->n_groups;
-    st->log_start_offset = gr_plog_start_offset(gs->plog);
-    st->log_end_offset = gr_plog_end_offset(gs->plog);
-    st->log_bytes = gr_plog_size_bytes(gs->plog);
+    st->n_groups = gs->map.n;
+    st->log_start_offset = gr_plog_start_offset(gs->log.plog);
+    st->log_end_offset = gr_plog_end_offset(gs->log.plog);
+    st->log_bytes = gr_plog_size_bytes(gs->log.plog);
     st->live_bytes = gs->live_bytes;
 }

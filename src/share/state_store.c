@@ -13,19 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/htab.h"
 #include "base/log.h"
-#include "proto/records.h"
 #include "share/state_store.h"
+#include "share/store_log.h"
 
 #define SUB "sstore"
 #define REC_OVERHEAD 8           /* estimated per-record framing, for live_bytes */
 #define PRUNE_CHECK_EVERY 1024   /* appends between two scans for the oldest needed snapshot */
-#define COMPACT_BATCH_RECORDS 256 /* snapshots per appended batch during compaction */
-#define REPLAY_READ_BYTES (1u << 20)
 
 typedef struct ss_entry {
-    struct ss_entry *next;
-    uint64_t hash;
+    gr_hnode_t node;
     gr_sstore_key_t key; /* key.group points at group[] */
     int32_t state_epoch, leader_epoch, dcc, snapshot_epoch;
     int64_t start_offset;
@@ -37,23 +35,18 @@ typedef struct ss_entry {
 } ss_entry_t;
 
 struct gr_sstore {
-    gr_plog_t *plog;
+    gr_store_log_t log;
     gr_sstore_options_t opts;
-    ss_entry_t **buckets;
-    size_t n_buckets, n_keys;
+    gr_htab_t map; /* key -> ss_entry_t */
     int64_t live_bytes;
     gr_sstore_bvec_t merged, norm, dec; /* scratch */
-    gr_wbuf_t kbuf, vbuf, out;          /* scratch */
-    gr_batch_builder_t bb;
-    size_t bb_records;
-    /* Pending prune: move the log start to prune_to once offsets below prune_after are durable. */
-    bool prune_pending;
-    int64_t prune_to, prune_after;
+    gr_wbuf_t kbuf, vbuf;               /* scratch */
     uint64_t appends_since_prune_check;
-    int64_t appended_bytes; /* log bytes appended since the last compaction (or, at open, the log size) */
-    int n_internal_flushes; /* our own flusher requests not yet completed */
     gr_sstore_stats_t st;
 };
+
+#define ENTRY(hn) GR_HTAB_ENTRY(hn, ss_entry_t, node)
+#define FOREACH_ENTRY(ss, e) for (ss_entry_t *e = first_entry(ss); e; e = next_entry(ss, e))
 
 /* ------------------------------------------------------------------------- */
 /* The map */
@@ -63,69 +56,55 @@ gr_sstore_key_t gr_sstore_key(const char *group, gr_uuid_t topic_id, int32_t par
 }
 
 static uint64_t key_hash(const gr_sstore_key_t *key) {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < key->group_len; i++) h = (h ^ (uint8_t)key->group[i]) * 1099511628211ull;
-    for (int i = 0; i < 16; i++) h = (h ^ key->topic_id.b[i]) * 1099511628211ull;
-    for (int i = 0; i < 4; i++) h = (h ^ (uint8_t)(key->partition >> (8 * i))) * 1099511628211ull;
-    return h;
+    uint8_t part[4];
+    for (int i = 0; i < 4; i++) part[i] = (uint8_t)(key->partition >> (8 * i));
+    uint64_t h = gr_hash_fnv1a(GR_HASH_FNV1A_INIT, key->group, key->group_len);
+    h = gr_hash_fnv1a(h, key->topic_id.b, 16);
+    return gr_hash_fnv1a(h, part, sizeof(part));
 }
 
-static bool key_eq(const gr_sstore_key_t *a, const gr_sstore_key_t *b) {
+static bool key_eq(const gr_hnode_t *node, const void *arg) {
+    const gr_sstore_key_t *a = &ENTRY(node)->key, *b = arg;
     return a->partition == b->partition && a->group_len == b->group_len && !memcmp(a->topic_id.b, b->topic_id.b, 16) &&
            !memcmp(a->group, b->group, a->group_len);
 }
 
-static ss_entry_t **find_slot(gr_sstore_t *ss, const gr_sstore_key_t *key, uint64_t h) {
-    ss_entry_t **pp = &ss->buckets[h & (ss->n_buckets - 1)];
-    while (*pp && !((*pp)->hash == h && key_eq(&(*pp)->key, key))) pp = &(*pp)->next;
-    return pp;
+static gr_hnode_t **find_slot(gr_sstore_t *ss, const gr_sstore_key_t *key) {
+    return gr_htab_slot(&ss->map, key_hash(key), key_eq, key);
 }
 
 static ss_entry_t *find(gr_sstore_t *ss, const gr_sstore_key_t *key) {
-    return *find_slot(ss, key, key_hash(key));
+    gr_hnode_t *node = *find_slot(ss, key);
+    return node ? ENTRY(node) : NULL;
 }
 
-static void grow(gr_sstore_t *ss) {
-    size_t nb = ss->n_buckets * 2;
-    ss_entry_t **b = calloc(nb, sizeof(*b));
-    if (!b) abort();
-    for (size_t i = 0; i < ss->n_buckets; i++) {
-        for (ss_entry_t *e = ss->buckets[i], *next; e; e = next) {
-            next = e->next;
-            e->next = b[e->hash & (nb - 1)];
-            b[e->hash & (nb - 1)] = e;
-        }
-    }
-    free(ss->buckets);
-    ss->buckets = b;
-    ss->n_buckets = nb;
+static ss_entry_t *first_entry(const gr_sstore_t *ss) {
+    gr_hnode_t *node = gr_htab_first(&ss->map);
+    return node ? ENTRY(node) : NULL;
+}
+
+static ss_entry_t *next_entry(const gr_sstore_t *ss, const ss_entry_t *e) {
+    gr_hnode_t *node = gr_htab_next(&ss->map, &e->node);
+    return node ? ENTRY(node) : NULL;
 }
 
 static ss_entry_t *insert(gr_sstore_t *ss, const gr_sstore_key_t *key) {
-    if (ss->n_keys >= ss->n_buckets) grow(ss);
-    uint64_t h = key_hash(key);
     ss_entry_t *e = calloc(1, sizeof(*e) + key->group_len + 1);
     if (!e) abort();
     memcpy(e->group, key->group, key->group_len);
-    e->hash = h;
     e->key = *key;
     e->key.group = e->group;
     e->leader_epoch = e->dcc = -1;
     e->start_offset = -1;
-    ss_entry_t **slot = &ss->buckets[h & (ss->n_buckets - 1)];
-    e->next = *slot;
-    *slot = e;
-    ss->n_keys++;
+    gr_htab_insert(&ss->map, &e->node, key_hash(key));
     return e;
 }
 
 static void remove_key(gr_sstore_t *ss, const gr_sstore_key_t *key) {
-    ss_entry_t **pp = find_slot(ss, key, key_hash(key));
-    ss_entry_t *e = *pp;
-    if (!e) return;
-    *pp = e->next;
+    gr_hnode_t **slot = find_slot(ss, key);
+    if (!*slot) return;
+    ss_entry_t *e = ENTRY(gr_htab_unlink(&ss->map, slot));
     ss->live_bytes -= e->snap_bytes;
-    ss->n_keys--;
     gr_sstore_bvec_free(&e->batches);
     free(e);
 }
@@ -194,7 +173,8 @@ static void apply_value(gr_sstore_t *ss, const gr_sstore_key_t *key, const gr_ss
 /* ------------------------------------------------------------------------- */
 /* Replay */
 
-static gr_err_t replay_record(gr_sstore_t *ss, const gr_record_t *rec, char *errstr, size_t n) {
+static gr_err_t replay_record(void *arg, const gr_record_t *rec, char *errstr, size_t n) {
+    gr_sstore_t *ss = arg;
     gr_sstore_key_t key;
     const char *why = "";
     if (!rec->key || gr_sstore_key_decode(rec->key, (size_t)rec->key_len, &key, &why)) {
@@ -216,46 +196,6 @@ static gr_err_t replay_record(gr_sstore_t *ss, const gr_record_t *rec, char *err
     return GR_ERR_NONE;
 }
 
-static gr_err_t replay_batch(gr_sstore_t *ss, const gr_batch_view_t *bv, gr_wbuf_t *scratch, char *errstr,
-                             size_t n) {
-    if (!gr_batch_crc_ok(bv)) {
-        snprintf(errstr, n, "share-state batch at offset %" PRId64 ": CRC mismatch", bv->base_offset);
-        return GR_ERR_CORRUPT_MESSAGE;
-    }
-    gr_record_iter_t it;
-    gr_err_t err = gr_record_iter_init(&it, bv, scratch, 0, errstr, n);
-    if (err) return GR_ERR_CORRUPT_MESSAGE;
-    int64_t start = gr_plog_start_offset(ss->plog);
-    gr_record_t rec;
-    while ((err = gr_record_iter_next(&it, &rec, errstr, n)) == GR_ERR_NONE) {
-        if (rec.offset < start) continue; /* superseded: below the log start, inside its batch */
-        if ((err = replay_record(ss, &rec, errstr, n))) return err;
-    }
-    return err == GR_ERR__NOENT ? GR_ERR_NONE : GR_ERR_CORRUPT_MESSAGE;
-}
-
-static gr_err_t replay(gr_sstore_t *ss, char *errstr, size_t n) {
-    int64_t off = gr_plog_start_offset(ss->plog), end = gr_plog_end_offset(ss->plog);
-    gr_wbuf_t wb, scratch;
-    gr_wbuf_init(&wb);
-    gr_wbuf_init(&scratch);
-    gr_err_t err = GR_ERR_NONE;
-    while (off < end && !err) {
-        gr_plog_slice_t sl;
-        gr_wbuf_reset(&wb);
-        if ((err = gr_plog_read_copy(ss->plog, off, REPLAY_READ_BYTES, end, &wb, &sl, errstr, n))) break;
-        if (sl.len == 0) break;
-        gr_batch_iter_t it;
-        gr_batch_view_t bv;
-        gr_batch_iter_init(&it, wb.mem, wb.len);
-        while (!err && gr_batch_iter_next(&it, &bv, NULL, 0) == GR_ERR_NONE) err = replay_batch(ss, &bv, &scratch, errstr, n);
-        off = sl.next_offset;
-    }
-    gr_wbuf_free(&wb);
-    gr_wbuf_free(&scratch);
-    return err;
-}
-
 /* ------------------------------------------------------------------------- */
 /* Open / close */
 
@@ -263,72 +203,51 @@ void gr_sstore_options_default(gr_sstore_options_t *opts) {
     *opts = (gr_sstore_options_t){.snapshot_every = 500, .segment_bytes = 8 << 20, .compact_min_bytes = 4 << 20};
 }
 
-static void plog_config(const gr_sstore_options_t *o, gr_plog_config_t *cfg) {
-    gr_plog_config_default(cfg);
-    cfg->segment_bytes = o->segment_bytes;
-    cfg->segment_ms = INT64_MAX; /* no time-based rolls: the store passes no clock to appends */
-    cfg->retention_ms = -1;      /* the store moves the log start itself (prune) */
-    cfg->retention_bytes = -1;
-}
-
 gr_err_t gr_sstore_open(const char *dir, const gr_sstore_options_t *opts, gr_sstore_t **out, char *errstr,
                         size_t errstr_size) {
     gr_sstore_t *ss = calloc(1, sizeof(*ss));
     if (!ss) return GR_ERR__NOMEM;
     ss->opts = *opts;
-    ss->n_buckets = 64;
-    ss->buckets = calloc(ss->n_buckets, sizeof(*ss->buckets));
-    if (!ss->buckets) abort();
+    gr_htab_init(&ss->map, 64);
     gr_wbuf_init(&ss->kbuf);
     gr_wbuf_init(&ss->vbuf);
-    gr_wbuf_init(&ss->out);
-    gr_batch_builder_init(&ss->bb);
-    gr_plog_config_t cfg;
-    plog_config(opts, &cfg);
-    gr_err_t err = gr_plog_open(dir, &cfg, opts->now_ms, &ss->plog, errstr, errstr_size);
+    gr_err_t err = gr_store_log_open(&ss->log, dir, opts->segment_bytes, opts->flusher, opts->now_ms, SUB, errstr,
+                                     errstr_size);
     if (err) goto err;
-    if ((err = replay(ss, errstr, errstr_size))) goto err;
-    ss->appended_bytes = gr_plog_size_bytes(ss->plog);
+    if ((err = gr_store_log_replay(&ss->log, "share-state", replay_record, ss, errstr, errstr_size))) goto err;
     GR_INFO(SUB, "loaded %zu share-partition states from %" PRIu64 " records (offsets %" PRId64 "-%" PRId64 ")",
-            ss->n_keys, ss->st.n_replayed, gr_plog_start_offset(ss->plog), gr_plog_end_offset(ss->plog));
+            ss->map.n, ss->st.n_replayed, gr_plog_start_offset(ss->log.plog), gr_plog_end_offset(ss->log.plog));
     *out = ss;
     return GR_ERR_NONE;
 err:
-    if (ss->plog) gr_plog_abandon(ss->plog);
-    ss->plog = NULL;
     gr_sstore_abandon(ss);
     return err;
 }
 
 static void free_all(gr_sstore_t *ss) {
-    for (size_t i = 0; i < ss->n_buckets; i++) {
-        for (ss_entry_t *e = ss->buckets[i], *next; e; e = next) {
-            next = e->next;
-            gr_sstore_bvec_free(&e->batches);
-            free(e);
-        }
+    for (ss_entry_t *e = first_entry(ss), *next; e; e = next) {
+        next = next_entry(ss, e);
+        gr_sstore_bvec_free(&e->batches);
+        free(e);
     }
-    free(ss->buckets);
+    gr_htab_free(&ss->map);
     gr_sstore_bvec_free(&ss->merged);
     gr_sstore_bvec_free(&ss->norm);
     gr_sstore_bvec_free(&ss->dec);
     gr_wbuf_free(&ss->kbuf);
     gr_wbuf_free(&ss->vbuf);
-    gr_wbuf_free(&ss->out);
-    gr_batch_builder_free(&ss->bb);
     free(ss);
 }
 
 void gr_sstore_close(gr_sstore_t *ss) {
     if (!ss) return;
-    if (ss->n_internal_flushes != 0) GR_ERROR(SUB, "closed with %d flushes pending", ss->n_internal_flushes);
-    if (ss->plog) gr_plog_close(ss->plog);
+    gr_store_log_close(&ss->log);
     free_all(ss);
 }
 
 void gr_sstore_abandon(gr_sstore_t *ss) {
     if (!ss) return;
-    if (ss->plog) gr_plog_abandon(ss->plog);
+    gr_store_log_abandon(&ss->log);
     free_all(ss);
 }
 
@@ -341,32 +260,14 @@ static void add_record(gr_sstore_t *ss, const gr_sstore_key_t *key, const gr_sst
     gr_wbuf_reset(&ss->vbuf);
     gr_sstore_key_encode(key, &ss->kbuf);
     if (v) gr_sstore_value_encode(v, &ss->vbuf);
-    gr_batch_builder_add(&ss->bb, ss->opts.now_ms, ss->kbuf.mem, (int32_t)ss->kbuf.len, v ? ss->vbuf.mem : NULL,
-                         v ? (int32_t)ss->vbuf.len : -1, NULL, 0);
-    ss->bb_records++;
+    gr_store_log_add(&ss->log, ss->kbuf.mem, ss->kbuf.len, v ? ss->vbuf.mem : NULL, ss->vbuf.len);
 }
 
 /* Append the batch being built; *base gets its first offset. */
 static gr_err_t append_built(gr_sstore_t *ss, int64_t *base) {
-    gr_batch_builder_opts_t bo;
-    gr_batch_builder_opts_init(&bo);
-    gr_wbuf_reset(&ss->out);
-    gr_err_t err = gr_batch_builder_finish(&ss->bb, &bo, &ss->out);
-    gr_batch_builder_free(&ss->bb);
-    gr_batch_builder_init(&ss->bb);
-    ss->bb_records = 0;
-    if (err) return err;
-    gr_plog_append_opts_t ao = {.now_ms = ss->opts.now_ms};
-    gr_plog_append_result_t res;
-    char es[256];
-    if ((err = gr_plog_append(ss->plog, ss->out.mem, ss->out.len, &ao, &res, es, sizeof(es)))) {
-        GR_ERROR(SUB, "append: %s", es);
-        return GR_ERR_KAFKA_STORAGE_ERROR;
-    }
-    *base = res.base_offset;
-    ss->appends_since_prune_check++;
-    ss->appended_bytes += (int64_t)ss->out.len;
-    return GR_ERR_NONE;
+    gr_err_t err = gr_store_log_append(&ss->log, base);
+    if (!err) ss->appends_since_prune_check++;
+    return err;
 }
 
 static int64_t rec_bytes(const gr_sstore_t *ss) { return (int64_t)(ss->kbuf.len + ss->vbuf.len) + REC_OVERHEAD; }
@@ -388,10 +289,7 @@ static void maybe_compact(gr_sstore_t *ss);
 
 /* After a successful mutation: durability callback, then housekeeping. */
 static void finish(gr_sstore_t *ss, gr_sstore_cb *cb, void *arg) {
-    if (cb) {
-        if (!ss->opts.flusher) abort(); /* a durable write needs a flusher (API misuse) */
-        gr_flusher_request(ss->opts.flusher, ss->plog, gr_plog_end_offset(ss->plog), cb, arg);
-    }
+    if (cb) gr_store_log_request(&ss->log, cb, arg);
     maybe_compact(ss);
 }
 
@@ -481,17 +379,15 @@ static gr_err_t delete_matching(gr_sstore_t *ss, const char *group, size_t group
                                 size_t *n_deleted) {
     size_t n = 0, k = 0;
     ss_entry_t **victims = NULL;
-    for (size_t i = 0; i < ss->n_buckets; i++)
-        for (ss_entry_t *e = ss->buckets[i]; e; e = e->next)
-            if (group_match(e, group, group_len) && (!topic || !memcmp(e->key.topic_id.b, topic->b, 16))) n++;
+    FOREACH_ENTRY(ss, e)
+        if (group_match(e, group, group_len) && (!topic || !memcmp(e->key.topic_id.b, topic->b, 16))) n++;
     if (n_deleted) *n_deleted = n;
     if (n == 0) return GR_ERR_NONE;
     victims = malloc(n * sizeof(*victims));
     if (!victims) abort();
-    for (size_t i = 0; i < ss->n_buckets; i++)
-        for (ss_entry_t *e = ss->buckets[i]; e; e = e->next)
-            if (group_match(e, group, group_len) && (!topic || !memcmp(e->key.topic_id.b, topic->b, 16)))
-                victims[k++] = e;
+    FOREACH_ENTRY(ss, e)
+        if (group_match(e, group, group_len) && (!topic || !memcmp(e->key.topic_id.b, topic->b, 16)))
+            victims[k++] = e;
     for (size_t i = 0; i < n; i++) add_record(ss, &victims[i]->key, NULL);
     int64_t off;
     gr_err_t err = append_built(ss, &off);
@@ -521,14 +417,12 @@ gr_err_t gr_sstore_delete_topic(gr_sstore_t *ss, const char *group, size_t group
 
 size_t gr_sstore_foreach(gr_sstore_t *ss, const char *group, size_t group_len, gr_sstore_visit_fn *fn, void *arg) {
     size_t n = 0;
-    for (size_t i = 0; i < ss->n_buckets; i++) {
-        for (ss_entry_t *e = ss->buckets[i]; e; e = e->next) {
-            if (!group_match(e, group, group_len)) continue;
-            gr_sstore_state_t st;
-            fill_state(e, &st);
-            fn(arg, &e->key, &st);
-            n++;
-        }
+    FOREACH_ENTRY(ss, e) {
+        if (!group_match(e, group, group_len)) continue;
+        gr_sstore_state_t st;
+        fill_state(e, &st);
+        fn(arg, &e->key, &st);
+        n++;
     }
     return n;
 }
@@ -538,100 +432,60 @@ size_t gr_sstore_foreach(gr_sstore_t *ss, const char *group, size_t group_len, g
 
 /* The oldest snapshot any live key still needs (end offset when there are none). */
 static int64_t oldest_needed(gr_sstore_t *ss) {
-    int64_t min = gr_plog_end_offset(ss->plog);
-    for (size_t i = 0; i < ss->n_buckets; i++)
-        for (ss_entry_t *e = ss->buckets[i]; e; e = e->next)
-            if (e->snap_offset < min) min = e->snap_offset;
+    int64_t min = gr_plog_end_offset(ss->log.plog);
+    FOREACH_ENTRY(ss, e)
+        if (e->snap_offset < min) min = e->snap_offset;
     return min;
+}
+
+/* The log start only moves once the snapshots that replace the dropped records
+ * are durable (gr_store_log_plan_prune). */
+int64_t gr_sstore_maintain(gr_sstore_t *ss) { return gr_store_log_maintain(&ss->log); }
+
+gr_err_t gr_sstore_compact(gr_sstore_t *ss) {
+    int64_t before = gr_plog_end_offset(ss->log.plog);
+    gr_err_t err = GR_ERR_NONE;
+    for (ss_entry_t *e = first_entry(ss); e && !err; e = next_entry(ss, e)) {
+        if (e->snap_offset >= before) continue;
+        gr_sstore_value_t v = {.kind = GR_SSTORE_REC_SNAPSHOT, .snapshot_epoch = e->snapshot_epoch + 1,
+                               .state_epoch = e->state_epoch, .leader_epoch = e->leader_epoch,
+                               .start_offset = e->start_offset, .delivery_complete_count = e->dcc,
+                               .batches = e->batches.v, .n_batches = e->batches.n};
+        /* One record per batch keeps apply simple; compaction is rare and amortised. */
+        err = append_one(ss, &e->key, &v);
+    }
+    if (err) return err;
+    ss->st.n_compactions++;
+    gr_store_log_compacted(&ss->log, oldest_needed(ss));
+    return GR_ERR_NONE;
 }
 
 /* Compaction is due when the log holds more than twice the live state plus some
  * slack: after the last compaction the log held about live_bytes of fresh
- * snapshots, so that is appended_bytes > live_bytes + compact_min_bytes. This
- * rewrites live_bytes per (live_bytes + slack) appended: amortised O(1). */
-static bool compaction_due(const gr_sstore_t *ss) {
-    return ss->appended_bytes > ss->live_bytes + ss->opts.compact_min_bytes;
-}
-
-/* Remember "the log may start at `to` once everything below the current end is
- * durable". Waiting for the end offset of now (not just `to`) is what makes the
- * prune crash-safe: every snapshot that makes the old records redundant was
- * appended before now, so it is on disk before anything it replaces is dropped. */
-static void plan_prune(gr_sstore_t *ss, int64_t to) {
-    if (to <= gr_plog_start_offset(ss->plog)) return;
-    ss->prune_pending = true;
-    ss->prune_to = to;
-    ss->prune_after = gr_plog_end_offset(ss->plog);
-}
-
-int64_t gr_sstore_maintain(gr_sstore_t *ss) {
-    if (!ss->prune_pending || gr_plog_durable_offset(ss->plog) < ss->prune_after) return gr_plog_start_offset(ss->plog);
-    char es[256];
-    gr_err_t err = gr_plog_delete_records(ss->plog, ss->prune_to, es, sizeof(es));
-    if (err) GR_WARN(SUB, "prune to %" PRId64 ": %s", ss->prune_to, es);
-    ss->prune_pending = false;
-    return gr_plog_start_offset(ss->plog);
-}
-
-static void on_internal_flush(void *arg, gr_err_t err) {
-    gr_sstore_t *ss = arg;
-    ss->n_internal_flushes--;
-    if (!err) gr_sstore_maintain(ss);
-}
-
-gr_err_t gr_sstore_compact(gr_sstore_t *ss) {
-    int64_t before = gr_plog_end_offset(ss->plog);
-    gr_err_t err = GR_ERR_NONE;
-    for (size_t i = 0; i < ss->n_buckets && !err; i++) {
-        for (ss_entry_t *e = ss->buckets[i]; e && !err; e = e->next) {
-            if (e->snap_offset >= before) continue;
-            gr_sstore_value_t v = {.kind = GR_SSTORE_REC_SNAPSHOT, .snapshot_epoch = e->snapshot_epoch + 1,
-                                   .state_epoch = e->state_epoch, .leader_epoch = e->leader_epoch,
-                                   .start_offset = e->start_offset, .delivery_complete_count = e->dcc,
-                                   .batches = e->batches.v, .n_batches = e->batches.n};
-            /* One record per batch keeps apply simple; compaction is rare and amortised. */
-            err = append_one(ss, &e->key, &v);
-        }
-    }
-    if (err) return err;
-    ss->st.n_compactions++;
-    ss->appended_bytes = 0;
-    plan_prune(ss, oldest_needed(ss));
-    if (ss->opts.flusher && ss->prune_pending) {
-        ss->n_internal_flushes++;
-        gr_flusher_request(ss->opts.flusher, ss->plog, gr_plog_end_offset(ss->plog), on_internal_flush, ss);
-    }
-    return GR_ERR_NONE;
-}
-
+ * snapshots, so that is appended bytes > live_bytes + compact_min_bytes. */
 static void maybe_compact(gr_sstore_t *ss) {
-    gr_sstore_maintain(ss);
-    if (ss->prune_pending) return;
-    if (compaction_due(ss)) {
+    gr_store_log_maintain(&ss->log);
+    if (ss->log.prune_pending) return;
+    if (gr_store_log_compaction_due(&ss->log, ss->live_bytes, ss->opts.compact_min_bytes)) {
         gr_sstore_compact(ss);
         return;
     }
     if (ss->appends_since_prune_check >= PRUNE_CHECK_EVERY) {
         ss->appends_since_prune_check = 0;
-        plan_prune(ss, oldest_needed(ss));
+        gr_store_log_plan_prune(&ss->log, oldest_needed(ss));
     }
 }
 
-gr_err_t gr_sstore_sync(gr_sstore_t *ss) {
-    char es[256];
-    gr_err_t err = gr_plog_fsync(ss->plog, NULL, es, sizeof(es));
-    if (err) GR_ERROR(SUB, "fsync: %s", es);
-    return err;
-}
+gr_err_t gr_sstore_sync(gr_sstore_t *ss) { return gr_store_log_sync(&ss->log); }
 
 void gr_sstore_stats(const gr_sstore_t *ss, gr_sstore_stats_t *st) {
     *st = ss->st;
-    st->n_keys = ss->n_keys;
-    st->log_start_offset = gr_plog_start_offset(ss->plog);
-    st->log_end_offset = gr_plog_end_offset(ss->plog);
-    st->log_bytes = gr_plog_size_bytes(ss->plog);
-    st->n_segments = gr_plog_segment_count(ss->plog);
+    st->n_keys = ss->map.n;
+    st->log_start_offset = gr_plog_start_offset(ss->log.plog);
+    st->log_end_offset = gr_plog_end_offset(ss->log.plog);
+    st->log_bytes = gr_plog_size_bytes(ss->log.plog);
+    st->n_segments = gr_plog_segment_count(ss->log.plog);
     st->live_bytes = ss->live_bytes;
 }
 
-gr_plog_t *gr_sstore_plog(gr_sstore_t *ss) { return ss->plog; }
+gr_plog_t *gr_sstore_plog(gr_sstore_t *ss) { return ss->log.plog; }
