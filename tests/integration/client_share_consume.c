@@ -12,7 +12,8 @@
  *                --max-ms MS (overall limit, default 60000), --want N (stop after N distinct
  *                offsets), --sleep-ms MS (after each batch), --commit sync|async|none,
  *                --ack accept|release|reject (explicit mode), --ready FILE (touch it once the
- *                first records arrived).
+ *                first records arrived), --until-commit-ok 1 (with --commit sync: stop after the
+ *                first commit_sync that succeeds for every partition once an earlier one failed).
  *       acknowledgement results (callback) print as "ACK <partition> <error> <count>";
  *       poll errors print as "POLLERR <name> <message>".
  * Exit status 0 unless a call failed unexpectedly. */
@@ -99,6 +100,7 @@ typedef struct opts {
     int64_t idle_ms, max_ms, sleep_ms;
     long want;
     const char *commit, *ack, *ready;
+    int until_commit_ok;
 } opts_t;
 
 static gr_ack_type_t ack_type(const char *s) {
@@ -109,6 +111,7 @@ static int consume_loop(gr_share_consumer_t *c, const opts_t *o) {
     int64_t t0 = now_ms(), last = 0;
     char *seen = calloc(1 << 20, 1);
     long distinct = 0;
+    int failed_commit = 0;
     while (now_ms() - t0 < o->max_ms && (!last || now_ms() - last < o->idle_ms) && (!o->want || distinct < o->want)) {
         gr_share_batch_t *b;
         gr_err_t e = gr_share_consumer_poll(c, 200, &b);
@@ -124,8 +127,8 @@ static int consume_loop(gr_share_consumer_t *c, const opts_t *o) {
             size_t kl, vl;
             const char *k = gr_share_record_key(r, &kl), *v = gr_share_record_value(r, &vl);
             printf("REC %d %lld %d %.*s %.*s\n", (int)gr_share_record_partition(r),
-                   (long long)gr_share_record_offset(r), (int)gr_share_record_delivery_count(r), (int)kl,
-                   k ? k : "", (int)vl, v ? v : "");
+                   (long long)gr_share_record_offset(r), (int)gr_share_record_delivery_count(r), (int)kl, k ? k : "",
+                   (int)vl, v ? v : "");
             long off = (long)gr_share_record_offset(r) * 8 + gr_share_record_partition(r);
             if (off >= 0 && off < (1 << 20) && !seen[off]) seen[off] = 1, distinct++;
             if (o->ack) gr_share_consumer_acknowledge(c, r, ack_type(o->ack));
@@ -139,7 +142,14 @@ static int consume_loop(gr_share_consumer_t *c, const opts_t *o) {
                 gr_share_ack_result_t *res = NULL;
                 gr_err_t ce = gr_share_consumer_commit_sync(c, 10000, &res);
                 if (ce) printf("COMMITERR %s %s\n", gr_err_name(ce), gr_share_consumer_last_error(c));
+                int all_ok = !ce && gr_share_ack_result_count(res) > 0;
+                for (size_t i = 0; i < gr_share_ack_result_count(res); i++)
+                    all_ok &= gr_share_ack_result_error(res, i) == GR_ERR_NONE;
                 gr_share_ack_result_destroy(res);
+                if (!all_ok)
+                    failed_commit = 1;
+                else if (o->until_commit_ok && failed_commit)
+                    break;
             } else if (!strcmp(o->commit, "async")) {
                 gr_share_consumer_commit_async(c);
             }
@@ -155,15 +165,23 @@ static int consume(const char *bs, int argc, char **argv) {
     gr_conf_t *conf = gr_conf_new(GR_CONF_CONSUMER);
     gr_conf_set(conf, "bootstrap.servers", bs, err, sizeof(err));
     gr_conf_set(conf, "group.id", argv[0], err, sizeof(err));
-    opts_t o = {5000, 60000, 0, 0, "none", NULL, NULL};
+    opts_t o = {5000, 60000, 0, 0, "none", NULL, NULL, 0};
     for (int i = 2; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
-        if (!strcmp(k, "--idle-ms")) o.idle_ms = atol(v);
-        else if (!strcmp(k, "--max-ms")) o.max_ms = atol(v);
-        else if (!strcmp(k, "--want")) o.want = atol(v);
-        else if (!strcmp(k, "--sleep-ms")) o.sleep_ms = atol(v);
-        else if (!strcmp(k, "--commit")) o.commit = v;
-        else if (!strcmp(k, "--ready")) o.ready = v;
+        if (!strcmp(k, "--idle-ms"))
+            o.idle_ms = atol(v);
+        else if (!strcmp(k, "--max-ms"))
+            o.max_ms = atol(v);
+        else if (!strcmp(k, "--want"))
+            o.want = atol(v);
+        else if (!strcmp(k, "--sleep-ms"))
+            o.sleep_ms = atol(v);
+        else if (!strcmp(k, "--commit"))
+            o.commit = v;
+        else if (!strcmp(k, "--ready"))
+            o.ready = v;
+        else if (!strcmp(k, "--until-commit-ok"))
+            o.until_commit_ok = atoi(v);
         else if (!strcmp(k, "--ack")) {
             o.ack = v;
             gr_conf_set(conf, "share.acknowledgement.mode", "explicit", err, sizeof(err));

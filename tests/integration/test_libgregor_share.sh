@@ -15,31 +15,30 @@
 #  - broker kill -9 + restart during poll (every record still consumed) and during
 #    commit_sync (per-partition error, then recovery);
 #  - examples/share_consumer_{implicit,explicit,renew} built and run.
+# Time: independent scenarios (each its own topic and group) run at the same time, in two
+# waves (the lock-timing ones, expiry and renew, apart from the rest); both restart checks share
+# one kill -9 + restart; both brokers run with a 1 s share-group heartbeat interval (Kafka's
+# group.share.heartbeat.interval.ms and its minimum; default 5 s) so that members get their
+# assignment sooner. ctest runs it against gregord (integration/test_libgregor_share) and against
+# Apache Kafka 4.3.1 (ref/test_libgregor_share).
 #   bash tests/integration/test_libgregor_share.sh [--ref] [--keep]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 gr_init "$@"
-gr_require python3
 TOOL="$GR_BUILD_DIR/client_share_consume"
 SCEN="$GR_BUILD_DIR/client_share_scenarios"
-[[ -x "$TOOL" && -x "$SCEN" ]] || die "client_share_* test programs not built in $GR_BUILD_DIR"
-HERE="$GR_SOURCE_DIR/tests/integration"
+[[ -x "$TOOL" && -x "$SCEN" && -x "$GR_BUILD_DIR/client_admin" ]] || die "client_share_*/client_admin test programs not built in $GR_BUILD_DIR"
+FAST=(group.share.min.record.lock.duration.ms=1000 group.share.min.heartbeat.interval.ms=1000
+      group.share.heartbeat.interval.ms=1000)
 case "$GR_TARGET" in
-  gregord) start_gregord --override group.share.min.record.lock.duration.ms=1000 ;;
-  ref) start_ref_kafka group.share.min.record.lock.duration.ms=1000 ;;
+  gregord) gargs=(); for kv in "${FAST[@]}"; do gargs+=(--override "$kv"); done; start_gregord "${gargs[@]}" ;;
+  ref) start_ref_kafka "${FAST[@]}" ;;
   *) start_target ;;
 esac
 
-# group_configs GROUP k=v...: IncrementalAlterConfigs on the GROUP resource (type 32).
-# (libgregor's admin enum has GR_RESOURCE_GROUP = 3, which brokers refuse: raw wire here.)
-group_configs() {
-  PYTHONPATH="$HERE" python3 - "$BOOTSTRAP" "$@" <<'PY'
-import sys, kwire, share_fetch_wire as s
-c = kwire.Conn(sys.argv[1])
-err, msg = s.set_group_configs(c, sys.argv[2], dict(kv.split("=", 1) for kv in sys.argv[3:]))
-sys.exit(0 if err == 0 else "group configs: %s %s" % (err, msg))
-PY
-}
+# group_configs GROUP k=v...: IncrementalAlterConfigs on the GROUP resource, through libgregor's
+# admin client (client_admin's group-configs mode)
+group_configs() { gr_timeout 30 "$GR_BUILD_DIR/client_admin" "$BOOTSTRAP" - group-configs "$@"; }
 
 # fresh NAME PARTITIONS RECORDS [LOCK_MS]: sets T (topic) and G (group) with RECORDS records
 fresh() {
@@ -49,28 +48,31 @@ fresh() {
   if (($3 > 0)); then "$TOOL" "$BOOTSTRAP" produce "$T" "$3" || fail "$1: produce"; fi
 }
 
-# scenario NAME PARTITIONS RECORDS LOCK_MS: run it and compare with the expected lines on stdin
+# scenario NAME PARTITIONS RECORDS LOCK_MS: set it up and start it in the background; the
+# expected lines come on stdin. scenario_check NAME: wait for it and compare.
+declare -A SPID
 scenario() {
-  local name="$1"; fresh "$name" "$2" "$3" "$4"
-  local want; want="$(cat)"
-  local out; out="$(gr_timeout 90 "$SCEN" "$BOOTSTRAP" "$name" "$T" "$G" 2>"$GR_TMP/$name.err" || true)"
-  if [[ "$out" == "$want" ]]; then ok "$name"; else
-    fail "$name:"; diff <(echo "$want") <(echo "$out") || true; tail -n 5 "$GR_TMP/$name.err"
+  local name="$1" spid; fresh "$name" "$2" "$3" "$4"
+  cat >"$GR_TMP/$name.want"
+  gr_bg spid gr_timeout 90 "$SCEN" "$BOOTSTRAP" "$name" "$T" "$G" >"$GR_TMP/$name.out" 2>"$GR_TMP/$name.err"
+  SPID[$name]=$spid
+}
+scenario_check() {
+  local name="$1"
+  wait "${SPID[$name]}" || true
+  if diff "$GR_TMP/$name.want" "$GR_TMP/$name.out" >"$GR_TMP/$name.diff"; then ok "$name"; else
+    fail "$name:"; cat "$GR_TMP/$name.diff"; tail -n 5 "$GR_TMP/$name.err"
   fi
 }
 
+# ================================================================ wave 1: everything without lock timing
 # ---------------------------------------------------------------- implicit drain, 2 consumers
 N=3000
 fresh drain 3 "$N"
 for i in 1 2; do
-  gr_bg p$i gr_timeout 120 "$TOOL" "$BOOTSTRAP" consume "$G" "$T" --idle-ms 4000 --max-ms 90000 \
+  gr_bg p$i gr_timeout 120 "$TOOL" "$BOOTSTRAP" consume "$G" "$T" --idle-ms 3000 --max-ms 90000 \
     -X max.poll.records=100 >"$GR_TMP/drain$i.out" 2>&1
 done
-wait "$p1" "$p2" || true
-got="$(cat "$GR_TMP"/drain1.out "$GR_TMP"/drain2.out | awk '$1=="REC"{print $2, $3}' | sort | uniq -c | awk '{print $1}' | sort | uniq -c | xargs)"
-check_eq "implicit: 2 consumers drain $N records, each exactly once" "$N 1" "$got"
-check "implicit: both consumers got records" test "$(grep -c '^REC' "$GR_TMP/drain1.out")" -gt 0 -a "$(grep -c '^REC' "$GR_TMP/drain2.out")" -gt 0
-check "implicit: acknowledgements reported without errors" bash -c "! grep -h '^ACK' $GR_TMP/drain*.out | grep -qv ' NONE '"
 
 # ---------------------------------------------------------------- scenarios
 scenario explicit 1 3 "" <<'EOF'
@@ -97,20 +99,6 @@ scenario async 1 3 "" <<'EOF'
 commit_async: NONE
 callback called: yes, offsets acknowledged = records polled: yes
 EOF
-scenario expiry 1 3 1000 <<'EOF'
-A got: 0:1 1:1 2:1
-A lock timeout: 1000
-B got: 0:2 1:2 2:2
-A late commit: INVALID_RECORD_STATE rows=1 [p0 INVALID_RECORD_STATE offsets=3]
-B commit: NONE rows=1 [p0 NONE offsets=3]
-EOF
-scenario renew 1 1 1000 <<'EOF'
-A got: 0:1
-renewed past 4 lock durations: yes
-other member got it: no
-returned again by poll: yes
-final accept: NONE rows=1 [p0 NONE offsets=1]
-EOF
 scenario wakeup 1 0 "" <<'EOF'
 poll: _WAKEUP after the wakeup: yes
 next poll: NONE
@@ -129,6 +117,15 @@ A close: NONE
 close quick: yes
 B got: 0 1 2
 EOF
+
+# ---------------------------------------------------------------- examples
+EX="$GR_BUILD_DIR/examples"
+fresh ex_implicit 1 5
+gr_bg exi gr_timeout 60 "$EX/share_consumer_implicit" "$BOOTSTRAP" "$G" "$T" 5 >"$GR_TMP/ex_implicit.out" 2>&1
+fresh ex_explicit 1 6
+gr_bg exe gr_timeout 60 "$EX/share_consumer_explicit" "$BOOTSTRAP" "$G" "$T" 6 >"$GR_TMP/ex_explicit.out" 2>&1
+
+# ---------------------------------------------------------------- quick ones, meanwhile
 out="$(gr_timeout 30 "$SCEN" "$BOOTSTRAP" unknown "no-such-topic-$RANDOM" "gs-unknown-$RANDOM" 2>/dev/null || true)"
 check "unknown topic: polls answer NONE with no records ($out)" grep -q "^unknown topic: NONE records=0 subscription=no-such-topic-" <<<"$out"
 dead="$(free_port)"
@@ -142,44 +139,67 @@ for k in isolation.level auto.offset.reset enable.auto.commit group.instance.id 
 done
 check "config without group.id refused" grep -q "^no group.id: _INVALID_ARG group.id is required" <<<"$out"
 
-# ---------------------------------------------------------------- broker restart during poll
+# ---------------------------------------------------------------- wave 1 results
+wait "$p1" "$p2" || true
+got="$(cat "$GR_TMP"/drain1.out "$GR_TMP"/drain2.out | awk '$1=="REC"{print $2, $3}' | sort | uniq -c | awk '{print $1}' | sort | uniq -c | xargs)"
+check_eq "implicit: 2 consumers drain $N records, each exactly once" "$N 1" "$got"
+check "implicit: both consumers got records" test "$(grep -c '^REC' "$GR_TMP/drain1.out")" -gt 0 -a "$(grep -c '^REC' "$GR_TMP/drain2.out")" -gt 0
+check "implicit: acknowledgements reported without errors" bash -c "! grep -h '^ACK' $GR_TMP/drain*.out | grep -qv ' NONE '"
+for s in explicit refusal async wakeup close_explicit close_implicit; do scenario_check "$s"; done
+wait "$exi" "$exe" || true
+check "examples/share_consumer_implicit: 5 records ($(tail -n 1 "$GR_TMP/ex_implicit.out"))" grep -q '^consumed 5 records' "$GR_TMP/ex_implicit.out"
+check "examples/share_consumer_explicit: accepted 5, rejected 1 ($(tail -n 1 "$GR_TMP/ex_explicit.out"))" \
+  grep -q '^accepted 5, rejected 1' "$GR_TMP/ex_explicit.out"
+
+# ================================================================ wave 2: 1 s acquisition locks
+scenario expiry 1 3 1000 <<'EOF'
+A got: 0:1 1:1 2:1
+A lock timeout: 1000
+B got: 0:2 1:2 2:2
+A late commit: INVALID_RECORD_STATE rows=1 [p0 INVALID_RECORD_STATE offsets=3]
+B commit: NONE rows=1 [p0 NONE offsets=3]
+EOF
+scenario renew 1 1 1000 <<'EOF'
+A got: 0:1
+renewed past 4 lock durations: yes
+other member got it: no
+returned again by poll: yes
+final accept: NONE rows=1 [p0 NONE offsets=1]
+EOF
+fresh ex_renew 1 2 1000
+gr_bg exr gr_timeout 60 "$EX/share_consumer_renew" "$BOOTSTRAP" "$G" "$T" 2 3000 >"$GR_TMP/ex_renew.out" 2>&1
+scenario_check expiry
+scenario_check renew
+wait "$exr" || true
+check "examples/share_consumer_renew: 2 records processed for 3 s each under a 1 s lock ($(tail -n 1 "$GR_TMP/ex_renew.out"))" \
+  grep -q '^processed 2 records, 0 renew failures' "$GR_TMP/ex_renew.out"
+
+# ================================================================ broker kill -9 + restart
+# One restart for both: a consumer in the middle of its polls, and one sleeping (8 s) between its
+# first records and their commit_sync.
 if [[ "$GR_TARGET" != external ]]; then
   N=2000
-  fresh restart_poll 2 "$N"
-  gr_bg rp gr_timeout 240 "$TOOL" "$BOOTSTRAP" consume "$G" "$T" --idle-ms 200000 --max-ms 200000 --want "$N" \
+  fresh restart_poll 2 "$N"; TP="$T" GP="$G"
+  fresh restart_commit 1 3; TC="$T" GC="$G"
+  gr_bg rp gr_timeout 240 "$TOOL" "$BOOTSTRAP" consume "$GP" "$TP" --idle-ms 200000 --max-ms 200000 --want "$N" \
     --sleep-ms 100 -X max.poll.records=50 -X share.acquire.mode=record_limit --ready "$GR_TMP/rp.ready" >"$GR_TMP/rp.out" 2>&1
-  for _ in $(seq 200); do [[ -f "$GR_TMP/rp.ready" ]] && break; sleep 0.1; done
+  gr_bg rc gr_timeout 240 "$TOOL" "$BOOTSTRAP" consume "$GC" "$TC" --max-ms 200000 --until-commit-ok 1 \
+    --ack accept --commit sync --sleep-ms 8000 --idle-ms 30000 --ready "$GR_TMP/rc.ready" >"$GR_TMP/rc.out" 2>&1
+  for _ in $(seq 300); do [[ -f "$GR_TMP/rp.ready" && -f "$GR_TMP/rc.ready" ]] && break; sleep 0.1; done
   sleep 1
+  check "restart: both consumers had records before the kill" test -f "$GR_TMP/rp.ready" -a -f "$GR_TMP/rc.ready"
   kill9_target; sleep 1; restart_target
   wait "$rp" || true
   got="$(awk '$1=="REC"{print $2, $3}' "$GR_TMP/rp.out" | sort -u | wc -l)"
   check_eq "restart during poll: all $N records consumed after kill -9 + restart" "$N" "$got"
   check "restart during poll: consumer closed cleanly ($(tail -n 1 "$GR_TMP/rp.out"))" grep -q '^CLOSE NONE' "$GR_TMP/rp.out"
   log "restart during poll: $(grep -c '^ACK .* NETWORK_EXCEPTION\|^POLLERR' "$GR_TMP/rp.out" || true) failed acknowledgement reports"
-
-  # ------------------------------------------------------------ broker restart during commit_sync
-  fresh restart_commit 1 3
-  gr_bg rc gr_timeout 240 "$TOOL" "$BOOTSTRAP" consume "$G" "$T" --max-ms 200000 \
-    --ack accept --commit sync --sleep-ms 4000 --idle-ms 30000 --ready "$GR_TMP/rc.ready" >"$GR_TMP/rc.out" 2>&1
-  for _ in $(seq 200); do [[ -f "$GR_TMP/rc.ready" ]] && break; sleep 0.1; done
-  kill9_target; sleep 1; restart_target
   wait "$rc" || true
   check "restart during commit_sync: per-partition error surfaced ($(grep -m1 '^COMMITERR\|^ACK 0 [^N]' "$GR_TMP/rc.out" || echo none))" \
     grep -q '^COMMITERR\|^ACK 0 NETWORK_EXCEPTION' "$GR_TMP/rc.out"
   check "restart during commit_sync: records delivered again and committed after the restart" \
     bash -c "grep -q '^ACK 0 NONE 3' '$GR_TMP/rc.out' || [[ \$(grep -c '^REC' '$GR_TMP/rc.out') -ge 6 ]]"
 fi
-
-# ---------------------------------------------------------------- examples
-EX="$GR_BUILD_DIR/examples"
-fresh ex_implicit 1 5
-out="$(gr_timeout 60 "$EX/share_consumer_implicit" "$BOOTSTRAP" "$G" "$T" 5 2>&1 || true)"
-check "examples/share_consumer_implicit: 5 records ($(tail -n 1 <<<"$out"))" grep -q '^consumed 5 records' <<<"$out"
-fresh ex_explicit 1 6
-out="$(gr_timeout 60 "$EX/share_consumer_explicit" "$BOOTSTRAP" "$G" "$T" 6 2>&1 || true)"
-check "examples/share_consumer_explicit: accepted 5, rejected 1 ($(tail -n 1 <<<"$out"))" grep -q '^accepted 5, rejected 1' <<<"$out"
-fresh ex_renew 1 2 1000
-out="$(gr_timeout 60 "$EX/share_consumer_renew" "$BOOTSTRAP" "$G" "$T" 2 3000 2>&1 || true)"
-check "examples/share_consumer_renew: 2 records processed for 3 s each under a 1 s lock ($(tail -n 1 <<<"$out"))" \
-  grep -q '^processed 2 records, 0 renew failures' <<<"$out"
+if [[ "$GR_TARGET" == gregord ]] && ! alive "$GR_GREGORD_PID"; then fail "gregord died (log: $GR_TMP/gregord.log)"; fi
+stop_target
 gr_finish

@@ -8,6 +8,10 @@
 # RELEASEd by a second member (so that Apache Kafka's persisted start offset has caught up: start 4,
 # lag 6); topic sgt-b (4 records) fully ACCEPTed (lag 0); a live member (ShareTool hold, topic sgt-hold)
 # for the non-empty part.
+# At each --list / --describe step (default, --offsets, --members, --state, --verbose) `gregor share-groups`
+# (build/gregor, libgregor's CLI) runs with the same arguments against the same broker right after the
+# tool and must print the same rows with the same exit status (see same()). With --ref that is checked
+# against Apache Kafka 4.3.1 (ctest: ref/test_share_groups_tool), without it against gregord.
 #   bash tests/interop/test_share_groups_tool.sh [--ref | --bootstrap H:P] [--keep] [--compare]
 # --compare: run the scenario against the reference Kafka AND gregord (fresh brokers) and diff the
 #   normalized transcripts (host:port, member ids, coordinator id and epochs masked; runs of blanks
@@ -18,6 +22,7 @@ COMPARE=0 args=()
 for a in "$@"; do if [[ "$a" == --compare ]]; then COMPARE=1; else args+=("$a"); fi; done
 gr_init "${args[@]}"
 gr_require java python3
+[[ -x "$GR_BUILD_DIR/gregor" ]] || die "gregor (the CLI) not built in $GR_BUILD_DIR"
 JDIR="$GR_SOURCE_DIR/tests/interop/java"
 LIB="$GR_SOURCE_DIR/tests/ref/target/lib"
 [[ -f "$JDIR/target/java-interop-1.jar" && -d "$JDIR/target/lib" ]] \
@@ -57,6 +62,7 @@ sg() {
   local step="$1"; shift
   local rc=0 line="" a
   { printf '%s' "$step"; for a in "$@"; do printf '\t%s' "$a"; done; printf '\n'; } >&"$SGR_IN"
+  (IFS=$'\t'; printf '%s\n' "$*") >"$RUN/$step.args"
   if ! read -r -t 120 line <&"$SGR_OUT" || [[ "$line" != "DONE $step" ]]; then
     fail "kafka-share-groups $step did not complete ($line; $(tail -n 3 "$RUN/runner.err" 2>/dev/null))"
     echo 124 >"$RUN/$step.rc"; : >>"$RUN/$step.out"; : >>"$RUN/$step.err"
@@ -98,6 +104,32 @@ for x in o: print('out: ' + x)
 for x in e: print('err: ' + x)
 PY
   } >>"$RUN/transcript"
+}
+# same STEP: `gregor share-groups` (libgregor's CLI) with the arguments of the tool's last STEP, against
+# the same broker right after it: exit status and rows must equal Kafka's tool (runs of blanks collapsed,
+# blank lines dropped; --list rows sorted, as the order of groups is not specified; stdout and stderr
+# together, as where a notice goes is not part of the rows). Nothing else is masked: both run against
+# the same group in the same state, so member ids, hosts and epochs must be equal too. (Not compared:
+# error answers, e.g. --describe of a deleted group: gregor words them "Error: <message>" and exits 1,
+# docs/cli.md.)
+GREGOR="$GR_BUILD_DIR/gregor"
+same() {
+  local step="$1" args rc=0
+  IFS=$'\t' read -r -a args <"$RUN/$step.args"
+  gr_timeout 60 "$GREGOR" share-groups --bootstrap-server "$BOOTSTRAP" "${args[@]}" \
+    >"$RUN/$step.gregor.out" 2>"$RUN/$step.gregor.err" || rc=$?
+  local norm='s/[[:space:]]+/ /g; s/^ //; s/ $//; /^$/d'
+  local want got
+  want="$(cat "$RUN/$step.out" "$RUN/$step.err" | grep -vE '^\s+at |^Caused by|^java\.util\.concurrent' | sed -E "$norm")"
+  got="$(cat "$RUN/$step.gregor.out" "$RUN/$step.gregor.err" | sed -E "$norm")"
+  if [[ "$step" == list* ]]; then want="$(sort <<<"$want")"; got="$(sort <<<"$got")"; fi
+  if [[ "$rc" == "$(rc "$step")" && "$want" == "$got" ]]; then
+    ok "gregor share-groups ${args[*]}: the rows and exit status of kafka-share-groups ($(wc -l <<<"$want") lines)"
+  else
+    fail "gregor share-groups ${args[*]} (exit $rc) differs from kafka-share-groups (exit $(rc "$step")):"
+    diff <(echo "$want") <(echo "$got") | head -n 20 || true
+  fi
+  return 0
 }
 out() { cat "$RUN/$1.out"; }
 err() { cat "$RUN/$1.err"; }
@@ -147,28 +179,36 @@ scenario() {
 
   # --- empty group with offsets
   sg list --list
+  same list
   expect "--list: the group, exit 0" list 0 "^$G$"
   sg list-state --list --state
+  same list-state
   expect "--list --state: '$G Empty'" list-state 0 "^$G Empty$"
   expect "--list --state: header GROUP STATE" list-state 0 "^GROUP STATE$"
   sg list-state-stable --list --state stable
   expect_not "--list --state stable: not listed while empty" list-state-stable "^$G "
   sg describe --describe --group "$G"
+  same describe
   expect "--describe: header" describe 0 "^GROUP TOPIC PARTITION START-OFFSET LAG$"
   expect "--describe: $T 0 start 4 lag 6" describe 0 "^$G $T 0 4 6$"
   expect "--describe: $B 0 fully acknowledged, lag 0" describe 0 "^$G $B 0 [0-9]+ 0$"
   sg describe-offsets --describe --group "$G" --offsets
+  same describe-offsets
   if diff -q "$RUN/describe.out" "$RUN/describe-offsets.out" >/dev/null; then ok "--describe --offsets = --describe"
   else fail "--describe --offsets differs from --describe"; fi
   sg describe-verbose --describe --group "$G" --verbose
+  same describe-verbose
   expect "--describe --verbose: LEADER-EPOCH column" describe-verbose 0 "^GROUP TOPIC PARTITION LEADER-EPOCH START-OFFSET LAG$"
   expect "--describe --verbose: $T 0 row" describe-verbose 0 "^$G $T 0 -?[0-9]+ 4 6$"
   sg members-empty --describe --group "$G" --members
+  same members-empty
   expect "--describe --members on an empty group: notice, exit 0" members-empty 0 "Share group '$G' has no active members." all
   sg state-empty --describe --group "$G" --state
+  same state-empty
   expect "--describe --state: header" state-empty 0 "^GROUP COORDINATOR \(ID\) STATE #MEMBERS$"
   expect "--describe --state: Empty, 0 members, coordinator $BOOTSTRAP" state-empty 0 "^$G $BOOTSTRAP \([0-9]+\) Empty 0$"
   sg state-verbose --describe --group "$G" --state --verbose
+  same state-verbose
   expect "--describe --state --verbose: epochs columns" state-verbose 0 "^GROUP COORDINATOR \(ID\) STATE GROUP-EPOCH ASSIGNMENT-EPOCH #MEMBERS$"
 
   # --- a live member
@@ -182,14 +222,18 @@ scenario() {
     sleep 1
   done
   sg state-stable --describe --group "$G" --state
+  same state-stable
   expect "--describe --state: Stable, 1 member" state-stable 0 "^$G $BOOTSTRAP \([0-9]+\) Stable 1$"
   sg members --describe --group "$G" --members
+  same members
   expect "--describe --members: header" members 0 "^GROUP CONSUMER-ID HOST CLIENT-ID #PARTITIONS ASSIGNMENT$"
   expect "--describe --members: the member, its client id and assignment $H:0" members 0 "^$G [A-Za-z0-9_-]+ /?127\.0\.0\.1 share-tool-hold 1 $H:0$"
   sg members-verbose --describe --group "$G" --members --verbose
+  same members-verbose
   expect "--describe --members --verbose: MEMBER-EPOCH column" members-verbose 0 "^GROUP CONSUMER-ID HOST CLIENT-ID #PARTITIONS MEMBER-EPOCH ASSIGNMENT$"
   expect "--describe --members --verbose: row" members-verbose 0 "^$G [A-Za-z0-9_-]+ /?127\.0\.0\.1 share-tool-hold 1 [0-9]+ $H:0$"
   sg list-state-stable2 --list --state stable
+  same list-state-stable2
   expect "--list --state stable: '$G Stable'" list-state-stable2 0 "^$G Stable$"
   sg reset-nonempty --reset-offsets --group "$G" --topic "$T" --to-earliest --execute
   expect "--reset-offsets --execute with a member: refused, exit 1" reset-nonempty 1 "Share group '$G' is not empty." err
@@ -230,6 +274,7 @@ scenario() {
   sg reset-all --reset-offsets --group "$G" --all-topics --to-earliest --execute
   expect "--reset-offsets --all-topics --to-earliest --execute: $T 0 -> 0" reset-all 0 "^$G $T 0 0$"
   sg describe-earliest --describe --group "$G"
+  same describe-earliest
   expect "after --to-earliest: $T 0 start 0 lag 10" describe-earliest 0 "^$G $T 0 0 10$"
   expect "after --to-earliest: $B 0 start 0 lag 4" describe-earliest 0 "^$G $B 0 0 4$"
   c="$(sharetool consume-accept "$BOOTSTRAP" "$G" "$T" 1000 10 2>>"$RUN/consume.err")" || true
