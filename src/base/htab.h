@@ -24,8 +24,11 @@ typedef struct gr_htab {
     size_t n;         /* nodes linked */
 } gr_htab_t;
 
-/** The entry of type `type` whose member `member` is the node `node`. */
-#define GR_HTAB_ENTRY(node, type, member) ((type *)((char *)(node) - offsetof(type, member)))
+/** The entry of type `type` whose member `member` is the node `node`; NULL for a NULL node. */
+#define GR_HTAB_ENTRY(node, type, member) ((type *)gr_htab_entry_at((node), offsetof(type, member)))
+static inline void *gr_htab_entry_at(const gr_hnode_t *node, size_t offset) {
+    return node ? (void *)((char *)node - offset) : NULL;
+}
 
 /** True if node holds key (the hashes already match). */
 typedef bool gr_htab_eq_fn(const gr_hnode_t *node, const void *key);

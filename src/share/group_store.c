@@ -266,20 +266,15 @@ static gr_hnode_t **slot_of(gr_gstore_t *gs, const char *id, size_t n) {
     return gr_htab_slot(&gs->map, gr_hash_fnv1a(GR_HASH_FNV1A_INIT, id, n), id_eq, &k);
 }
 
-static gs_entry_t *first_entry(const gr_gstore_t *gs) {
-    gr_hnode_t *node = gr_htab_first(&gs->map);
-    return node ? ENTRY(node) : NULL;
-}
-
+static gs_entry_t *first_entry(const gr_gstore_t *gs) { return ENTRY(gr_htab_first(&gs->map)); }
 static gs_entry_t *next_entry(const gr_gstore_t *gs, const gs_entry_t *e) {
-    gr_hnode_t *node = gr_htab_next(&gs->map, &e->node);
-    return node ? ENTRY(node) : NULL;
+    return ENTRY(gr_htab_next(&gs->map, &e->node));
 }
 
 /* Apply a record: value NULL deletes. Shared by replay and the live path. */
 static void apply(gr_gstore_t *gs, const char *id, size_t n, const uint8_t *value, size_t value_len, int64_t off) {
     gr_hnode_t **slot = slot_of(gs, id, n);
-    gs_entry_t *e = *slot ? ENTRY(*slot) : NULL;
+    gs_entry_t *e = ENTRY(*slot);
     if (e) {
         gs->live_bytes -= (int64_t)(n + e->value_len + REC_OVERHEAD);
         free(e->value);
@@ -340,8 +335,8 @@ gr_err_t gr_gstore_open(const char *dir, const gr_gstore_options_t *opts, gr_gst
     gr_htab_init(&gs->map, 16);
     gr_wbuf_init(&gs->kbuf);
     gr_wbuf_init(&gs->vbuf);
-    gr_err_t err = gr_store_log_open(&gs->log, dir, opts->segment_bytes, opts->flusher, opts->now_ms, SUB, errstr,
-                                     errstr_size);
+    gr_err_t err =
+        gr_store_log_open(&gs->log, dir, opts->segment_bytes, opts->flusher, opts->now_ms, SUB, errstr, errstr_size);
     if (!err) err = gr_store_log_replay(&gs->log, "group", replay_record, gs, errstr, errstr_size);
     if (err) {
         gr_gstore_abandon(gs);
@@ -436,9 +431,8 @@ gr_err_t gr_gstore_delete(gr_gstore_t *gs, const char *group_id, gr_gstore_cb *c
 }
 
 gr_err_t gr_gstore_get(gr_gstore_t *gs, const char *group_id, gr_arena_t *arena, gr_gstore_group_t *out) {
-    gr_hnode_t *node = *slot_of(gs, group_id, strlen(group_id));
-    if (!node) return GR_ERR__NOENT;
-    const gs_entry_t *e = ENTRY(node);
+    const gs_entry_t *e = ENTRY(*slot_of(gs, group_id, strlen(group_id)));
+    if (!e) return GR_ERR__NOENT;
     gr_err_t err = gr_gstore_group_decode(e->value, e->value_len, arena, out, NULL);
     if (err) abort(); /* we encoded it ourselves: corruption in memory */
     return GR_ERR_NONE;

@@ -73,19 +73,10 @@ static gr_hnode_t **find_slot(gr_sstore_t *ss, const gr_sstore_key_t *key) {
     return gr_htab_slot(&ss->map, key_hash(key), key_eq, key);
 }
 
-static ss_entry_t *find(gr_sstore_t *ss, const gr_sstore_key_t *key) {
-    gr_hnode_t *node = *find_slot(ss, key);
-    return node ? ENTRY(node) : NULL;
-}
-
-static ss_entry_t *first_entry(const gr_sstore_t *ss) {
-    gr_hnode_t *node = gr_htab_first(&ss->map);
-    return node ? ENTRY(node) : NULL;
-}
-
+static ss_entry_t *find(gr_sstore_t *ss, const gr_sstore_key_t *key) { return ENTRY(*find_slot(ss, key)); }
+static ss_entry_t *first_entry(const gr_sstore_t *ss) { return ENTRY(gr_htab_first(&ss->map)); }
 static ss_entry_t *next_entry(const gr_sstore_t *ss, const ss_entry_t *e) {
-    gr_hnode_t *node = gr_htab_next(&ss->map, &e->node);
-    return node ? ENTRY(node) : NULL;
+    return ENTRY(gr_htab_next(&ss->map, &e->node));
 }
 
 static ss_entry_t *insert(gr_sstore_t *ss, const gr_sstore_key_t *key) {
@@ -211,8 +202,8 @@ gr_err_t gr_sstore_open(const char *dir, const gr_sstore_options_t *opts, gr_sst
     gr_htab_init(&ss->map, 64);
     gr_wbuf_init(&ss->kbuf);
     gr_wbuf_init(&ss->vbuf);
-    gr_err_t err = gr_store_log_open(&ss->log, dir, opts->segment_bytes, opts->flusher, opts->now_ms, SUB, errstr,
-                                     errstr_size);
+    gr_err_t err =
+        gr_store_log_open(&ss->log, dir, opts->segment_bytes, opts->flusher, opts->now_ms, SUB, errstr, errstr_size);
     if (err) goto err;
     if ((err = gr_store_log_replay(&ss->log, "share-state", replay_record, ss, errstr, errstr_size))) goto err;
     GR_INFO(SUB, "loaded %zu share-partition states from %" PRIu64 " records (offsets %" PRId64 "-%" PRId64 ")",

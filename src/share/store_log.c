@@ -50,8 +50,8 @@ static gr_err_t replay_batch(gr_store_log_t *lg, const gr_batch_view_t *bv, gr_w
     return err == GR_ERR__NOENT ? GR_ERR_NONE : GR_ERR_CORRUPT_MESSAGE;
 }
 
-gr_err_t gr_store_log_replay(gr_store_log_t *lg, const char *what, gr_store_log_record_fn *fn, void *arg,
-                             char *errstr, size_t n) {
+gr_err_t gr_store_log_replay(gr_store_log_t *lg, const char *what, gr_store_log_record_fn *fn, void *arg, char *errstr,
+                             size_t n) {
     int64_t off = gr_plog_start_offset(lg->plog), end = gr_plog_end_offset(lg->plog);
     gr_wbuf_t wb, scratch;
     gr_wbuf_init(&wb);

@@ -33,8 +33,8 @@ typedef struct gr_store_log {
     /* Pending prune: the log may start at prune_to once offsets below prune_after are durable. */
     bool prune_pending;
     int64_t prune_to, prune_after;
-    int64_t appended_bytes;  /* appended since the last compaction (at open: the log size) */
-    int n_internal_flushes;  /* our own flusher requests not yet completed */
+    int64_t appended_bytes; /* appended since the last compaction (at open: the log size) */
+    int n_internal_flushes; /* our own flusher requests not yet completed */
 } gr_store_log_t;
 
 /** Open (create if missing) the log in dir: size-based segment rolls only, no
@@ -50,8 +50,8 @@ typedef gr_err_t gr_store_log_record_fn(void *arg, const gr_record_t *rec, char 
 /** Read the log from its start to its end, passing each record to fn. A batch
  *  whose CRC does not match fails with GR_ERR_CORRUPT_MESSAGE ("<what> batch at
  *  offset N: CRC mismatch"), as does a record that does not parse. */
-gr_err_t gr_store_log_replay(gr_store_log_t *lg, const char *what, gr_store_log_record_fn *fn, void *arg,
-                             char *errstr, size_t errstr_size);
+gr_err_t gr_store_log_replay(gr_store_log_t *lg, const char *what, gr_store_log_record_fn *fn, void *arg, char *errstr,
+                             size_t errstr_size);
 
 /** Add a record to the batch being built (value NULL: a tombstone). */
 void gr_store_log_add(gr_store_log_t *lg, const void *key, size_t key_len, const void *value, size_t value_len);
