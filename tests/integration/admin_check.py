@@ -10,12 +10,13 @@ usage: admin_check.py BOOTSTRAP PHASE [PREFIX]
 Prints one line per check ("ok   - ..." / "FAIL - ..."); exit status 1 on any failure.
 Topic names start with PREFIX (default "adm"), so runs do not collide.
 """
-import socket
-import struct
+import os
 import sys
 import time
 
-from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource,
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kwire as kw  # noqa: E402
+from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource,  # noqa: E402
                                    NewPartitions, NewTopic, ResourceType)
 
 bootstrap, phase = sys.argv[1], sys.argv[2]
@@ -102,122 +103,40 @@ def topic_id(name):
     return fs[name].result(TMO).topic_id
 
 
-# ---- a raw DeleteTopics v6 (by topic id), which the AdminClient does not offer ----
+# ---- raw requests the AdminClient does not offer (framed by kwire.py) ----
 
-def _uvarint(n):
-    out = b""
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out += bytes([b | 0x80])
-        else:
-            return out + bytes([b])
-
-
-def _read_uvarint(buf, pos):
-    shift = val = 0
-    while True:
-        b = buf[pos]
-        pos += 1
-        val |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return val, pos
-
-
-def _compact_nullable_str(buf, pos):
-    n, pos = _read_uvarint(buf, pos)
-    if n == 0:
-        return None, pos
-    return buf[pos:pos + n - 1].decode(), pos + n - 1
-
-
-def _skip_tags(buf, pos):
-    n, pos = _read_uvarint(buf, pos)
-    for _ in range(n):
-        _, pos = _read_uvarint(buf, pos)
-        size, pos = _read_uvarint(buf, pos)
-        pos += size
-    return pos
-
-
-def _cstr(s):
-    b = s.encode()
-    return _uvarint(len(b) + 1) + b
-
-
-def raw_request(api_key, version, body):
-    """Send one flexible-version request (header v2); return the body of the response."""
-    host, port = bootstrap.rsplit(":", 1)
-    cid = b"admin_check"
-    frame = struct.pack(">hhih", api_key, version, 4242, len(cid)) + cid + b"\x00" + body
-    with socket.create_connection((host, int(port)), timeout=TMO) as s:
-        s.sendall(struct.pack(">i", len(frame)) + frame)
-        size = struct.unpack(">i", _recv(s, 4))[0]
-        buf = _recv(s, size)
-    assert struct.unpack(">i", buf[:4])[0] == 4242
-    return buf, _skip_tags(buf, 4)
+def raw_call(api_key, version, body):
+    """One flexible-version request on a fresh connection; the Reader after the throttle time."""
+    c = kw.Conn(bootstrap, client_id="admin_check", timeout=TMO)
+    try:
+        r = c.call(api_key, version, body)
+    finally:
+        c.close()
+    r.i32()  # throttle time
+    return r
 
 
 def delete_by_ids(ids):
     """DeleteTopics v6 with (null name, id) entries: [(name, id bytes, error code, message)]."""
-    body = _uvarint(len(ids) + 1)
-    for i in ids:
-        body += b"\x00" + i + b"\x00"  # null name, id, no tags
-    body += struct.pack(">i", 30000) + b"\x00"
-    buf, pos = raw_request(20, 6, body)
-    pos += 4  # throttle time
-    n, pos = _read_uvarint(buf, pos)
-    out = []
-    for _ in range(n - 1):
-        name, pos = _compact_nullable_str(buf, pos)
-        tid = buf[pos:pos + 16]
-        code = struct.unpack(">h", buf[pos + 16:pos + 18])[0]
-        msg, pos = _compact_nullable_str(buf, pos + 18)
-        pos = _skip_tags(buf, pos)
-        out.append((name, tid, code, msg))
-    return out
+    r = raw_call(20, 6, kw.carr(ids, lambda i: kw.cstr(None) + i + kw.TAGS) + kw.i32(30000) + kw.TAGS)
+    return r.carr(lambda r: (r.cstr(), r.uuid(), r.i16(), r.cstr(), r.tags())[:4])
 
 
 def create_raw(topics, validate_only=False):
     """CreateTopics v7 of (name, partitions, rf): {name: (code, msg, id, partitions, rf, {config: value})}
     in response order (a list of (name, result))."""
-    body = _uvarint(len(topics) + 1)
-    for name, parts, rf in topics:
-        body += _cstr(name) + struct.pack(">ih", parts, rf) + b"\x01\x01\x00"
-    body += struct.pack(">i?", 30000, validate_only) + b"\x00"
-    buf, pos = raw_request(19, 7, body)
-    pos += 4
-    n, pos = _read_uvarint(buf, pos)
-    out = []
-    for _ in range(n - 1):
-        name, pos = _compact_nullable_str(buf, pos)
-        tid = buf[pos:pos + 16]
-        code = struct.unpack(">h", buf[pos + 16:pos + 18])[0]
-        msg, pos = _compact_nullable_str(buf, pos + 18)
-        parts, rf = struct.unpack(">ih", buf[pos:pos + 6])
-        pos += 6
-        nc, pos = _read_uvarint(buf, pos)
-        cfg = {}
-        for _ in range(max(nc - 1, 0)):
-            k, pos = _compact_nullable_str(buf, pos)
-            v, pos = _compact_nullable_str(buf, pos)
-            cfg[k] = (v, buf[pos + 1])  # value, source
-            pos = _skip_tags(buf, pos + 3)
-        pos = _skip_tags(buf, pos)
-        out.append((name, (code, msg, tid, parts, rf, cfg)))
-    return out
+    def topic(t):
+        name, parts, rf = t
+        return kw.cstr(name) + kw.i32(parts) + kw.i16(rf) + kw.carr([]) + kw.carr([]) + kw.TAGS
 
+    def result(r):
+        name, tid, code, msg, parts, rf = r.cstr(), r.uuid(), r.i16(), r.cstr(), r.i32(), r.i16()
+        cfgs = r.carr(lambda r: (r.cstr(), r.cstr(), r.boolean(), r.i8(), r.boolean(), r.tags())) or []
+        r.tags()
+        return name, (code, msg, tid, parts, rf, {c[0]: (c[1], c[3]) for c in cfgs})  # value, source
 
-def _recv(s, n):
-    b = b""
-    while len(b) < n:
-        c = s.recv(n - len(b))
-        if not c:
-            raise EOFError("connection closed")
-        b += c
-    return b
+    r = raw_call(19, 7, kw.carr(topics, topic) + kw.i32(30000) + kw.boolean(validate_only) + kw.TAGS)
+    return r.carr(result)
 
 
 def uuid_bytes(u):

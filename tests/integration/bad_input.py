@@ -18,7 +18,10 @@ import struct
 import sys
 import time
 
-FAILED = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kwire as kw  # noqa: E402
+from kwire import TAGS, arr, batch, carr, check, crc32c, cstr, frame, i8, i16, i32, i64, s16, uvarint  # noqa: E402,F401
+
 HOST, PORT, PID, LOG, MAX_REQ = "127.0.0.1", 0, 0, "", 0
 CLOSE_TIMEOUT = 5.0   # a rejected connection must be closed within this
 HEALTH_TIMEOUT = 5.0  # a healthy request must be answered within this
@@ -27,206 +30,14 @@ TOPIC_ID = b"\x00" * 16
 BIG_ID = SMALL_ID = b"\x00" * 16
 
 
-def check(desc, cond, detail=""):
-    global FAILED
-    if cond:
-        print("ok - %s" % desc, flush=True)
-    else:
-        FAILED += 1
-        print("FAIL - %s %s" % (desc, detail), flush=True)
-    return cond
-
-
-# ------------------------------------------------------------------ encoding
-def i8(v): return struct.pack(">b", v)
-def i16(v): return struct.pack(">h", v)
-def i32(v): return struct.pack(">i", v)
-def i64(v): return struct.pack(">q", v)
-
-
-def uvarint(n):
-    out = b""
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out += bytes([b | 0x80])
-        else:
-            return out + bytes([b])
-
-
-def varint(n):
-    return uvarint((n << 1) ^ (n >> 63))
-
-
-def s16(s):
-    if s is None:
-        return i16(-1)
-    b = s.encode()
-    return i16(len(b)) + b
-
-
-def cstr(s):
-    if s is None:
-        return uvarint(0)
-    b = s.encode()
-    return uvarint(len(b) + 1) + b
-
-
-def carr(items):
-    """Compact array of already-encoded elements."""
-    return uvarint(len(items) + 1) + b"".join(items)
-
-
-def arr(items):
-    return i32(len(items)) + b"".join(items)
-
-
-TAGS = b"\x00"
-
-
-def _crc32c_table():
-    t = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        t.append(c)
-    return t
-
-
-_T = _crc32c_table()
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c = _T[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
-
-
-def batch(values):
-    """One uncompressed RecordBatch v2, baseOffset 0."""
-    now = int(time.time() * 1000)
-    recs = b""
-    for i, v in enumerate(values):
-        body = b"\x00" + varint(0) + varint(i) + varint(-1) + varint(len(v)) + v + varint(0)
-        recs += varint(len(body)) + body
-    after_crc = struct.pack(">hiqqqhii", 0, len(values) - 1, now, now, -1, -1, -1, len(values)) + recs
-    body = struct.pack(">ib", -1, 2) + struct.pack(">I", crc32c(after_crc)) + after_crc
-    return struct.pack(">qi", 0, len(body)) + body
-
-
 def header(key, ver, corr, flexible, client_id="bad-input"):
-    return struct.pack(">hhi", key, ver, corr) + s16(client_id) + (TAGS if flexible else b"")
+    return kw.header(key, ver, corr, flexible, client_id)
 
 
-def frame(payload):
-    return i32(len(payload)) + payload
-
-
-# ------------------------------------------------------------------ reading
-class Reader:
-    def __init__(self, b):
-        self.b, self.p = b, 0
-
-    def take(self, fmt):
-        v = struct.unpack_from(">" + fmt, self.b, self.p)
-        self.p += struct.calcsize(">" + fmt)
-        return v[0] if len(v) == 1 else v
-
-    def uvarint(self):
-        n = shift = 0
-        while True:
-            c = self.b[self.p]
-            self.p += 1
-            n |= (c & 0x7F) << shift
-            if not c & 0x80:
-                return n
-            shift += 7
-
-    def string(self):
-        n = self.take("h")
-        if n < 0:
-            return None
-        s = self.b[self.p:self.p + n].decode()
-        self.p += n
-        return s
-
-    def cstr(self):
-        n = self.uvarint() - 1
-        if n < 0:
-            return None
-        s = self.b[self.p:self.p + n].decode()
-        self.p += n
-        return s
-
-    def cbytes(self):
-        n = self.uvarint() - 1
-        if n < 0:
-            return None
-        s = self.b[self.p:self.p + n]
-        self.p += n
-        return s
-
-    def carr(self, dec):
-        n = self.uvarint() - 1
-        return None if n < 0 else [dec(self) for _ in range(n)]
-
-    def arr(self, dec):
-        n = self.take("i")
-        return None if n < 0 else [dec(self) for _ in range(n)]
-
-    def tags(self):
-        for _ in range(self.uvarint()):
-            self.uvarint()
-            n = self.uvarint()  # not "self.p += self.uvarint()": that adds to the old p
-            self.p += n
-
-    def done(self):
-        return self.p == len(self.b)
-
-
-class Conn:
+class Conn(kw.Conn):
     def __init__(self, timeout=HEALTH_TIMEOUT):
-        self.s = socket.create_connection((HOST, PORT), timeout=timeout)
-        self.corr = 0
+        super().__init__("%s:%d" % (HOST, PORT), client_id="bad-input", timeout=timeout)
         self.peer = "%s:%d" % self.s.getsockname()[:2]
-
-    def send_raw(self, data):
-        self.s.sendall(data)
-
-    def send(self, key, ver, body, flexible):
-        self.corr += 1
-        self.s.sendall(frame(header(key, ver, self.corr, flexible) + body))
-        return self.corr
-
-    def recv_frame(self):
-        n = struct.unpack(">i", self._exact(4))[0]
-        return self._exact(n)
-
-    def recv(self, flexible_hdr):
-        r = Reader(self.recv_frame())
-        corr = r.take("i")
-        if flexible_hdr:
-            r.tags()
-        return corr, r
-
-    def call(self, key, ver, body, flexible):
-        corr = self.send(key, ver, body, flexible)
-        got, r = self.recv(flexible and key != 18)
-        if got != corr:
-            raise ValueError("correlation id %d, expected %d" % (got, corr))
-        return r
-
-    def _exact(self, n):
-        buf = b""
-        while len(buf) < n:
-            chunk = self.s.recv(n - len(buf))
-            if not chunk:
-                raise ConnectionError("closed by the broker")
-            buf += chunk
-        return buf
 
     def wait_closed(self, timeout=CLOSE_TIMEOUT):
         """'closed' once EOF/RST arrives; 'answered' if bytes come back; 'hang' on timeout."""
@@ -241,11 +52,6 @@ class Conn:
                 return "closed"
             return "closed" if d == b"" else "answered %r" % d[:32]
         return "hang"
-
-    def close(self, rst=False):
-        if rst:
-            self.s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        self.s.close()
 
 
 # ------------------------------------------------------------------ broker state
@@ -615,7 +421,7 @@ def case_malformed_fields():
     try:
         c.send_raw(frame(header(3, 12, 9, True) + carr([TOPIC_ID + cstr(TOPIC) + TAGS]) + b"\x01\x00"
                          + b"\x02\x05\x01\xaa\x07\x00"))
-        corr, r = c.recv(True)
+        corr, r = c.recv_any(True)
         check("Metadata v12 with unknown tags (5, 7) in order is answered", corr == 9)
     except Exception as e:  # noqa: BLE001
         check("Metadata v12 with unknown tags (5, 7) in order is answered", False, repr(e))
@@ -769,7 +575,7 @@ def case_backpressure():
     h = hogs[0]
     try:
         h.s.settimeout(10)
-        corr, r = h.recv(True)
+        corr, r = h.recv_any(True)
         _thr, err, _sid = r.take("ihi")
         check("a paused client that starts reading gets its first fetch answer (correlation id 0, %d bytes)"
               % len(r.b), corr == 0 and err == 0 and len(r.b) > 4000000, (corr, err, len(r.b)))
@@ -830,7 +636,7 @@ def main():
         fds = fd_count()
     check("no descriptor leak: %d open fds before the cases, %d after" % (fds0, fds), fds <= fds0)
     print("# total %.1f s" % (time.time() - t0), flush=True)
-    sys.exit(1 if FAILED else 0)
+    sys.exit(1 if kw.FAILED else 0)
 
 
 if __name__ == "__main__":

@@ -18,15 +18,14 @@ DeleteRecords); confluent-kafka (librdkafka) produces and consumes in scenario 4
 Both brokers must run with auto.create.topics.enable=false and node.id=1
 (tests/integration/test_differential.sh starts them).
 """
-import fnmatch
 import hashlib
-import json
 import os
 import sys
 import time
 import uuid as uuidmod
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kdiff  # noqa: E402
 import kwire as kw  # noqa: E402
 import produce_fetch_wire as pfw  # noqa: E402
 from kwire import TAGS, boolean, carr, cstr, i8, i16, i32, i64  # noqa: E402
@@ -525,20 +524,7 @@ SCENARIOS = [("apiversions", s_apiversions), ("metadata", s_metadata), ("admin",
 
 
 def observe(boot, out_path):
-    b = Broker(boot)
-    obs = {}
-    for name, fn in SCENARIOS:
-        t0 = time.time()
-        try:
-            obs[name] = fn(b)
-        except Exception as e:  # noqa: BLE001 - an exception is an observation too
-            import traceback
-            traceback.print_exc()
-            obs[name] = {"exception": repr(e)}
-            b = Broker(boot)  # fresh connections (the old ones may be out of step)
-        print("observe %s: %s in %.1f s" % (boot, name, time.time() - t0), file=sys.stderr, flush=True)
-    with open(out_path, "w") as f:
-        json.dump(obs, f, indent=1, sort_keys=True)
+    kdiff.observe(boot, out_path, SCENARIOS, lambda old: Broker(boot))
 
 
 # ====================================================================== allow-list
@@ -692,10 +678,7 @@ CLEANER_SYNONYM_CONFIGS = ["delete.retention.ms", "max.compaction.lag.ms", "min.
 READ_ONLY_BY_DESIGN = ["listeners", "listener.security.protocol.map", "num.io.threads", "num.network.threads",
                        "num.recovery.threads.per.data.dir"]
 
-# (path glob, rule, reason). Rules:
-#   ignore    values may differ (both sides must still have the field)
-#   shape     compare the shape only (uuid zero/non-zero, type, string length class)
-#   ref_only  the field may exist only in Kafka's observation
+# (path glob, rule, reason); the rules are listed in kdiff.py (this list uses ignore, shape, ref_only).
 ALLOW = [
     ("metadata/*/cluster_id", "shape", "cluster ids are random per cluster: compared as 22-char strings"),
     ("*/topic_id", "shape", "topic ids are random: compared zero vs non-zero"),
@@ -748,52 +731,6 @@ def allow_rules():
     return rules
 
 
-def shape(v):
-    if isinstance(v, str) and len(v) == 32 and all(c in "0123456789abcdef" for c in v):
-        return "uuid:zero" if v == "0" * 32 else "uuid:non-zero"
-    if isinstance(v, str):
-        return "str(len %d)" % len(v)
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int:" + ("neg" if v < 0 else "zero" if v == 0 else "pos")
-    return type(v).__name__
-
-
-def walk(a, b, path, out):
-    """Collect (path, ref value, gregord value, kind) for every leaf difference."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k in sorted(set(a) | set(b)):
-            p = "%s/%s" % (path, k)
-            if k not in b:
-                out.append((p, a[k], None, "missing in gregord"))
-            elif k not in a:
-                out.append((p, None, b[k], "only in gregord"))
-            else:
-                walk(a[k], b[k], p, out)
-    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b)):
-            walk(x, y, "%s/%d" % (path, i), out)
-    elif a != b:
-        out.append((path, a, b, "differs"))
-
-
-def classify(d, rules):
-    """The allow-list entry that explains difference d, or None."""
-    path, ra, gb, kind = d
-    p = path.lstrip("/")
-    for glob, rule, reason in rules:
-        if not fnmatch.fnmatchcase(p, glob):
-            continue
-        if rule == "ignore" and kind == "differs":
-            return reason
-        if rule == "shape" and kind == "differs" and shape(ra) == shape(gb):
-            return reason
-        if rule == "ref_only" and kind == "missing in gregord":
-            return reason
-    return None
-
-
 def api_diffs(ref, gre):
     """ApiVersions: every API gregord advertises must exist in Kafka with the same range."""
     out, explained = [], []
@@ -814,71 +751,27 @@ def api_diffs(ref, gre):
     return out, explained
 
 
+def apiversions_first(name, a, b):
+    """kdiff.diff's prepare: ApiVersions' API table is compared by api_diffs, the rest generically."""
+    if name != "apiversions" or "v3" not in a or "v3" not in b:
+        return a, b, [], []
+    diffs, explained = api_diffs(a["v3"], b["v3"])
+    a = dict(a, v3={k: v for k, v in a["v3"].items() if k != "apis"})
+    b = dict(b, v3={k: v for k, v in b["v3"].items() if k != "apis"})
+    return a, b, diffs, explained
+
+
 def diff(ref_path, gre_path, report_path=None):
-    ref, gre = json.load(open(ref_path)), json.load(open(gre_path))
-    rules = allow_rules()
-    lines, bad_total, allowed_total, scen_ok = [], 0, 0, 0
-    for name, _ in SCENARIOS:
-        a, b = ref.get(name, {"missing": True}), gre.get(name, {"missing": True})
-        diffs = []
-        explained = []
-        if name == "apiversions" and "v3" in a and "v3" in b:
-            d2, e2 = api_diffs(a["v3"], b["v3"])
-            diffs += d2
-            explained += e2
-            a = dict(a, v3={k: v for k, v in a["v3"].items() if k != "apis"})
-            b = dict(b, v3={k: v for k, v in b["v3"].items() if k != "apis"})
-        for side, obs_ in (("kafka", a), ("gregord", b)):
-            if "exception" in obs_ or "missing" in obs_:
-                diffs.append(("%s/exception" % name, obs_.get("exception"), None,
-                              "the scenario did not complete against %s" % side))
-        raw = []
-        walk(a, b, name, raw)
-        for d in raw:
-            reason = classify(d, rules)
-            if reason:
-                explained.append(d[:3] + ("allowed: " + reason,))
-            else:
-                diffs.append(d)
-        allowed_total += len(explained)
-        bad_total += len(diffs)
-        if diffs:
-            print("FAIL - %s: %d unexplained difference(s) from Apache Kafka (%d allowed)" % (
-                name, len(diffs), len(explained)))
-        else:
-            scen_ok += 1
-            print("ok   - %s: gregord observes as Apache Kafka does (%d allowed difference(s))" % (
-                name, len(explained)))
-        for p, ra, gb, kind in diffs:
-            lines.append("DIFF %s [%s]\n     kafka:   %s\n     gregord: %s" % (
-                p, kind, json.dumps(ra)[:600], json.dumps(gb)[:600]))
-        for p, ra, gb, kind in explained:
-            lines.append("allowed %s [%s]" % (p, kind))
-    text = "\n".join(lines)
-    if report_path:
-        with open(report_path, "w") as f:
-            f.write(text + "\n")
-    print("---- unexplained differences")
-    print("\n".join(x for x in lines if x.startswith("DIFF")) or "(none)")
-    print("diff summary: %d scenario(s) identical, %d unexplained difference(s), %d allowed difference(s)" % (
-        scen_ok, bad_total, allowed_total))
-    return 1 if bad_total else 0
+    return kdiff.diff(ref_path, gre_path, report_path, [n for n, _ in SCENARIOS], allow_rules(),
+                      prepare=apiversions_first)
 
 
 def print_allowlist():
-    for glob, rule, reason in ALLOW:
-        print("| `%s` | %s | %s |" % (glob, rule, reason))
+    kdiff.print_allow(ALLOW)
     print("Kafka-only APIs:", ", ".join("%d %s" % kv for kv in sorted(KAFKA_ONLY_APIS.items())))
     print("Kafka-only topic configs:", ", ".join(KAFKA_ONLY_TOPIC_CONFIGS))
     print("Kafka-only broker configs:", ", ".join(KAFKA_ONLY_BROKER_CONFIGS))
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "observe":
-        observe(sys.argv[2], sys.argv[3])
-    elif sys.argv[1] == "diff":
-        sys.exit(diff(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None))
-    elif sys.argv[1] == "allowlist":
-        print_allowlist()
-    else:
-        sys.exit("usage: differential.py observe BOOT OUT | diff REF GREGORD [REPORT] | allowlist")
+    kdiff.main("differential.py", observe, diff, print_allowlist)

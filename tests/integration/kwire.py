@@ -1,12 +1,30 @@
 """Minimal Kafka wire helpers for raw-socket tests (standard library only).
 
-Encoders for classic and flexible (KIP-482) request bodies, a reader for responses,
-and a connection that frames requests with header v1 (classic) or v2 (flexible).
-Used by share_coord_wire.py; produce_fetch_wire.py has its own copy of the classic part.
+Encoders for classic and flexible (KIP-482) request bodies, uncompressed v2 record
+batches (CRC-32C included), a reader for responses, and a connection that frames
+requests with header v1 (classic) or v2 (flexible). The one copy of the framing every
+raw-wire script uses: bad_input.py, produce_fetch_wire.py, share_fetch_wire.py,
+share_coord_wire.py, admin_check.py and the two differential drivers.
+Also check(): the "ok - ..." / "FAIL - ..." line those scripts print, counting failures
+in FAILED.
 """
 import socket
 import struct
+import time
 import uuid as _uuid
+
+FAILED = 0
+
+
+def check(desc, cond, detail=""):
+    """Print "ok - desc" or "FAIL - desc detail" (counted in FAILED); returns cond."""
+    global FAILED
+    if cond:
+        print("ok - %s" % desc, flush=True)
+    else:
+        FAILED += 1
+        print("FAIL - %s %s" % (desc, detail), flush=True)
+    return cond
 
 
 # ------------------------------------------------------------------ encoding
@@ -48,17 +66,18 @@ def cstr(s):
     return uvarint(len(b) + 1) + b
 
 
-def carr(items, enc):
-    """Compact (nullable) array: items None -> null."""
+def carr(items, enc=None):
+    """Compact (nullable) array: items None -> null; enc None: items are already encoded."""
     if items is None:
         return uvarint(0)
-    return uvarint(len(items) + 1) + b"".join(enc(x) for x in items)
+    return uvarint(len(items) + 1) + b"".join(enc(x) if enc else x for x in items)
 
 
-def arr(items, enc):
+def arr(items, enc=None):
+    """Classic (nullable) array, as carr."""
     if items is None:
         return i32(-1)
-    return i32(len(items)) + b"".join(enc(x) for x in items)
+    return i32(len(items)) + b"".join(enc(x) if enc else x for x in items)
 
 
 TAGS = b"\x00"  # no tagged fields
@@ -69,6 +88,49 @@ def uuid_bytes(u):
 
 
 ZERO_UUID = b"\x00" * 16
+
+
+def _crc32c_table():
+    t = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        t.append(c)
+    return t
+
+
+_T = _crc32c_table()
+
+
+def crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c = _T[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def batch(values, timestamps=None, pid=-1, epoch=-1, seq=-1, transactional=False):
+    """One uncompressed RecordBatch v2 of null-key records, baseOffset 0 (timestamps: now)."""
+    now = int(time.time() * 1000)
+    ts = timestamps or [now] * len(values)
+    recs = b""
+    for i, v in enumerate(values):
+        body = b"\x00" + varint(ts[i] - ts[0]) + varint(i) + varint(-1) + varint(len(v)) + v + varint(0)
+        recs += varint(len(body)) + body
+    attrs = 0x10 if transactional else 0
+    after_crc = struct.pack(">hiqqqhii", attrs, len(values) - 1, ts[0], max(ts), pid, epoch, seq, len(values)) + recs
+    body = struct.pack(">ib", -1, 2) + struct.pack(">I", crc32c(after_crc)) + after_crc
+    return struct.pack(">qi", 0, len(body)) + body
+
+
+def header(key, ver, corr, flexible, client_id="kwire-test"):
+    """Request header v1 (classic) or v2 (flexible: with an empty tag section)."""
+    return struct.pack(">hhi", key, ver, corr) + s16(client_id) + (TAGS if flexible else b"")
+
+
+def frame(payload):
+    return i32(len(payload)) + payload
 
 
 # ------------------------------------------------------------------ decoding
@@ -101,6 +163,14 @@ class Reader:
             if not c & 0x80:
                 return n
             shift += 7
+
+    def bytes_(self):
+        n = self.i32()
+        if n < 0:
+            return None
+        s = self.b[self.p:self.p + n]
+        self.p += n
+        return s
 
     def string(self):
         n = self.i16()
@@ -141,7 +211,11 @@ class Reader:
     def tags(self):
         for _ in range(self.uvarint()):
             self.uvarint()
-            self.p += self.uvarint()
+            n = self.uvarint()  # not "self.p += self.uvarint()": that adds to the old p
+            self.p += n
+
+    def done(self):
+        return self.p == len(self.b)
 
 
 # ------------------------------------------------------------------ connection
@@ -152,36 +226,52 @@ class Conn:
         self.corr = 0
         self.client_id = client_id
 
-    def send(self, key, ver, body, flexible):
+    def send_raw(self, data):
+        self.s.sendall(data)
+
+    def send(self, key, ver, body, flexible=False):
+        """Frame and send one request; returns its correlation id."""
         self.corr += 1
-        hdr = struct.pack(">hhi", key, ver, self.corr) + s16(self.client_id) + (TAGS if flexible else b"")
-        msg = hdr + body
-        self.s.sendall(struct.pack(">i", len(msg)) + msg)
+        self.s.sendall(frame(header(key, ver, self.corr, flexible, self.client_id) + body))
         return self.corr
 
-    def recv(self, flexible):
+    def recv_frame(self):
         n = struct.unpack(">i", self._exact(4))[0]
-        r = Reader(self._exact(n))
-        r.i32()  # correlation id
+        return self._exact(n)
+
+    def recv_any(self, flexible=False):
+        """(correlation id, Reader at the body) of the next response; flexible: header v1."""
+        r = Reader(self.recv_frame())
+        corr = r.i32()
         if flexible:
             r.tags()
-        return r
+        return corr, r
+
+    def recv(self, flexible=False):
+        return self.recv_any(flexible)[1]
 
     def _exact(self, n):
         buf = b""
         while len(buf) < n:
             chunk = self.s.recv(n - len(buf))
             if not chunk:
-                raise ConnectionError("closed")
+                raise ConnectionError("closed by the broker")
             buf += chunk
         return buf
 
     def call(self, key, ver, body, flexible=True):
-        """Flexible bodies: the caller ends the body with TAGS."""
-        self.send(key, ver, body, flexible)
-        return self.recv(flexible and key != 18)
+        """Send and read the answer (its correlation id must match). Flexible bodies: the
+        caller ends the body with TAGS. ApiVersions answers with header v0 at any version."""
+        corr = self.send(key, ver, body, flexible)
+        got, r = self.recv_any(flexible and key != 18)
+        if got != corr:
+            raise ValueError("correlation id %d, expected %d" % (got, corr))
+        return r
 
-    def close(self):
+    def close(self, rst=False):
+        """rst: abort the connection (SO_LINGER 0) instead of a normal close."""
+        if rst:
+            self.s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         self.s.close()
 
 

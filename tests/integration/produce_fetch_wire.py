@@ -10,136 +10,24 @@ Every check prints "ok - ..." / "FAIL - ..." lines; the exit status is 1 on any 
 The topic must exist with 1 partition and be empty (the script creates nothing).
 Checks: create, create3, errors, sessions, idempotence, timestamps, delete, longpoll, configs.
 """
-import socket
+import os
 import struct
 import sys
 import time
 
-FAILED = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kwire as kw  # noqa: E402
+from kwire import batch, check, cstr, s16, uvarint  # noqa: E402,F401  (batch: used by importers too)
 
 
-def check(desc, cond, detail=""):
-    global FAILED
-    if cond:
-        print("ok - %s" % desc)
-    else:
-        FAILED += 1
-        print("FAIL - %s %s" % (desc, detail))
+class Conn(kw.Conn):
+    """A connection for the classic versions used here: call() defaults to header v1."""
 
-
-# ------------------------------------------------------------------ encoding
-def _crc32c_table():
-    t = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        t.append(c)
-    return t
-
-
-_T = _crc32c_table()
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c = _T[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
-
-
-def varint(n):
-    n = (n << 1) ^ (n >> 63)
-    out = b""
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out += bytes([b | 0x80])
-        else:
-            return out + bytes([b])
-
-
-def s16(s):
-    if s is None:
-        return struct.pack(">h", -1)
-    b = s.encode()
-    return struct.pack(">h", len(b)) + b
-
-
-def batch(values, timestamps=None, pid=-1, epoch=-1, seq=-1, transactional=False):
-    """One uncompressed v2 batch, baseOffset 0."""
-    now = int(time.time() * 1000)
-    ts = timestamps or [now] * len(values)
-    recs = b""
-    for i, v in enumerate(values):
-        body = b"\x00" + varint(ts[i] - ts[0]) + varint(i) + varint(-1) + varint(len(v)) + v + varint(0)
-        recs += varint(len(body)) + body
-    attrs = 0x10 if transactional else 0
-    after_crc = struct.pack(">hiqqqhii", attrs, len(values) - 1, ts[0], max(ts), pid, epoch, seq, len(values)) + recs
-    head = struct.pack(">ib", -1, 2) + struct.pack(">I", crc32c(after_crc))
-    body = head + after_crc
-    return struct.pack(">qi", 0, len(body)) + body
-
-
-class Reader:
-    def __init__(self, b):
-        self.b, self.p = b, 0
-
-    def take(self, fmt):
-        v = struct.unpack_from(">" + fmt, self.b, self.p)
-        self.p += struct.calcsize(">" + fmt)
-        return v[0] if len(v) == 1 else v
-
-    def string(self):
-        n = self.take("h")
-        if n < 0:
-            return None
-        s = self.b[self.p:self.p + n].decode()
-        self.p += n
-        return s
-
-    def bytes_(self):
-        n = self.take("i")
-        if n < 0:
-            return None
-        s = self.b[self.p:self.p + n]
-        self.p += n
-        return s
-
-
-class Conn:
     def __init__(self, boot):
-        host, port = boot.rsplit(":", 1)
-        self.s = socket.create_connection((host, int(port)), timeout=15)
-        self.corr = 0
+        super().__init__(boot, client_id="wire-test", timeout=15)
 
-    def send(self, key, ver, body):
-        self.corr += 1
-        hdr = struct.pack(">hhi", key, ver, self.corr) + s16("wire-test")
-        msg = hdr + body
-        self.s.sendall(struct.pack(">i", len(msg)) + msg)
-        return self.corr
-
-    def recv(self):
-        n = struct.unpack(">i", self._exact(4))[0]
-        data = self._exact(n)
-        r = Reader(data)
-        r.take("i")  # correlation id (response header v0)
-        return r
-
-    def _exact(self, n):
-        buf = b""
-        while len(buf) < n:
-            chunk = self.s.recv(n - len(buf))
-            if not chunk:
-                raise ConnectionError("closed")
-            buf += chunk
-        return buf
-
-    def call(self, key, ver, body):
-        self.send(key, ver, body)
-        return self.recv()
+    def call(self, key, ver, body, flexible=False):
+        return super().call(key, ver, body, flexible)
 
 
 # ------------------------------------------------------------------ requests
@@ -147,9 +35,9 @@ def produce(c, topic, records, acks=1, txn_id=None, part=0, send_only=False):
     body = s16(txn_id) + struct.pack(">hi", acks, 10000) + struct.pack(">i", 1) + s16(topic)
     body += struct.pack(">i", 1) + struct.pack(">i", part) + struct.pack(">i", len(records)) + records
     if send_only:
-        c.send(0, 8, body)
+        c.send(0, 8, body, False)
         return None
-    r = c.call(0, 8, body)
+    r = c.call(0, 8, body, False)
     out = []
     for _ in range(r.take("i")):
         r.string()
@@ -169,9 +57,9 @@ def fetch(c, topic, offset, max_wait=0, min_bytes=1, session_id=0, session_epoch
     body += struct.pack(">iiqqi", 0, leader_epoch, offset, -1, part_max)
     body += struct.pack(">i", 0) + s16("")
     if send_only:
-        c.send(1, 11, body)
+        c.send(1, 11, body, False)
         return None
-    return parse_fetch(c.call(1, 11, body))
+    return parse_fetch(c.call(1, 11, body, False))
 
 
 def parse_fetch(r):
@@ -204,22 +92,6 @@ def batch_offsets(records):
     return out
 
 
-def uvarint(n):
-    out = b""
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out += bytes([b | 0x80])
-        else:
-            return out + bytes([b])
-
-
-def cstr(s):
-    b = s.encode()
-    return uvarint(len(b) + 1) + b
-
-
 def list_offsets(c, topic, ts, parts=(0,), isolation=0, version=5):
     """ListOffsets v5 (classic) or v7+ (flexible: compact arrays, tag sections)."""
     flex = version >= 6
@@ -229,14 +101,7 @@ def list_offsets(c, topic, ts, parts=(0,), isolation=0, version=5):
     for p in parts:
         body += struct.pack(">iiq", p, -1, ts) + tags
     body += tags + (struct.pack(">i", 5000) if version >= 10 else b"") + tags
-    if flex:
-        c.corr += 1
-        msg = struct.pack(">hhi", 2, version, c.corr) + s16("wire-test") + b"\x00" + body
-        c.s.sendall(struct.pack(">i", len(msg)) + msg)
-        r = c.recv()
-        r.take("b")  # response header tags (empty)
-    else:
-        r = c.call(2, version, body)
+    r = c.call(2, version, body, flex)
     r.take("i")
 
     def count():
@@ -270,7 +135,7 @@ def list_offsets(c, topic, ts, parts=(0,), isolation=0, version=5):
 def delete_records(c, topic, offset, part=0):
     body = struct.pack(">i", 1) + s16(topic) + struct.pack(">i", 1) + struct.pack(">iq", part, offset)
     body += struct.pack(">i", 5000)
-    r = c.call(21, 1, body)
+    r = c.call(21, 1, body, False)
     r.take("i")
     r.take("i")
     r.string()
@@ -285,7 +150,7 @@ def create_topic(c, topic, configs=None, partitions=1):
     for k, v in cfg.items():
         body += s16(k) + s16(v)
     body += struct.pack(">ib", 10000, 0)
-    r = c.call(19, 2, body)
+    r = c.call(19, 2, body, False)
     r.take("i")
     r.take("i")
     r.string()
@@ -527,4 +392,4 @@ CHECKS = dict(create=t_create, create3=t_create3, configs=t_configs, errors=t_er
 if __name__ == "__main__":
     boot, topic, what = sys.argv[1], sys.argv[2], sys.argv[3]
     CHECKS[what](boot, topic)
-    sys.exit(1 if FAILED else 0)
+    sys.exit(1 if kw.FAILED else 0)

@@ -21,19 +21,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kwire import (TAGS, ZERO_UUID, Conn, api_versions, boolean, carr, create_topic, cstr, i8, i32, i64,  # noqa: E402
-                   uvarint)
-
-FAILED = 0
-
-
-def check(desc, cond, detail=""):
-    global FAILED
-    if cond:
-        print("ok - %s" % desc)
-    else:
-        FAILED += 1
-        print("FAIL - %s %s" % (desc, detail))
+import kwire  # noqa: E402
+from kwire import (TAGS, ZERO_UUID, Conn, api_versions, boolean, carr, check, create_topic, cstr, i8, i32,  # noqa: E402
+                   i64, uvarint)
+import produce_fetch_wire as pfw  # noqa: E402
 
 
 # ------------------------------------------------------------------ requests
@@ -212,13 +203,7 @@ def alter_group_configs(c, group, kv):
 
 
 def produce(c, topic, n, part=0):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import produce_fetch_wire as pfw
-    pfw_c = pfw.Conn.__new__(pfw.Conn)
-    pfw_c.s, pfw_c.corr = c.s, 1000 + c.corr
-    res = pfw.produce(pfw_c, topic, pfw.batch([b"v%d" % i for i in range(n)]), acks=-1, part=part)
-    c.corr = pfw_c.corr
-    return res["err"]
+    return pfw.produce(c, topic, pfw.batch([b"v%d" % i for i in range(n)]), acks=-1, part=part)["err"]
 
 
 from share_coord_checks import run  # noqa: E402
@@ -228,5 +213,5 @@ if __name__ == "__main__":
         print(__doc__)
         sys.exit(2)
     run(sys.modules[__name__], Conn(sys.argv[1]), sys.argv[2], sys.argv[3:])
-    print("%d failed" % FAILED)
-    sys.exit(1 if FAILED else 0)
+    print("%d failed" % kwire.FAILED)
+    sys.exit(1 if kwire.FAILED else 0)

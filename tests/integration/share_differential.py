@@ -24,14 +24,12 @@ group.share.min.record.lock.duration.ms=1000):
 Member ids are client-chosen (ShareGroupHeartbeat v1) and fixed, so they are the same on both
 brokers. Requests are raw frames (kwire.py, share_coord_wire.py, share_fetch_wire.py).
 """
-import fnmatch
-import json
 import os
-import re
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kdiff  # noqa: E402
 import kwire as kw  # noqa: E402
 import produce_fetch_wire as pfw  # noqa: E402
 import share_coord_wire as scw  # noqa: E402
@@ -384,32 +382,18 @@ def jsonable(v):
 
 
 def observe(boot, out_path):
-    ctx = Ctx(boot)
-    obs = {"find_coordinator": {"error": ctx.coordinator("sdiff-join-g")}}
-    for name, fn in SCENARIOS[1:]:
-        t0 = time.time()
-        try:
-            obs[name] = jsonable(fn(ctx))
-        except Exception as e:  # noqa: BLE001 - an exception is an observation too
-            import traceback
-            traceback.print_exc()
-            obs[name] = {"exception": repr(e)}
-            names = ctx.names
-            ctx = Ctx(boot)
-            ctx.names = names
-        print("observe %s: %s in %.1f s" % (boot, name, time.time() - t0), file=sys.stderr, flush=True)
-    with open(out_path, "w") as f:
-        json.dump(obs, f, indent=1, sort_keys=True)
+    def fresh(old):
+        ctx = Ctx(boot)
+        if old:
+            ctx.names = old.names
+        return ctx
+
+    kdiff.observe(boot, out_path, SCENARIOS, fresh, convert=jsonable,
+                  start=lambda ctx: {"find_coordinator": {"error": ctx.coordinator("sdiff-join-g")}})
 
 
 # ====================================================================== allow-list
-# (path glob, rule, reason). Rules:
-#   ignore    values may differ (both sides must still have the field)
-#   shape     compare the shape only (type, int sign, string length)
-#   ref_only  the field may exist only in Kafka's observation
-#   any       any difference below the path (present on one side only included)
-#   digits    strings equal once every number is replaced by N
-#   not_behind  both ints >= 0 and gregord's >= Kafka's
+# (path glob, rule, reason); the rules are listed in kdiff.py.
 ALLOW = [
     ("join/join_*/first/assignment*", "any",
      "gregord assigns in the join answer, Kafka on a later heartbeat once the share state is initialized "
@@ -440,113 +424,13 @@ ALLOW = [
 ]
 
 
-def shape(v):
-    if isinstance(v, str):
-        return "str(len %d)" % len(v)
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int:" + ("neg" if v < 0 else "zero" if v == 0 else "pos")
-    return type(v).__name__
-
-
-def walk(a, b, path, out):
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k in sorted(set(a) | set(b)):
-            p = "%s/%s" % (path, k)
-            if k not in b:
-                out.append((p, a[k], None, "missing in gregord"))
-            elif k not in a:
-                out.append((p, None, b[k], "only in gregord"))
-            else:
-                walk(a[k], b[k], p, out)
-    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b)):
-            walk(x, y, "%s/%d" % (path, i), out)
-    elif a != b:
-        out.append((path, a, b, "differs"))
-
-
-def classify(d, rules):
-    path, ra, gb, kind = d
-    p = path.lstrip("/")
-    for glob, rule, reason in rules:
-        if not fnmatch.fnmatchcase(p, glob):
-            continue
-        if rule == "ignore" and kind == "differs":
-            return reason
-        if rule == "shape" and kind == "differs" and shape(ra) == shape(gb):
-            return reason
-        if rule == "ref_only" and kind == "missing in gregord":
-            return reason
-        if rule == "any":
-            return reason
-        if rule == "digits" and kind == "differs" and isinstance(ra, str) and isinstance(gb, str) and \
-                re.sub(r"[0-9]+", "N", ra) == re.sub(r"[0-9]+", "N", gb):
-            return reason
-        if rule == "not_behind" and kind == "differs" and isinstance(ra, int) and isinstance(gb, int) and \
-                0 <= ra <= gb:
-            return reason
-    return None
-
-
 def diff(ref_path, gre_path, report_path=None):
-    ref, gre = json.load(open(ref_path)), json.load(open(gre_path))
-    lines, bad_total, allowed_total, scen_ok = [], 0, 0, 0
-    for name, _ in SCENARIOS:
-        a, b = ref.get(name, {"missing": True}), gre.get(name, {"missing": True})
-        diffs, explained = [], []
-        for side, obs_ in (("kafka", a), ("gregord", b)):
-            if "exception" in obs_ or "missing" in obs_:
-                diffs.append(("%s/exception" % name, obs_.get("exception"), None,
-                              "the scenario did not complete against %s" % side))
-        raw = []
-        walk(a, b, name, raw)
-        for d in raw:
-            reason = classify(d, ALLOW)
-            if reason:
-                explained.append(d[:3] + ("allowed: " + reason,))
-            else:
-                diffs.append(d)
-        allowed_total += len(explained)
-        bad_total += len(diffs)
-        if diffs:
-            print("FAIL - %s: %d unexplained difference(s) from Apache Kafka (%d allowed)" % (
-                name, len(diffs), len(explained)))
-        else:
-            scen_ok += 1
-            print("ok   - %s: gregord observes as Apache Kafka does (%d allowed difference(s))" % (
-                name, len(explained)))
-        for p, ra, gb, kind in diffs:
-            lines.append("DIFF %s [%s]\n     kafka:   %s\n     gregord: %s" % (
-                p, kind, json.dumps(ra)[:600], json.dumps(gb)[:600]))
-        for p, ra, gb, kind in explained:
-            lines.append("allowed %s [%s]\n     kafka:   %s\n     gregord: %s" % (
-                p, kind, json.dumps(ra)[:300], json.dumps(gb)[:300]))
-    text = "\n".join(lines)
-    if report_path:
-        with open(report_path, "w") as f:
-            f.write(text + "\n")
-    print("---- unexplained differences")
-    print("\n".join(x for x in lines if x.startswith("DIFF")) or "(none)")
-    print("diff summary: %d scenario(s) identical, %d unexplained difference(s), %d allowed difference(s)" % (
-        scen_ok, bad_total, allowed_total))
-    return 1 if bad_total else 0
+    return kdiff.diff(ref_path, gre_path, report_path, [n for n, _ in SCENARIOS], ALLOW, allowed_values=True)
 
 
 def print_allowlist():
-    for glob, rule, reason in ALLOW:
-        print("| `%s` | %s | %s |" % (glob, rule, reason))
+    kdiff.print_allow(ALLOW)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit("usage: share_differential.py observe BOOT OUT | diff REF GREGORD [REPORT] | allowlist")
-    if sys.argv[1] == "observe":
-        observe(sys.argv[2], sys.argv[3])
-    elif sys.argv[1] == "diff":
-        sys.exit(diff(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None))
-    elif sys.argv[1] == "allowlist":
-        print_allowlist()
-    else:
-        sys.exit("usage: share_differential.py observe BOOT OUT | diff REF GREGORD [REPORT] | allowlist")
+    kdiff.main("share_differential.py", observe, diff, print_allowlist)

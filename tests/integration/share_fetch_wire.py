@@ -20,21 +20,10 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kwire as kw  # noqa: E402
-from kwire import TAGS, boolean, carr, cstr, i8, i32, i64, uvarint  # noqa: E402
+from kwire import TAGS, boolean, carr, check, cstr, i8, i32, i64, uvarint  # noqa: E402
 import produce_fetch_wire as pfw  # noqa: E402
 
-FAILED = 0
 GAP, ACCEPT, RELEASE, REJECT, RENEW = 0, 1, 2, 3, 4
-
-
-def check(desc, cond, detail=""):
-    global FAILED
-    if cond:
-        print("ok - %s" % desc)
-    else:
-        FAILED += 1
-        print("FAIL - %s %s" % (desc, detail))
-    sys.stdout.flush()
 
 
 # ------------------------------------------------------------------ requests
@@ -501,4 +490,4 @@ CHECKS = {n[2:]: f for n, f in globals().items() if n.startswith("t_")}
 if __name__ == "__main__":
     boot, name = sys.argv[1], sys.argv[2]
     CHECKS[name](boot, *sys.argv[3:])
-    sys.exit(1 if FAILED else 0)
+    sys.exit(1 if kw.FAILED else 0)
