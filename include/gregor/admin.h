@@ -105,7 +105,9 @@ gr_err_t gr_admin_list_groups(gr_admin_t *a, const char *types, int timeout_ms, 
 /** Describe n share groups: one row per assigned partition of each member (a member
  *  without assignment, or a group without members, gives one row with NULL/-1 in the
  *  missing columns). Columns: group, state, group_epoch, assignment_epoch, assignor,
- *  member_id, client_id, client_host, member_epoch, topic, partition, error, error_message. */
+ *  member_id, client_id, client_host, member_epoch, topic, partition, coordinator_id and
+ *  coordinator (the broker id and "host:port" of the group coordinator that answered),
+ *  error, error_message. */
 gr_err_t gr_admin_describe_share_groups(gr_admin_t *a, const char *const *groups, size_t n, int timeout_ms,
                                         gr_admin_result_t **res);
 /** Start offsets of a share group for n topics (n == 0: every topic it has state for),

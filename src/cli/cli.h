@@ -20,8 +20,8 @@
 
 #include "gregor/gregor.h"
 
-#define CLI_OK 0
-#define CLI_FAIL 1
+#define CLI_OK    0
+#define CLI_FAIL  1
 #define CLI_USAGE 2
 
 /* ---- options ---- */
@@ -36,11 +36,11 @@ typedef struct cli_opt {
 } cli_opt_t;
 
 typedef struct cli_vals {
-    const char *cmd;          /* "gregor topics" */
-    const cli_opt_t *opts;    /* NULL-name terminated */
+    const char *cmd;       /* "gregor topics" */
+    const cli_opt_t *opts; /* NULL-name terminated */
     size_t n_opts;
-    unsigned *count;          /* times each option was given */
-    const char ***vals;       /* values of each option, in order */
+    unsigned *count;    /* times each option was given */
+    const char ***vals; /* values of each option, in order */
 } cli_vals_t;
 
 /** Parse argv (argv[0] is the subcommand) against opts. Prints --help (and returns
@@ -113,8 +113,43 @@ const char *cli_i64(char *buf, size_t size, int64_t v, bool neg_missing);
 
 /** Whether stderr is a terminal (progress lines are only shown then). */
 bool cli_tty(void);
-/** Print "\r<what>: <n> records" on stderr, at most every 200 ms (final: always, and a newline). */
+/** On a terminal only: "\r<what> <n> records (<rate> records/s)" on stderr, at most
+ *  every 200 ms; final erases the line (the summary printed after it stays alone). */
 void cli_progress(const char *what, uint64_t n, bool final);
+/** Erase the progress line before a record goes to a terminal on stdout. */
+void cli_progress_hide(void);
+
+/** Read a .properties file of "k=v" (or "k: v") lines, skipping blanks and comments:
+ *  items[i] point into the returned buffer (malloc'd; NULL after printing why), each
+ *  normalized to "k=v"; *n their number (at most max). */
+char *cli_read_props(const char *path, const char **items, size_t max, size_t *n);
+
+/* ---- record formatter (cli_fmt.c) ---- */
+
+typedef struct cli_fmt {
+    bool ts, partition, offset, delivery, headers, key, value;
+    const char *key_sep, *line_sep, *headers_sep, *null_lit;
+} cli_fmt_t;
+
+/** One record to print; header(rec, i, ...) gives header i (false past the end). */
+typedef struct cli_rec {
+    int64_t ts;
+    int ts_type; /* -1 none, 0 CreateTime, 1 LogAppendTime */
+    int32_t partition;
+    int64_t offset;
+    int delivery; /* -1 not present */
+    const void *key, *value;
+    size_t key_len, value_len, n_headers;
+    const void *rec;
+    bool (*header)(const void *rec, size_t i, const char **k, size_t *kl, const void **v, size_t *vl);
+} cli_rec_t;
+
+/** The formatter properties of --formatter-config, --property and --formatter-property
+ *  (share: print.delivery.count is accepted as print.delivery). *file_buf holds the
+ *  strings read from the file (free it after use). 0, or the exit status. */
+int cli_fmt_parse(const cli_vals_t *v, cli_fmt_t *f, bool share, char **file_buf);
+/** Write one record on stdout; false if it could not be written. */
+bool cli_fmt_write(const cli_fmt_t *f, const cli_rec_t *r);
 
 /* ---- subcommands ---- */
 

@@ -1,6 +1,7 @@
 /* Option parsing for the gregor subcommands, with Kafka-tool conventions:
  * `--name value` or `--name=value`, repeatable options, optional arguments
  * (`--state` or `--state Stable`), and `--help` printing the option table. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,4 +154,49 @@ size_t cli_split(char *s, char sep, char **out, size_t max) {
         s = e ? e + 1 : NULL;
     }
     return n;
+}
+
+char *cli_read_props(const char *path, const char **items, size_t max, size_t *n) {
+    *n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        cli_fail("Cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t len = 0, cap = 256;
+    char *buf = malloc(cap), *line = NULL;
+    size_t lcap = 0;
+    ssize_t got;
+    if (!buf) abort();
+    size_t offs[1024], k = 0;
+    while ((got = getline(&line, &lcap, f)) >= 0) {
+        while (got && (line[got - 1] == '\n' || line[got - 1] == '\r')) line[--got] = 0;
+        char *p = line;
+        while (*p == ' ' || *p == '\t') p++;
+        if (!*p || *p == '#' || *p == '!') continue;
+        char *eq = p + strcspn(p, "=:");
+        if (*eq) {
+            char *ke = eq;
+            while (ke > p && (ke[-1] == ' ' || ke[-1] == '\t')) ke--;
+            char *vs = eq + 1;
+            while (*vs == ' ' || *vs == '\t') vs++;
+            *ke = 0;
+            memmove(ke + 1, vs, strlen(vs) + 1);
+            *ke = '=';
+        }
+        size_t l = strlen(p);
+        if (len + l + 1 > cap) {
+            cap = (len + l + 1) * 2;
+            buf = realloc(buf, cap);
+            if (!buf) abort();
+        }
+        memcpy(buf + len, p, l + 1);
+        if (k < max && k < 1024) offs[k++] = len;
+        len += l + 1;
+    }
+    free(line);
+    fclose(f);
+    for (size_t i = 0; i < k; i++) items[i] = buf + offs[i];
+    *n = k;
+    return buf;
 }

@@ -77,11 +77,16 @@ void cli_json_str(const char *s) {
     }
     putchar('"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') printf("\\%c", *p);
-        else if (*p == '\n') fputs("\\n", stdout);
-        else if (*p == '\t') fputs("\\t", stdout);
-        else if (*p < 0x20) printf("\\u%04x", *p);
-        else putchar(*p);
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", stdout);
+        else if (*p == '\t')
+            fputs("\\t", stdout);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
     }
     putchar('"');
 }
@@ -122,8 +127,10 @@ void cli_table_print(const cli_table_t *t, bool json, bool lead_blank) {
         for (size_t c = 0; c < t->n_cols; c++) {
             const char *v = r == 0 ? t->cols[c].header : t->cells[(r - 1) * t->n_cols + c];
             if (!v) v = "-";
-            if (c + 1 == t->n_cols) printf("%s\n", v);
-            else printf("%-*s ", w[c], v);
+            if (c + 1 == t->n_cols)
+                printf("%s\n", v);
+            else
+                printf("%-*s ", w[c], v);
         }
     }
 }
@@ -143,13 +150,36 @@ const char *cli_i64(char *buf, size_t size, int64_t v, bool neg_missing) {
 
 bool cli_tty(void) { return isatty(STDERR_FILENO) == 1; }
 
-void cli_progress(const char *what, uint64_t n, bool final) {
-    static int64_t last;
-    if (!cli_tty()) return;
+static int64_t now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-    if (!final && now - last < 200) return;
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool shown; /* a progress line is on the terminal */
+
+void cli_progress_hide(void) {
+    if (shown && isatty(STDOUT_FILENO) == 1) {
+        fputs("\r\033[K", stderr);
+        shown = false;
+    }
+}
+
+void cli_progress(const char *what, uint64_t n, bool final) {
+    static int tty = -1;
+    static int64_t start, last;
+    if (tty < 0) tty = cli_tty(), start = last = now_ms();
+    if (!tty) return;
+    if (final) {
+        if (shown) fputs("\r\033[K", stderr); /* erase the progress line */
+        shown = false;
+        return;
+    }
+    int64_t now = now_ms();
+    if (now - last < 200) return; /* at most 5 updates a second, the first after 200 ms */
     last = now;
-    fprintf(stderr, "\r%s: %" PRIu64 " records%s", what, n, final ? "\n" : "");
+    double secs = (double)(now - start) / 1000.0;
+    fprintf(stderr, "\r\033[K%s %" PRIu64 " records (%.0f records/s)", what, n, secs > 0 ? (double)n / secs : 0.0);
+    fflush(stderr);
+    shown = true;
 }

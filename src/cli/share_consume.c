@@ -1,9 +1,9 @@
 /* gregor share-consume: kafka-console-share-consumer.sh over the libgregor share
  * consumer (gregor/share_consumer.h) in explicit acknowledgement mode. Each record
  * printed is acknowledged as it is consumed: ACCEPT by default, RELEASE with
- * --release, REJECT with --reject; with --reject-message-on-error a record that
- * cannot be printed is rejected. With --max-messages N exactly N records are
- * acknowledged; the rest of the last batch is left unacknowledged and released when
+ * --release, REJECT with --reject. A record that cannot be printed is released and
+ * stops the consumer (exit 1), or with --reject-message-on-error is rejected. With
+ * --max-messages N exactly N records are acknowledged; the rest of the last batch is left unacknowledged and released when
  * the consumer closes. Stops after --max-messages, --timeout-ms without a record, or
  * SIGINT/SIGTERM; prints "Processed a total of N messages" on stderr. */
 #include <inttypes.h>
@@ -22,9 +22,14 @@ static const cli_opt_t opts[] = {
     {"timeout-ms", "Integer: timeout_ms", "Exit if no message is available for this long."},
     {"release", NULL, "Release each record instead of accepting it (it is delivered again)."},
     {"reject", NULL, "Reject each record instead of accepting it (it is not delivered again)."},
-    {"reject-message-on-error", NULL, "Reject a record that cannot be printed (else it is released)."},
-    {"property", "String: prop", "Formatter properties: print.timestamp, print.partition, print.offset, print.delivery.count, print.key, print.value, key.separator, line.separator."},
+    {"reject-message-on-error", NULL,
+     "Reject a record that cannot be printed and go on (else it is released and the consumer stops)."},
+    {"property", "String: prop",
+     "Formatter properties: print.timestamp, print.partition, print.offset, print.delivery (alias "
+     "print.delivery.count), print.headers, print.key, print.value, key.separator, line.separator, headers.separator, "
+     "null.literal."},
     {"formatter-property", "String: prop", "Same as --property."},
+    {"formatter-config", "String: config file", "Formatter properties file."},
     {"consumer-property", "String: consumer_prop", "A consumer property k=v (repeatable)."},
     {"command-property", "String: consumer_prop", "Same as --consumer-property."},
     {"consumer-config", "String: config file", "Consumer properties file (like --command-config)."},
@@ -33,11 +38,6 @@ static const cli_opt_t opts[] = {
     {NULL, NULL, NULL},
 };
 
-typedef struct sfmt {
-    bool ts, partition, offset, dcount, key, value;
-    char key_sep[16], line_sep[16];
-} sfmt_t;
-
 static volatile sig_atomic_t stop;
 static gr_share_consumer_t *the_consumer; /* for the signal handler's wakeup only */
 static void on_signal(int sig) {
@@ -45,56 +45,26 @@ static void on_signal(int sig) {
     if (the_consumer) gr_share_consumer_wakeup(the_consumer);
 }
 
-static int parse_fmt(const cli_vals_t *v, sfmt_t *f) {
-    *f = (sfmt_t){false, false, false, false, false, true, "\t", "\n"};
-    const char *names[] = {"property", "formatter-property"};
-    for (int k = 0; k < 2; k++) {
-        size_t n;
-        const char **props = cli_all(v, names[k], &n);
-        for (size_t i = 0; i < n; i++) {
-            const char *p = props[i], *eq = strchr(p, '=');
-            if (!eq) return cli_usage_error(v, "Invalid formatter property '%s': expected key=value", p);
-            bool on = !strcmp(eq + 1, "true");
-            size_t l = (size_t)(eq - p);
-#define IS(s) (l == strlen(s) && !strncmp(p, s, l))
-            if (IS("print.timestamp")) f->ts = on;
-            else if (IS("print.partition")) f->partition = on;
-            else if (IS("print.offset")) f->offset = on;
-            else if (IS("print.delivery.count")) f->dcount = on;
-            else if (IS("print.key")) f->key = on;
-            else if (IS("print.value")) f->value = on;
-            else if (IS("key.separator")) snprintf(f->key_sep, sizeof(f->key_sep), "%s", eq + 1);
-            else if (IS("line.separator")) snprintf(f->line_sep, sizeof(f->line_sep), "%s", eq + 1);
-            else if (!IS("print.headers")) return cli_usage_error(v, "Unknown formatter property '%.*s'", (int)l, p);
-#undef IS
-        }
-    }
-    return 0;
+static bool rec_header(const void *rec, size_t i, const char **k, size_t *kl, const void **v, size_t *vl) {
+    if (gr_share_record_header(rec, i, k, v, vl) != GR_ERR_NONE) return false;
+    *kl = strlen(*k);
+    return true;
 }
 
-static void put_bytes(const void *p, size_t len) {
-    if (p) fwrite(p, 1, len, stdout);
-    else fputs("null", stdout);
-}
-
-/* Print one record; false if it could not be written. */
-static bool print_rec(const sfmt_t *f, const gr_share_record_t *r) {
-    size_t len;
-    if (f->ts) printf("CreateTime:%" PRId64 "%s", gr_share_record_timestamp(r), f->key_sep);
-    if (f->partition) printf("Partition:%" PRId32 "%s", gr_share_record_partition(r), f->key_sep);
-    if (f->offset) printf("Offset:%" PRId64 "%s", gr_share_record_offset(r), f->key_sep);
-    if (f->dcount) printf("DeliveryCount:%d%s", (int)gr_share_record_delivery_count(r), f->key_sep);
-    if (f->key) {
-        const void *k = gr_share_record_key(r, &len);
-        put_bytes(k, len);
-        fputs(f->key_sep, stdout);
-    }
-    if (f->value) {
-        const void *val = gr_share_record_value(r, &len);
-        put_bytes(val, len);
-    }
-    fputs(f->line_sep, stdout);
-    return !ferror(stdout);
+/* Print one record; false if it could not be written. Share records carry a
+ * CreateTime timestamp and their delivery count. */
+static bool print_rec(const cli_fmt_t *f, const gr_share_record_t *r) {
+    cli_rec_t c = {.ts = gr_share_record_timestamp(r),
+                   .ts_type = 0,
+                   .partition = gr_share_record_partition(r),
+                   .offset = gr_share_record_offset(r),
+                   .delivery = (int)gr_share_record_delivery_count(r),
+                   .n_headers = gr_share_record_header_count(r),
+                   .rec = r,
+                   .header = rec_header};
+    c.key = gr_share_record_key(r, &c.key_len);
+    c.value = gr_share_record_value(r, &c.value_len);
+    return cli_fmt_write(f, &c);
 }
 
 static gr_share_consumer_t *make_consumer(const cli_vals_t *v) {
@@ -111,7 +81,8 @@ static gr_share_consumer_t *make_consumer(const cli_vals_t *v) {
     const char *file = cli_str(v, "consumer-config");
     if (!conf) return NULL;
     snprintf(grp, sizeof(grp), "%s", cli_str(v, "group") ? cli_str(v, "group") : "console-share-consumer");
-    if (file && gr_conf_load_file(conf, file, err, sizeof(err)) != GR_ERR_NONE) cli_fail("%s", err);
+    if (file && gr_conf_load_file(conf, file, err, sizeof(err)) != GR_ERR_NONE)
+        cli_fail("%s", err);
     else if (gr_conf_set(conf, "group.id", grp, err, sizeof(err)) ||
              gr_conf_set(conf, "share.acknowledgement.mode", "explicit", err, sizeof(err)) ||
              gr_share_consumer_new(conf, &c, err, sizeof(err)))
@@ -121,23 +92,27 @@ static gr_share_consumer_t *make_consumer(const cli_vals_t *v) {
 }
 
 /* Print and acknowledge the records of one batch; stops at max. */
-static int handle_batch(const cli_vals_t *v, gr_share_consumer_t *c, const sfmt_t *f, gr_share_batch_t *b,
+static int handle_batch(const cli_vals_t *v, gr_share_consumer_t *c, const cli_fmt_t *f, gr_share_batch_t *b,
                         int64_t max, uint64_t *count) {
     gr_ack_type_t type = cli_has(v, "reject") ? GR_ACK_REJECT : cli_has(v, "release") ? GR_ACK_RELEASE : GR_ACK_ACCEPT;
     for (size_t i = 0; i < gr_share_batch_count(b) && !stop; i++) {
         if (max >= 0 && *count >= (uint64_t)max) break;
         const gr_share_record_t *r = gr_share_batch_record(b, i);
         gr_ack_type_t t = type;
-        if (!print_rec(f, r)) t = cli_has(v, "reject-message-on-error") ? GR_ACK_REJECT : GR_ACK_RELEASE;
+        bool printed = print_rec(f, r);
+        /* As Kafka's tool: a record that cannot be written stops the consumer (it is
+         * released), or with --reject-message-on-error is rejected and consumption goes on. */
+        if (!printed) t = cli_has(v, "reject-message-on-error") ? GR_ACK_REJECT : GR_ACK_RELEASE;
         if (gr_share_consumer_acknowledge(c, r, t) != GR_ERR_NONE)
             return cli_fail("%s", gr_share_consumer_last_error(c));
+        if (!printed && t == GR_ACK_RELEASE) return cli_fail("Cannot write record to standard output");
         (*count)++;
         cli_progress("consumed", *count, false);
     }
     return CLI_OK;
 }
 
-static int consume_loop(const cli_vals_t *v, gr_share_consumer_t *c, const sfmt_t *f, uint64_t *count) {
+static int consume_loop(const cli_vals_t *v, gr_share_consumer_t *c, const cli_fmt_t *f, uint64_t *count) {
     int64_t max = cli_int(v, "max-messages", -1), timeout = cli_int(v, "timeout-ms", -1), idle = 0;
     while (!stop && (max < 0 || *count < (uint64_t)max)) {
         gr_share_batch_t *b = NULL;
@@ -146,6 +121,7 @@ static int consume_loop(const cli_vals_t *v, gr_share_consumer_t *c, const sfmt_
         if (err == GR_ERR__WAKEUP) break;
         if (err) return cli_fail("%s", gr_share_consumer_last_error(c));
         if (!gr_share_batch_count(b)) {
+            cli_progress("consumed", *count, false);
             idle += wait;
             if (timeout >= 0 && idle >= timeout) break;
             continue;
@@ -159,14 +135,17 @@ static int consume_loop(const cli_vals_t *v, gr_share_consumer_t *c, const sfmt_
 
 static int run(const cli_vals_t *v) {
     const char *topic = cli_str(v, "topic");
-    sfmt_t f;
+    cli_fmt_t f;
+    char *fbuf = NULL;
     if (!topic) return cli_usage_error(v, "Missing required argument \"[topic]\"");
     if (cli_has(v, "reject") && cli_has(v, "release"))
         return cli_usage_error(v, "At most one of --reject and --release may be specified.");
-    if (parse_fmt(v, &f)) return CLI_USAGE;
-    gr_share_consumer_t *c = make_consumer(v);
-    if (!c) return CLI_FAIL;
-    int rc = CLI_OK;
+    int rc = cli_fmt_parse(v, &f, true, &fbuf);
+    gr_share_consumer_t *c = rc ? NULL : make_consumer(v);
+    if (!c) {
+        free(fbuf);
+        return rc ? rc : CLI_FAIL;
+    }
     uint64_t count = 0;
     if (gr_share_consumer_subscribe(c, &topic, 1) != GR_ERR_NONE) {
         rc = cli_fail("%s", gr_share_consumer_last_error(c));
@@ -181,8 +160,9 @@ static int run(const cli_vals_t *v) {
         rc = cli_fail("%s", gr_share_consumer_last_error(c));
     the_consumer = NULL;
     gr_share_consumer_destroy(c);
-    if (cli_tty()) cli_progress("consumed", count, true);
+    cli_progress("consumed", count, true);
     fprintf(stderr, "Processed a total of %" PRIu64 " messages\n", count);
+    free(fbuf);
     return rc;
 }
 

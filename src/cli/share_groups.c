@@ -15,19 +15,24 @@
 
 static const cli_opt_t opts[] = {
     {"bootstrap-server", "String: server to connect to", "REQUIRED: The server(s) to connect to."},
-    {"command-config", "String: command config property file", "Property file containing configs to be passed to the admin client."},
+    {"command-config", "String: command config property file",
+     "Property file containing configs to be passed to the admin client."},
     {"list", NULL, "List all share groups."},
     {"describe", NULL, "Describe share group, members and offset information."},
-    {"reset-offsets", NULL, "Reset offsets of a share group (one group, which must be empty)."},
+    {"reset-offsets", NULL,
+     "Reset offsets of a share group (one group, which must be empty); needs --dry-run or --execute."},
     {"delete-offsets", NULL, "Delete offsets of a share group (one group, one or more topics)."},
     {"delete", NULL, "Delete share groups (they must be empty)."},
     {"group", "String: share group", "The share group we wish to act on (repeatable)."},
     {"all-groups", NULL, "Apply to all share groups."},
     {"offsets", NULL, "With --describe: start offsets and lag per partition (the default)."},
     {"members", NULL, "With --describe: the members of the group."},
-    {"state", "[String]", "With --describe: the state of the group. With --list: the state of all groups, or only those in the given state (Empty, Stable, Dead)."},
+    {"state", "[String]",
+     "With --describe: the state of the group. With --list: the state of all groups, or only those in the given state "
+     "(comma-separated: Empty, Stable, Dead)."},
     {"verbose", NULL, "With --describe: additional information."},
-    {"topic", "String: topic", "The topic whose offsets are deleted or reset ('topic1:0,1,2' selects partitions when resetting; repeatable)."},
+    {"topic", "String: topic",
+     "The topic whose offsets are deleted or reset ('topic1:0,1,2' selects partitions when resetting; repeatable)."},
     {"all-topics", NULL, "With --reset-offsets: every topic the group has offsets for."},
     {"to-earliest", NULL, "Reset offsets to the earliest offset."},
     {"to-latest", NULL, "Reset offsets to the latest offset."},
@@ -59,6 +64,12 @@ size_t sg_groups(const cli_vals_t *v, gr_admin_t *a, const char ***out, gr_admin
     *out = malloc((n ? n : 1) * sizeof(**out));
     if (!*out) abort();
     for (size_t i = 0; i < n; i++) (*out)[i] = gr_admin_result_str(*res, i, "group");
+    /* In group id order, as Kafka's tool prints them. */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp((*out)[j - 1], (*out)[j]) > 0; j--) {
+            const char *x = (*out)[j];
+            (*out)[j] = (*out)[j - 1], (*out)[j - 1] = x;
+        }
     return n;
 }
 
@@ -95,6 +106,16 @@ char *sg_state(const cli_vals_t *v, gr_admin_t *a, const char *group, bool *errp
     return state;
 }
 
+/* Whether state is one of the comma-separated states of want (case-insensitive). */
+static bool state_wanted(const char *want, const char *state) {
+    char buf[512], *items[32];
+    snprintf(buf, sizeof(buf), "%s", want);
+    size_t n = cli_split(buf, ',', items, 32);
+    for (size_t i = 0; state && i < n; i++)
+        if (!strcasecmp(items[i], state)) return true;
+    return false;
+}
+
 static int list(const cli_vals_t *v, gr_admin_t *a) {
     gr_admin_result_t *res = NULL;
     if (gr_admin_list_groups(a, "share", cli_timeout(v), &res) != GR_ERR_NONE)
@@ -106,7 +127,7 @@ static int list(const cli_vals_t *v, gr_admin_t *a) {
     cli_table_init(&t, cols, 2);
     for (size_t r = 0; r < gr_admin_result_rows(res); r++) {
         const char *cells[2] = {gr_admin_result_str(res, r, "group"), gr_admin_result_str(res, r, "state")};
-        if (want && (!cells[1] || strcasecmp(want, cells[1]))) continue;
+        if (want && !state_wanted(want, cells[1])) continue;
         cli_table_add(&t, cells);
     }
     cli_table_sort(&t, (const size_t[]){0}, 1);
@@ -125,8 +146,12 @@ static int list(const cli_vals_t *v, gr_admin_t *a) {
 /* ---- --describe --offsets ---- */
 
 static const cli_col_t off_cols[] = {
-    {"GROUP", "group", 15, false},        {"TOPIC", "topic", 15, false},         {"PARTITION", "partition", 10, true},
-    {"LEADER-EPOCH", "leader_epoch", 13, true}, {"START-OFFSET", "start_offset", 13, true}, {"LAG", "lag", 0, true},
+    {"GROUP", "group", 15, false},
+    {"TOPIC", "topic", 15, false},
+    {"PARTITION", "partition", 10, true},
+    {"LEADER-EPOCH", "leader_epoch", 13, true},
+    {"START-OFFSET", "start_offset", 13, true},
+    {"LAG", "lag", 0, true},
 };
 
 static int describe_offsets(const cli_vals_t *v, gr_admin_t *a, const char *group, cli_table_t *t) {
@@ -136,10 +161,13 @@ static int describe_offsets(const cli_vals_t *v, gr_admin_t *a, const char *grou
     for (size_t r = 0; r < gr_admin_result_rows(res); r++) {
         char ep[24], so[24], lag[24];
         int64_t start = gr_admin_result_int(res, r, "start_offset", -1);
-        const char *cells[6] = {group, gr_admin_result_str(res, r, "topic"), gr_admin_result_str(res, r, "partition"),
-                                start < 0 ? NULL : cli_i64(ep, sizeof(ep), gr_admin_result_int(res, r, "leader_epoch", -1), true),
-                                cli_i64(so, sizeof(so), start, true),
-                                cli_i64(lag, sizeof(lag), gr_admin_result_int(res, r, "lag", -1), true)};
+        const char *cells[6] = {
+            group,
+            gr_admin_result_str(res, r, "topic"),
+            gr_admin_result_str(res, r, "partition"),
+            start < 0 ? NULL : cli_i64(ep, sizeof(ep), gr_admin_result_int(res, r, "leader_epoch", -1), true),
+            cli_i64(so, sizeof(so), start, true),
+            cli_i64(lag, sizeof(lag), gr_admin_result_int(res, r, "lag", -1), true)};
         cli_table_add(t, cells);
     }
     gr_admin_result_destroy(res);
@@ -149,9 +177,12 @@ static int describe_offsets(const cli_vals_t *v, gr_admin_t *a, const char *grou
 /* ---- --describe --members ---- */
 
 static const cli_col_t mem_cols[] = {
-    {"GROUP", "group", 15, false},         {"CONSUMER-ID", "consumer_id", 15, false},
-    {"HOST", "host", 15, false},           {"CLIENT-ID", "client_id", 15, false},
-    {"#PARTITIONS", "partitions", 12, true}, {"MEMBER-EPOCH", "member_epoch", 13, true},
+    {"GROUP", "group", 15, false},
+    {"CONSUMER-ID", "consumer_id", 15, false},
+    {"HOST", "host", 15, false},
+    {"CLIENT-ID", "client_id", 15, false},
+    {"#PARTITIONS", "partitions", 12, true},
+    {"MEMBER-EPOCH", "member_epoch", 13, true},
     {"ASSIGNMENT", "assignment", 0, false},
 };
 
@@ -164,8 +195,11 @@ static size_t assignment(const gr_admin_result_t *res, size_t first, size_t end,
         const char *topic = gr_admin_result_str(res, r, "topic");
         if (!topic) continue;
         bool same = prev && !strcmp(prev, topic);
-        len += (size_t)snprintf(buf + len, size - len, "%s%s%s%s", same ? "," : prev ? ";" : "", same ? "" : topic,
-                                same ? "" : ":", gr_admin_result_str(res, r, "partition"));
+        len += (size_t)snprintf(buf + len, size - len, "%s%s%s%s",
+                                same   ? ","
+                                : prev ? ";"
+                                       : "",
+                                same ? "" : topic, same ? "" : ":", gr_admin_result_str(res, r, "partition"));
         prev = topic;
         n++;
     }
@@ -181,14 +215,19 @@ static int describe_members(const cli_vals_t *v, gr_admin_t *a, const char *grou
         const char *mid = gr_admin_result_str(res, first, "member_id");
         for (end = first + 1; end < rows && mid && gr_admin_result_str(res, end, "member_id") &&
                               !strcmp(mid, gr_admin_result_str(res, end, "member_id"));
-             end++) {}
+             end++) {
+        }
         if (!mid) continue;
         char asg[4096], np[16];
         size_t n = assignment(res, first, end, asg, sizeof(asg));
         snprintf(np, sizeof(np), "%zu", n);
-        const char *cells[7] = {group, mid, gr_admin_result_str(res, first, "client_host"),
-                                gr_admin_result_str(res, first, "client_id"), np,
-                                gr_admin_result_str(res, first, "member_epoch"), n ? asg : ""};
+        const char *cells[7] = {group,
+                                mid,
+                                gr_admin_result_str(res, first, "client_host"),
+                                gr_admin_result_str(res, first, "client_id"),
+                                np,
+                                gr_admin_result_str(res, first, "member_epoch"),
+                                n ? asg : ""};
         cli_table_add(t, cells);
     }
     gr_admin_result_destroy(res);
@@ -198,9 +237,12 @@ static int describe_members(const cli_vals_t *v, gr_admin_t *a, const char *grou
 /* ---- --describe --state ---- */
 
 static const cli_col_t state_cols[] = {
-    {"GROUP", "group", 15, false},        {"COORDINATOR (ID)", "coordinator", 25, false},
-    {"STATE", "state", 15, false},        {"GROUP-EPOCH", "group_epoch", 12, true},
-    {"ASSIGNMENT-EPOCH", "assignment_epoch", 17, true}, {"#MEMBERS", "members", 0, true},
+    {"GROUP", "group", 15, false},
+    {"COORDINATOR (ID)", "coordinator", 25, false},
+    {"STATE", "state", 15, false},
+    {"GROUP-EPOCH", "group_epoch", 12, true},
+    {"ASSIGNMENT-EPOCH", "assignment_epoch", 17, true},
+    {"#MEMBERS", "members", 0, true},
 };
 
 static int describe_state(const cli_vals_t *v, gr_admin_t *a, const char *group, cli_table_t *t) {
@@ -213,11 +255,16 @@ static int describe_state(const cli_vals_t *v, gr_admin_t *a, const char *group,
                   strcmp(m, gr_admin_result_str(res, r - 1, "member_id"))))
             members++;
     }
-    char nm[16];
+    char nm[16], coord[300];
     snprintf(nm, sizeof(nm), "%zu", members);
-    /* The public admin API does not name the coordinator yet: '-' (docs/cli.md). */
-    const char *cells[6] = {group, NULL, gr_admin_result_str(res, 0, "state"),
-                            gr_admin_result_str(res, 0, "group_epoch"), gr_admin_result_str(res, 0, "assignment_epoch"),
+    /* Kafka's tool prints the coordinator as "host:port  (id)". */
+    const char *cname = gr_admin_result_str(res, 0, "coordinator");
+    if (cname) snprintf(coord, sizeof(coord), "%s  (%s)", cname, gr_admin_result_str(res, 0, "coordinator_id"));
+    const char *cells[6] = {group,
+                            cname ? coord : NULL,
+                            gr_admin_result_str(res, 0, "state"),
+                            gr_admin_result_str(res, 0, "group_epoch"),
+                            gr_admin_result_str(res, 0, "assignment_epoch"),
                             nm};
     cli_table_add(t, cells);
     gr_admin_result_destroy(res);
@@ -244,8 +291,7 @@ static void print_cols(const cli_vals_t *v, cli_table_t *t, const int *verbose_o
 
 static int describe(const cli_vals_t *v, gr_admin_t *a) {
     static const char *const kinds[] = {"offsets", "members", "state", NULL};
-    int kind = cli_one_of(v, kinds, false);
-    if (kind < -1) return CLI_USAGE;
+    int kind = cli_one_of(v, kinds, false); /* at most one: check_args */
     if (kind < 0) kind = 0;
     gr_admin_result_t *lres;
     const char **groups;
@@ -274,8 +320,10 @@ static int describe(const cli_vals_t *v, gr_admin_t *a) {
         }
         if (kind == 0) cli_table_sort(&t, (const size_t[]){1, 2}, 2);
         bool no_members = r == CLI_OK && kind == 1 && t.rows == 0;
-        if (r == CLI_OK && !no_members) print_cols(v, &t, vo[kind]);
-        else if (r != CLI_OK) rc = r;
+        if (r == CLI_OK && !no_members)
+            print_cols(v, &t, vo[kind]);
+        else if (r != CLI_OK)
+            rc = r;
         if (no_members || (r == CLI_OK && kind == 2 && t.rows && !strcmp(t.cells[t.n_cols - 1], "0")))
             fprintf(stderr, "\nShare group '%s' has no active members.\n", groups[i]);
         cli_table_free(&t);
@@ -285,11 +333,59 @@ static int describe(const cli_vals_t *v, gr_admin_t *a) {
     return rc;
 }
 
+/* The share group states --list --state accepts (case-insensitive, comma-separated). */
+static int check_states(const cli_vals_t *v) {
+    const char *want = cli_str(v, "state");
+    char buf[512], *items[32];
+    snprintf(buf, sizeof(buf), "%s", want ? want : "");
+    size_t n = cli_split(buf, ',', items, 32);
+    for (size_t i = 0; i < n; i++)
+        if (strcasecmp(items[i], "Stable") && strcasecmp(items[i], "Empty") && strcasecmp(items[i], "Dead"))
+            return cli_usage_error(v, "Invalid state list '%s'. Valid states are: Dead, Stable, Empty", want);
+    return 0;
+}
+
+/* Which options go with which action (as kafka-share-groups checks them). */
+static int check_args(const cli_vals_t *v, int act) {
+    static const char *const describe_only[] = {"members", "offsets", "verbose", NULL};
+    for (int i = 0; describe_only[i]; i++)
+        if (act != 1 && cli_has(v, describe_only[i]))
+            return cli_usage_error(v, "Option [%s] may be used with --describe only", describe_only[i]);
+    if (act != 0 && act != 1 && cli_has(v, "state"))
+        return cli_usage_error(v, "Option [state] may be used with --describe or --list only");
+    if (cli_has(v, "group") && cli_has(v, "all-groups"))
+        return cli_usage_error(v, "Option [group] can't be used with option [all-groups]");
+    if ((act <= 1 || act == 4) && cli_has(v, "topic"))
+        return cli_usage_error(v, "Option [topic] can't be used with option [%s]",
+                               act == 0   ? "list"
+                               : act == 1 ? "describe"
+                                          : "delete");
+    if (act == 1) {
+        int kinds = cli_has(v, "members") + cli_has(v, "offsets") + cli_has(v, "state");
+        if (kinds > 1)
+            return cli_usage_error(
+                v, "Option [describe] takes at most one of these options: [members], [offsets], [state]");
+        if (cli_str(v, "state")) return cli_usage_error(v, "Option [describe] does not take a value for [state]");
+    }
+    if (act == 0 && cli_str(v, "state")) return check_states(v);
+    if (act == 4 && !cli_has(v, "group") && !cli_has(v, "all-groups"))
+        return cli_usage_error(v, "Option [delete] takes the options [group] or [all-groups]");
+    static const char *const reset_only[] = {"to-earliest", "to-latest",  "to-datetime", "dry-run",
+                                             "execute",     "all-topics", NULL};
+    for (int i = 0; reset_only[i]; i++)
+        if (act != 2 && cli_has(v, reset_only[i]))
+            return cli_usage_error(v, "Option [%s] may be used with --reset-offsets only", reset_only[i]);
+    return 0;
+}
+
 static int run(const cli_vals_t *v) {
     static const char *const actions[] = {"list", "describe", "reset-offsets", "delete-offsets", "delete", NULL};
     int act = cli_one_of(v, actions, true);
     if (act < 0) return CLI_USAGE;
     (void)cli_json(v);
+    if (check_args(v, act)) return CLI_USAGE;
+    if (act == 2 && cli_has(v, "dry-run") && cli_has(v, "execute"))
+        return cli_usage_error(v, "Option [reset-offsets] only accepts one of [execute] and [dry-run]");
     if (act == 2 && !cli_has(v, "dry-run") && !cli_has(v, "execute"))
         return cli_usage_error(v, "Option [reset-offsets] takes the option: [execute] or [dry-run]");
     gr_admin_t *a = cli_admin(v);

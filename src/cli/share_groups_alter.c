@@ -31,14 +31,19 @@ static int64_t parse_datetime(const char *s) {
     }
     tm.tm_isdst = -1;
     time_t t;
-    if (!strcmp(rest, "Z")) t = timegm(&tm);
-    else if (!*rest) t = mktime(&tm);
-    else return -1;
+    if (!strcmp(rest, "Z"))
+        t = timegm(&tm);
+    else if (!*rest)
+        t = mktime(&tm);
+    else
+        return -1;
     return t < 0 ? -1 : (int64_t)t * 1000 + ms;
 }
 
 static const cli_col_t reset_cols[] = {
-    {"GROUP", "group", 15, false}, {"TOPIC", "topic", 15, false}, {"PARTITION", "partition", 10, true},
+    {"GROUP", "group", 15, false},
+    {"TOPIC", "topic", 15, false},
+    {"PARTITION", "partition", 10, true},
     {"NEW-OFFSET", "new_offset", 0, true},
 };
 
@@ -79,7 +84,8 @@ static int execute_reset(const cli_vals_t *v, gr_admin_t *a, const char *group, 
     int rc = CLI_OK;
     for (size_t first = 0, end; first < t->rows; first = end) {
         const char *topic = t->cells[first * 4 + 1];
-        for (end = first + 1; end < t->rows && !strcmp(topic, t->cells[end * 4 + 1]); end++) {}
+        for (end = first + 1; end < t->rows && !strcmp(topic, t->cells[end * 4 + 1]); end++) {
+        }
         size_t n = end - first;
         int32_t *parts = malloc(n * sizeof(*parts));
         int64_t *offs = malloc(n * sizeof(*offs));
@@ -106,7 +112,8 @@ static int all_topics(const cli_vals_t *v, gr_admin_t *a, gr_consumer_t *c, cons
     int rc = CLI_OK;
     for (size_t r = 0; r < gr_admin_result_rows(res) && rc == CLI_OK; r++) {
         char arg[600];
-        snprintf(arg, sizeof(arg), "%s:%s", gr_admin_result_str(res, r, "topic"), gr_admin_result_str(res, r, "partition"));
+        snprintf(arg, sizeof(arg), "%s:%s", gr_admin_result_str(res, r, "topic"),
+                 gr_admin_result_str(res, r, "partition"));
         rc = reset_topic(v, c, group, arg, t);
     }
     gr_admin_result_destroy(res);
@@ -118,15 +125,14 @@ static int check_reset_args(const cli_vals_t *v, const char **group) {
     const char **g = cli_all(v, "group", &n);
     if (n != 1) return cli_usage_error(v, "--reset-offsets needs exactly one --group");
     *group = g[0];
-    static const char *const specs[] = {"to-earliest", "to-latest", "to-datetime", NULL};
-    if (cli_one_of(v, specs, true) < 0) return CLI_USAGE;
+    if (cli_has(v, "to-earliest") + cli_has(v, "to-latest") + cli_has(v, "to-datetime") != 1)
+        return cli_usage_error(
+            v, "Option [reset-offsets] takes exactly one of: --to-earliest, --to-latest, --to-datetime");
     if (cli_has(v, "to-datetime") && parse_datetime(cli_str(v, "to-datetime")) < 0)
         return cli_usage_error(v, "Error parsing timestamp '%s': the format is YYYY-MM-DDThh:mm:ss.sss",
                                cli_str(v, "to-datetime"));
     if (cli_has(v, "all-topics") == cli_has(v, "topic"))
         return cli_usage_error(v, "One of the reset scopes should be defined: --all-topics, --topic.");
-    if (cli_has(v, "dry-run") && cli_has(v, "execute"))
-        return cli_usage_error(v, "Option [reset-offsets] takes the option: [execute] or [dry-run]");
     return 0;
 }
 
@@ -178,8 +184,10 @@ int sg_delete_offsets(const cli_vals_t *v, gr_admin_t *a) {
     for (size_t r = 0; r < gr_admin_result_rows(res); r++) {
         char st[600];
         const char *m = gr_admin_result_str(res, r, "error_message");
-        if (gr_admin_result_error(res, r)) snprintf(st, sizeof(st), "Error: %s", m ? m : "unknown error");
-        else snprintf(st, sizeof(st), "Successful");
+        if (gr_admin_result_error(res, r))
+            snprintf(st, sizeof(st), "Error: %s", m ? m : "unknown error");
+        else
+            snprintf(st, sizeof(st), "Successful");
         const char *cells[2] = {gr_admin_result_str(res, r, "topic"), st};
         cli_table_add(&t, cells);
     }
@@ -201,7 +209,8 @@ static char *cannot_delete(const cli_vals_t *v, gr_admin_t *a, const gr_admin_re
         return why;
     }
     char *state = sg_state(v, a, group, &err);
-    if (state && strcmp(state, "Empty") && strcmp(state, "Dead") && asprintf(&why, "Share group '%s' is not empty.", group) < 0)
+    if (state && strcmp(state, "Empty") && strcmp(state, "Dead") &&
+        asprintf(&why, "Share group '%s' is not empty.", group) < 0)
         abort();
     free(state);
     return why;

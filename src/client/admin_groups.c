@@ -139,13 +139,21 @@ gr_err_t gr_admin_list_groups(gr_admin_t *a, const char *types, int timeout_ms, 
 /* ---- describe share groups ---- */
 
 static const char *const sg_cols[] = {"group", "state", "group_epoch", "assignment_epoch", "assignor", "member_id",
-                                      "client_id", "client_host", "member_epoch", "topic", "partition", "error",
-                                      "error_message", NULL};
+                                      "client_id", "client_host", "member_epoch", "topic", "partition",
+                                      "coordinator_id", "coordinator", "error", "error_message", NULL};
+
+/* The coordinator that answered, for the rows of its group. */
+typedef struct sg_coord {
+    int32_t id;
+    const char *name; /* "host:port", or NULL */
+} sg_coord_t;
 
 static size_t sg_row(gr_admin_result_t *r, const gr_ShareGroupDescribeResponse_DescribedGroup_t *g,
-                     const gr_ShareGroupDescribeResponse_Member_t *m) {
+                     const gr_ShareGroupDescribeResponse_Member_t *m, const sg_coord_t *co) {
     size_t row = gr__result_add_row(r);
     gr__result_set_str(r, row, "group", g->GroupId);
+    gr__result_set_int(r, row, "coordinator_id", co->id);
+    gr__result_set_cstr(r, row, "coordinator", co->name);
     gr__result_set_error(r, row, g->ErrorCode, g->ErrorMessage);
     if (g->ErrorCode) return row;
     gr__result_set_str(r, row, "state", g->GroupState);
@@ -160,9 +168,10 @@ static size_t sg_row(gr_admin_result_t *r, const gr_ShareGroupDescribeResponse_D
     return row;
 }
 
-static void sg_rows(gr_admin_result_t *r, const gr_ShareGroupDescribeResponse_DescribedGroup_t *g) {
+static void sg_rows(gr_admin_result_t *r, const gr_ShareGroupDescribeResponse_DescribedGroup_t *g,
+                    const sg_coord_t *co) {
     if (g->ErrorCode || g->Members.n <= 0) {
-        sg_row(r, g, NULL);
+        sg_row(r, g, NULL, co);
         return;
     }
     for (int32_t i = 0; i < g->Members.n; i++) {
@@ -172,13 +181,13 @@ static void sg_rows(gr_admin_result_t *r, const gr_ShareGroupDescribeResponse_De
         for (int32_t t = 0; as && t < as->TopicPartitions.n; t++) {
             const gr_ShareGroupDescribeResponse_TopicPartitions_t *tp = &as->TopicPartitions.v[t];
             for (int32_t p = 0; p < tp->Partitions.n; p++) {
-                size_t row = sg_row(r, g, m);
+                size_t row = sg_row(r, g, m, co);
                 gr__result_set_str(r, row, "topic", tp->TopicName);
                 gr__result_set_int(r, row, "partition", tp->Partitions.v[p]);
                 any = true;
             }
         }
-        if (!any) sg_row(r, g, m);
+        if (!any) sg_row(r, g, m, co);
     }
 }
 
@@ -211,8 +220,10 @@ static gr_err_t describe_one_share_group(gr_admin_t *a, const char *group, int64
             gr__client_io(a->cl, 100); /* back off, keeping the connections serviced */
             continue;
         }
+        gr__node_t *cn = gr__client_node(a->cl, node);
+        sg_coord_t co = {node, cn ? gr__node_name(cn) : NULL};
         if (rs)
-            for (int32_t i = 0; i < rs->Groups.n; i++) sg_rows(r, &rs->Groups.v[i]);
+            for (int32_t i = 0; i < rs->Groups.n; i++) sg_rows(r, &rs->Groups.v[i], &co);
         gr_arena_free(&ar);
         return err;
     }
