@@ -8,7 +8,7 @@
 #   make test-ref   run the script tests against the reference Apache Kafka (validates the tests)
 #   make asan       ASan+UBSan build in ./build-asan, run every ctest test there but the ref ones
 #   make fuzz       clang/libFuzzer build in ./build-fuzz, run each fuzz target FUZZ_SECONDS (default 10)
-#   make bench      build and run the benchmarks
+#   make bench      build and run the benchmarks (bench/run.sh, then bench/clients.sh unless BENCH_SKIP_CLIENTS=1)
 #   make format     clang-format the C sources in place
 #   make install    cmake --install (PREFIX=/usr/local)
 #   make clean      remove build directories
@@ -78,6 +78,7 @@ bench: build
 	  found=0; for b in build/bench_*; do [ -x "$$b" ] || continue; found=1; echo "=== $$b"; "$$b" || exit 1; done; \
 	  [ $$found -eq 1 ] || echo "no benchmarks built (bench/bench_*.c)"; \
 	fi
+	@if [ "$${BENCH_SKIP_CLIENTS:-0}" != 1 ]; then bash bench/clients.sh; fi
 
 format:
 	@files=$$(git ls-files '*.c' '*.h' | grep -v '^build'); \

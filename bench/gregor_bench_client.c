@@ -1,0 +1,241 @@
+/* gregor_bench_client: a benchmark client built on the public libgregor API only
+ * (include/gregor/), run by bench/clients.sh next to kcat, the Java clients and
+ * confluent-kafka.
+ *
+ *   gregor_bench_client produce BOOTSTRAP TOPIC N SIZE [-X name=value]...
+ *       Sends N records of SIZE bytes (null key, values taken in turn from 257 random
+ *       alphanumeric buffers, the same shape as bench/run.sh's kcat input) to TOPIC with
+ *       the partitioner choosing, polls as it goes, flushes, and counts the delivery
+ *       reports. -X sets any producer property (acks, compression.type, linger.ms,
+ *       batch.size, ...); nothing else is changed from libgregor's defaults.
+ *   gregor_bench_client share-drain BOOTSTRAP GROUP TOPIC N [-X name=value]...
+ *       Joins share group GROUP (implicit acknowledgement, the default: every poll
+ *       accepts the previous batch) and polls until N records were received, then
+ *       accepts the last batch (commit_sync) and closes. The group must start at the
+ *       earliest offset (group config share.auto.offset.reset=earliest, set by the caller).
+ *
+ * Prints one JSON line on stdout: mode, messages, bytes, seconds (from the first
+ * send / the subscribe to the last delivery report / record), msgs_per_s, mb_per_s
+ * (10^6 bytes), first_s (the first delivery report / record), failed, and the
+ * process's own CPU-seconds and peak RSS (getrusage). Exit status 0 only if all N
+ * records were delivered / received.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <gregor/gregor.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define POOL 257
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void usage(const char *argv0) {
+    fprintf(stderr,
+            "usage: %s produce BOOTSTRAP TOPIC N SIZE [-X name=value]...\n"
+            "       %s share-drain BOOTSTRAP GROUP TOPIC N [-X name=value]...\n",
+            argv0, argv0);
+}
+
+/* Applies the -X name=value arguments from argv[first] on; 0 on success. */
+static int apply_props(gr_conf_t *conf, int argc, char **argv, int first) {
+    char errstr[512];
+    for (int i = first; i < argc; i++) {
+        if (strcmp(argv[i], "-X") != 0 || i + 1 >= argc) {
+            fprintf(stderr, "expected -X name=value, got: %s\n", argv[i]);
+            return 2;
+        }
+        char *kv = argv[++i], *eq = strchr(kv, '=');
+        if (!eq) {
+            fprintf(stderr, "expected name=value: %s\n", kv);
+            return 2;
+        }
+        *eq = 0;
+        if (gr_conf_set(conf, kv, eq + 1, errstr, sizeof(errstr))) {
+            fprintf(stderr, "configuration error: %s\n", errstr);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void print_json(const char *mode, long n, long done, double bytes, double secs, double first_s,
+                       long failed) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                 (double)ru.ru_stime.tv_usec / 1e6;
+    printf("{\"client\":\"libgregor\",\"mode\":\"%s\",\"messages\":%ld,\"done\":%ld,\"failed\":%ld,"
+           "\"bytes\":%.0f,\"seconds\":%.3f,\"first_s\":%.3f,\"msgs_per_s\":%.1f,\"mb_per_s\":%.2f,"
+           "\"cpu_s\":%.2f,\"max_rss_kb\":%ld}\n",
+           mode, n, done, failed, bytes, secs, first_s, secs > 0 ? (double)done / secs : 0.0,
+           secs > 0 ? bytes / 1e6 / secs : 0.0, cpu, (long)ru.ru_maxrss);
+    fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ produce */
+
+struct produce_state {
+    long delivered, failed, queue_full;
+    double t0, first, last;
+};
+
+static void on_delivery(gr_producer_t *p, const gr_delivery_t *d, void *opaque) {
+    (void)p;
+    struct produce_state *st = opaque;
+    if (gr_delivery_error(d)) {
+        if (st->failed++ == 0) fprintf(stderr, "delivery failed: %s\n", gr_delivery_errstr(d));
+        return;
+    }
+    if (st->delivered++ == 0) st->first = now_s();
+}
+
+static int run_produce(int argc, char **argv) {
+    if (argc < 6) return usage(argv[0]), 2;
+    const char *bootstrap = argv[2], *topic = argv[3];
+    long n = atol(argv[4]);
+    size_t size = (size_t)atol(argv[5]);
+    if (n <= 0 || size == 0) return usage(argv[0]), 2;
+
+    char errstr[512];
+    gr_conf_t *conf = gr_conf_new(GR_CONF_PRODUCER);
+    if (gr_conf_set(conf, "bootstrap.servers", bootstrap, errstr, sizeof(errstr))) {
+        fprintf(stderr, "configuration error: %s\n", errstr);
+        gr_conf_destroy(conf);
+        return 1;
+    }
+    int rc = apply_props(conf, argc, argv, 6);
+    if (rc) {
+        gr_conf_destroy(conf);
+        return rc;
+    }
+    gr_producer_t *p;
+    if (gr_producer_new(conf, &p, errstr, sizeof(errstr))) {
+        fprintf(stderr, "producer: %s\n", errstr);
+        gr_conf_destroy(conf);
+        return 1;
+    }
+    gr_conf_destroy(conf);
+
+    /* 257 values of random alphanumerics (a fixed seed: the same bytes every run) */
+    static const char alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    char *pool = malloc((size_t)POOL * size);
+    if (!pool) return 1;
+    uint64_t x = 42;
+    for (size_t i = 0; i < (size_t)POOL * size; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        pool[i] = alpha[x % (sizeof(alpha) - 1)];
+    }
+
+    const char *pe = getenv("GR_BENCH_POLL_EVERY");
+    long poll_every = pe ? atol(pe) : 64;
+    if (poll_every < 1) poll_every = 1;
+    struct produce_state st = {0};
+    st.t0 = now_s();
+    long sent = 0;
+    gr_err_t err = GR_ERR_NONE;
+    for (; sent < n; sent++) {
+        const char *value = pool + (size_t)(sent % POOL) * size;
+        while ((err = gr_producer_send(p, topic, GR_PARTITION_ANY, NULL, 0, value, size, NULL, GR_TIMESTAMP_NOW,
+                                       on_delivery, &st)) == GR_ERR__QUEUE_FULL) {
+            st.queue_full++;
+            gr_producer_poll(p, 100); /* buffer.memory is full: wait for deliveries */
+        }
+        if (err) {
+            fprintf(stderr, "send failed: %s: %s\n", gr_err_name(err), gr_producer_last_error(p));
+            break;
+        }
+        if ((sent + 1) % poll_every == 0) gr_producer_poll(p, 0); /* I/O and reports as we go */
+    }
+    if (gr_producer_flush(p, 120000)) fprintf(stderr, "flush: %s\n", gr_producer_last_error(p));
+    st.last = now_s();
+    gr_producer_destroy(p);
+    free(pool);
+    fprintf(stderr, "queue_full waits: %ld\n", st.queue_full);
+    print_json("produce", n, st.delivered, (double)st.delivered * (double)size, st.last - st.t0,
+               st.delivered ? st.first - st.t0 : -1.0, st.failed + (n - sent));
+    return st.delivered == n ? 0 : 1;
+}
+
+/* ------------------------------------------------------------------ share-drain */
+
+static int run_share_drain(int argc, char **argv) {
+    if (argc < 6) return usage(argv[0]), 2;
+    const char *bootstrap = argv[2], *group = argv[3], *topic = argv[4];
+    long n = atol(argv[5]);
+    if (n <= 0) return usage(argv[0]), 2;
+
+    char errstr[512];
+    gr_conf_t *conf = gr_conf_new(GR_CONF_CONSUMER);
+    if (gr_conf_set(conf, "bootstrap.servers", bootstrap, errstr, sizeof(errstr)) ||
+        gr_conf_set(conf, "group.id", group, errstr, sizeof(errstr)) ||
+        gr_conf_set(conf, "share.acknowledgement.mode", "implicit", errstr, sizeof(errstr))) {
+        fprintf(stderr, "configuration error: %s\n", errstr);
+        gr_conf_destroy(conf);
+        return 1;
+    }
+    int rc = apply_props(conf, argc, argv, 6);
+    if (rc) {
+        gr_conf_destroy(conf);
+        return rc;
+    }
+    gr_share_consumer_t *c;
+    gr_err_t err = gr_share_consumer_new(conf, &c, errstr, sizeof(errstr));
+    gr_conf_destroy(conf);
+    if (err) {
+        fprintf(stderr, "share consumer: %s\n", errstr);
+        return 1;
+    }
+    double t0 = now_s(), first = -1, last = t0, idle_since = t0;
+    const char *topics[] = {topic};
+    gr_share_consumer_subscribe(c, topics, 1);
+    long count = 0, dup_or_bad = 0;
+    double bytes = 0;
+    while (count < n) {
+        gr_share_batch_t *batch;
+        err = gr_share_consumer_poll(c, 500, &batch); /* accepts the previous batch */
+        if (err) {
+            fprintf(stderr, "poll: %s: %s\n", gr_err_name(err), gr_share_consumer_last_error(c));
+            break;
+        }
+        size_t m = gr_share_batch_count(batch);
+        double t = now_s();
+        if (m == 0) {
+            if (t - idle_since > 30) {
+                fprintf(stderr, "no records for 30 s after %ld\n", count);
+                break;
+            }
+            continue;
+        }
+        idle_since = t;
+        if (first < 0) first = t;
+        for (size_t i = 0; i < m; i++) {
+            const gr_share_record_t *r = gr_share_batch_record(batch, i);
+            size_t len = 0;
+            if (!gr_share_record_value(r, &len) || gr_share_record_delivery_count(r) != 1) dup_or_bad++;
+            bytes += (double)len;
+        }
+        count += (long)m;
+        last = t;
+    }
+    gr_share_consumer_commit_sync(c, -1, NULL); /* accept the last batch */
+    gr_share_consumer_close(c, -1);
+    gr_share_consumer_destroy(c);
+    if (dup_or_bad) fprintf(stderr, "%ld records with a null value or a delivery count above 1\n", dup_or_bad);
+    print_json("share-drain", n, count, bytes, last - t0, first >= 0 ? first - t0 : -1.0, dup_or_bad);
+    return count >= n && !dup_or_bad ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 2 && strcmp(argv[1], "produce") == 0) return run_produce(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "share-drain") == 0) return run_share_drain(argc, argv);
+    usage(argv[0]);
+    return 2;
+}
