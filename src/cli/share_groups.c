@@ -243,6 +243,7 @@ static const cli_col_t state_cols[] = {
     {"GROUP-EPOCH", "group_epoch", 12, true},
     {"ASSIGNMENT-EPOCH", "assignment_epoch", 17, true},
     {"#MEMBERS", "members", 0, true},
+    {"COORDINATOR-ID", "coordinator_id", 0, true}, /* JSON only */
 };
 
 static int describe_state(const cli_vals_t *v, gr_admin_t *a, const char *group, cli_table_t *t) {
@@ -257,36 +258,49 @@ static int describe_state(const cli_vals_t *v, gr_admin_t *a, const char *group,
     }
     char nm[16], coord[300];
     snprintf(nm, sizeof(nm), "%zu", members);
-    /* Kafka's tool prints the coordinator as "host:port  (id)". */
+    /* Kafka's tool prints the coordinator as "host:port  (id)"; JSON has "host:port"
+     * and the id apart. */
     const char *cname = gr_admin_result_str(res, 0, "coordinator");
-    if (cname) snprintf(coord, sizeof(coord), "%s  (%s)", cname, gr_admin_result_str(res, 0, "coordinator_id"));
-    const char *cells[6] = {group,
-                            cname ? coord : NULL,
+    const char *cid = gr_admin_result_str(res, 0, "coordinator_id");
+    if (cname) snprintf(coord, sizeof(coord), "%s  (%s)", cname, cid);
+    const char *cells[7] = {group,
+                            cname && !cli_json(v) ? coord : cname,
                             gr_admin_result_str(res, 0, "state"),
                             gr_admin_result_str(res, 0, "group_epoch"),
                             gr_admin_result_str(res, 0, "assignment_epoch"),
-                            nm};
+                            nm,
+                            cname ? cid : NULL};
     cli_table_add(t, cells);
     gr_admin_result_destroy(res);
     return CLI_OK;
 }
 
-/* Print t without the columns that only --verbose shows. */
-static void print_cols(const cli_vals_t *v, cli_table_t *t, const int *verbose_only) {
-    bool verbose = cli_has(v, "verbose");
+/* The columns of t shown: flags[c] 0 always, 1 with --verbose, 2 in JSON only.
+ * With acc (JSON) the rows are added to acc, printed once for all groups; else t is
+ * printed as text. */
+static void print_cols(const cli_vals_t *v, cli_table_t *t, const int *flags, cli_table_t *acc) {
+    bool verbose = cli_has(v, "verbose"), json = acc != NULL;
     cli_col_t cols[8];
     size_t keep[8], n = 0;
     for (size_t c = 0; c < t->n_cols; c++)
-        if (verbose || !verbose_only[c]) cols[n] = t->cols[c], keep[n++] = c;
+        if (flags[c] == 0 || (flags[c] == 1 && verbose) || (flags[c] == 2 && json)) cols[n] = t->cols[c], keep[n++] = c;
     cli_table_t out;
     cli_table_init(&out, cols, n);
     for (size_t r = 0; r < t->rows; r++) {
         const char *cells[8];
         for (size_t k = 0; k < n; k++) cells[k] = t->cells[r * t->n_cols + keep[k]];
-        cli_table_add(&out, cells);
+        cli_table_add(acc ? acc : &out, cells);
     }
-    cli_table_print(&out, cli_json(v), true);
+    if (!acc) cli_table_print(&out, false, true);
     cli_table_free(&out);
+}
+
+/* The JSON columns of a view (the flags of print_cols). */
+static size_t json_cols(const cli_vals_t *v, const cli_col_t *cols, size_t n, const int *flags, cli_col_t *out) {
+    size_t k = 0;
+    for (size_t c = 0; c < n; c++)
+        if (flags[c] != 1 || cli_has(v, "verbose")) out[k++] = cols[c];
+    return k;
 }
 
 static int describe(const cli_vals_t *v, gr_admin_t *a) {
@@ -301,11 +315,15 @@ static int describe(const cli_vals_t *v, gr_admin_t *a) {
         free(groups);
         return cli_usage_error(v, "Option [describe] takes one of these options: [all-groups], [group]");
     }
-    static const int off_v[] = {0, 0, 0, 1, 0, 0}, mem_v[] = {0, 0, 0, 0, 0, 1, 0}, st_v[] = {0, 0, 0, 1, 1, 0};
+    static const int off_v[] = {0, 0, 0, 1, 0, 0}, mem_v[] = {0, 0, 0, 0, 0, 1, 0}, st_v[] = {0, 0, 0, 1, 1, 0, 2};
     const cli_col_t *cols[] = {off_cols, mem_cols, state_cols};
-    const size_t ncols[] = {6, 7, 6};
+    const size_t ncols[] = {6, 7, 7};
     const int *vo[] = {off_v, mem_v, st_v};
     int rc = CLI_OK;
+    bool json = cli_json(v);
+    cli_col_t jcols[8];
+    cli_table_t acc; /* JSON: one array for every group */
+    cli_table_init(&acc, jcols, json_cols(v, cols[kind], ncols[kind], vo[kind], jcols));
     for (size_t i = 0; i < n; i++) {
         cli_table_t t;
         cli_table_init(&t, cols[kind], ncols[kind]);
@@ -321,13 +339,15 @@ static int describe(const cli_vals_t *v, gr_admin_t *a) {
         if (kind == 0) cli_table_sort(&t, (const size_t[]){1, 2}, 2);
         bool no_members = r == CLI_OK && kind == 1 && t.rows == 0;
         if (r == CLI_OK && !no_members)
-            print_cols(v, &t, vo[kind]);
+            print_cols(v, &t, vo[kind], json ? &acc : NULL);
         else if (r != CLI_OK)
             rc = r;
-        if (no_members || (r == CLI_OK && kind == 2 && t.rows && !strcmp(t.cells[t.n_cols - 1], "0")))
+        if (no_members || (r == CLI_OK && kind == 2 && t.rows && !strcmp(t.cells[5], "0")))
             fprintf(stderr, "\nShare group '%s' has no active members.\n", groups[i]);
         cli_table_free(&t);
     }
+    if (json) cli_table_print(&acc, true, false);
+    cli_table_free(&acc);
     free(groups);
     gr_admin_result_destroy(lres);
     return rc;

@@ -300,6 +300,7 @@ golden share_consume_headers "$G" share-consume --bootstrap-server "$B" --topic 
   --formatter-property print.offset=true --formatter-property print.headers=true \
   --formatter-property print.key=true --formatter-property null.literal=NIL --timeout-ms 20000
 golden sg_describe_all_groups "$G" share-groups --bootstrap-server "$B" --describe --all-groups
+golden sg_describe_all_groups_json "$G" share-groups --bootstrap-server "$B" --describe --all-groups --state --output json
 
 # a live member: not empty
 "$G" share-consume --bootstrap-server "$B" --topic cli-s --group cg1 --timeout-ms 60000 >/dev/null 2>&1 &
