@@ -22,6 +22,7 @@ static void print_help(const cli_vals_t *v, const char *about) {
             snprintf(left, sizeof(left), "--%s", o->name);
         printf("%-40s %s\n", left, o->help);
     }
+    printf("%-40s %s\n", "--version", "Print the version of gregor.");
 }
 
 static int find_opt(const cli_vals_t *v, const char *name, size_t len) {
@@ -48,6 +49,10 @@ int cli_parse(cli_vals_t *v, const char *cmd, const char *about, const cli_opt_t
     for (int a = 1; a < argc; a++) {
         const char *s = argv[a];
         if (strncmp(s, "--", 2) != 0) return cli_usage_error(v, "unexpected argument '%s'", s);
+        if (!strcmp(s, "--version")) { /* every subcommand, as every Kafka tool */
+            printf("gregor %s (libgregor %s)\n", gr_version_str(), gr_version_str());
+            return -1;
+        }
         const char *eq = strchr(s + 2, '=');
         size_t len = eq ? (size_t)(eq - s - 2) : strlen(s + 2);
         int i = find_opt(v, s + 2, len);

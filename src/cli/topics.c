@@ -359,6 +359,15 @@ int cli_topics(int argc, char **argv) {
         rc = cli_usage_error(&v, "--%s needs --topic", actions[act]);
         goto out;
     }
+    if ((act == 0 || act == 3) && cli_has(&v, "partitions") && cli_int(&v, "partitions", 1) < 1) {
+        rc = cli_usage_error(&v, "The partitions must be greater than 0");
+        goto out;
+    }
+    if (act == 0 && cli_has(&v, "replication-factor") &&
+        (cli_int(&v, "replication-factor", 1) < 1 || cli_int(&v, "replication-factor", 1) > 32767)) {
+        rc = cli_usage_error(&v, "The replication factor must be between 1 and 32767 inclusive");
+        goto out;
+    }
     if (cli_has(&v, "topic-id") && act != 2) {
         rc = cli_usage_error(&v, "--topic-id is only valid with --describe");
         goto out;

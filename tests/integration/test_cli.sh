@@ -47,6 +47,7 @@ golden() {
 
 # ---------------------------------------------------------------- general
 golden version "$G" --version
+golden share_groups_version "$G" share-groups --version
 golden no_command "$G"
 golden unknown_command "$G" nope
 golden topics_help "$G" topics --help
@@ -86,6 +87,10 @@ golden topics_delete_missing "$G" topics --bootstrap-server "$B" --delete --topi
 golden topics_delete_if_exists "$G" topics --bootstrap-server "$B" --delete --topic cli-b --if-exists
 golden topics_unreachable "$G" topics --bootstrap-server 127.0.0.1:1 --list --timeout 1000
 golden topics_create_no_topic "$G" topics --bootstrap-server "$B" --create --partitions 1
+golden topics_create_zero_partitions "$G" topics --bootstrap-server "$B" --create --topic cli-z --partitions 0
+golden topics_create_bad_rf "$G" topics --bootstrap-server "$B" --create --topic cli-z --replication-factor 0
+golden topics_create_rf_too_big "$G" topics --bootstrap-server "$B" --create --topic cli-z --replication-factor 3
+golden topics_create_bad_name "$G" topics --bootstrap-server "$B" --create --topic 'cli z'
 golden topics_alter_no_partitions "$G" topics --bootstrap-server "$B" --alter --topic cli-a
 # --topic is a regular expression (not for --create); the partition filters of --describe
 golden topics_create_m "$G" topics --bootstrap-server "$B" --create --topic cli-m --partitions 2 --config min.insync.replicas=2
