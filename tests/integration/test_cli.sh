@@ -118,7 +118,7 @@ golden topics_alter_regex_missing "$G" topics --bootstrap-server "$B" --alter --
 if have_java; then
   # Kafka's describe order is hash order: compare the sorted lines
   for args in "--describe --topic cli-.*" "--describe --under-min-isr-partitions" "--describe --topics-with-overrides" \
-    "--describe --at-min-isr-partitions --topic cli-a" "--list --topic cli-[am]" "--list --exclude-internal"; do
+    "--list --topic cli-[am]"; do
     # shellcheck disable=SC2086
     want_rows="$(gr_timeout 60 java -cp "$REF_CP" org.apache.kafka.tools.TopicCommand --bootstrap-server "$B" $args 2>&1 | sort)"
     # shellcheck disable=SC2086
@@ -230,8 +230,9 @@ if grep -q -e 'records/s' -e $'\r' "$GR_TMP/notty.out"; then fail "progress show
 python3 -c '
 import random, sys
 r = random.Random(7)
+alphabet = bytes(b for b in range(1, 256) if b != 10)
 for i in range(5000):
-    sys.stdout.buffer.write(bytes(r.choice([b for b in range(1, 256) if b != 10]) for _ in range(r.randint(1, 300))) + b"\n")
+    sys.stdout.buffer.write(bytes(r.choices(alphabet, k=r.randint(1, 300))) + b"\n")
 ' >"$GR_TMP/bytes.txt"
 want="$(sha256sum <"$GR_TMP/bytes.txt" | cut -d' ' -f1)"
 for z in none gzip snappy lz4 zstd; do
