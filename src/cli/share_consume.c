@@ -80,12 +80,25 @@ static gr_share_consumer_t *make_consumer(const cli_vals_t *v) {
     gr_share_consumer_t *c = NULL;
     const char *file = cli_str(v, "consumer-config");
     if (!conf) return NULL;
-    snprintf(grp, sizeof(grp), "%s", cli_str(v, "group") ? cli_str(v, "group") : "console-share-consumer");
-    if (file && gr_conf_load_file(conf, file, err, sizeof(err)) != GR_ERR_NONE)
+    if (file && gr_conf_load_file(conf, file, err, sizeof(err)) != GR_ERR_NONE) {
         cli_fail("%s", err);
-    else if (gr_conf_set(conf, "group.id", grp, err, sizeof(err)) ||
-             gr_conf_set(conf, "share.acknowledgement.mode", "explicit", err, sizeof(err)) ||
-             gr_share_consumer_new(conf, &c, err, sizeof(err)))
+        gr_conf_destroy(conf);
+        return NULL;
+    }
+    /* The group: --group, else group.id of the properties, else Kafka's default; the
+     * two places must agree when both are given (as in Kafka's tool). */
+    const char *given = cli_str(v, "group"), *in_props = gr_conf_get(conf, "group.id");
+    if (in_props && !*in_props) in_props = NULL;
+    if (given && in_props && strcmp(given, in_props)) {
+        cli_usage_error(v, "The group ids given with --group ('%s') and in the consumer properties ('%s') differ",
+                        given, in_props);
+        gr_conf_destroy(conf);
+        exit(CLI_USAGE);
+    }
+    snprintf(grp, sizeof(grp), "%s", given ? given : in_props ? in_props : "console-share-consumer");
+    if (gr_conf_set(conf, "group.id", grp, err, sizeof(err)) ||
+        gr_conf_set(conf, "share.acknowledgement.mode", "explicit", err, sizeof(err)) ||
+        gr_share_consumer_new(conf, &c, err, sizeof(err)))
         cli_fail("%s", err);
     gr_conf_destroy(conf);
     return c;

@@ -335,5 +335,10 @@ fi
 golden sg_delete_offsets "$G" share-groups --bootstrap-server "$B" --delete-offsets --group cg1 --topic cli-s
 golden sg_delete_offsets_missing "$G" share-groups --bootstrap-server "$B" --delete-offsets --group nope --topic cli-s
 golden sg_delete "$G" share-groups --bootstrap-server "$B" --delete --group cg1 --group nope
+# share-consume takes its group from group.id of the properties when --group is not given
+golden share_consume_group_conflict "$G" share-consume --bootstrap-server "$B" --topic cli-p --group a --command-property group.id=b
+"$G" share-consume --bootstrap-server "$B" --topic cli-p --command-property group.id=cg-props --timeout-ms 1000 >/dev/null 2>&1 \
+  || fail "share-consume with group.id in --command-property"
+golden sg_list_after_props "$G" share-groups --bootstrap-server "$B" --list
 
 gr_finish
