@@ -5,8 +5,9 @@
  *   gregor_bench_client produce BOOTSTRAP TOPIC N SIZE [-X name=value]...
  *       Sends N records of SIZE bytes (null key, values taken in turn from 257 random
  *       alphanumeric buffers, the same shape as bench/run.sh's kcat input) to TOPIC with
- *       the partitioner choosing, polls as it goes, flushes, and counts the delivery
- *       reports. -X sets any producer property (acks, compression.type, linger.ms,
+ *       the partitioner choosing, calls gr_producer_poll(p, 0) after every 1024th send
+ *       (GR_BENCH_POLL_EVERY=n: every n-th) and gr_producer_poll(p, 100) while the send
+ *       answers GR_ERR__QUEUE_FULL, flushes, and counts the delivery reports. -X sets any producer property (acks, compression.type, linger.ms,
  *       batch.size, ...); nothing else is changed from libgregor's defaults.
  *   gregor_bench_client share-drain BOOTSTRAP GROUP TOPIC N [-X name=value]...
  *       Joins share group GROUP (implicit acknowledgement, the default: every poll
@@ -135,7 +136,7 @@ static int run_produce(int argc, char **argv) {
     }
 
     const char *pe = getenv("GR_BENCH_POLL_EVERY");
-    long poll_every = pe ? atol(pe) : 64;
+    long poll_every = pe ? atol(pe) : 1024;
     if (poll_every < 1) poll_every = 1;
     struct produce_state st = {0};
     st.t0 = now_s();

@@ -229,13 +229,19 @@ static bool part_ready(gr_producer_t *p, gr__ppart_t *pp, int64_t now) {
     return true;
 }
 
+/* Seal open batches that are due: on flush, after linger.ms, and when buffer.memory is 90 %
+ * used -- then only if nothing of that partition is queued yet: behind queued batches an early
+ * seal would not leave sooner, it would only cut batches short (down to one record each when
+ * the application polls after every send, which multiplies the requests). */
 static void seal_due(gr_producer_t *p, int64_t now) {
     bool pressure = p->used_bytes * 10 >= (size_t)p->buffer_memory * 9;
     for (size_t i = 0; i < p->n_topics; i++) {
         gr__ptopic_t *pt = p->topics[i];
         for (int32_t j = 0; j < pt->n_parts; j++) {
-            gr__pbatch_t *o = pt->parts[j]->open;
-            if (o && (p->flushing || pressure || now - o->created_ms >= p->linger_ms)) gr__producer_seal(p, pt->parts[j]);
+            gr__ppart_t *pp = pt->parts[j];
+            gr__pbatch_t *o = pp->open;
+            if (o && (p->flushing || (pressure && !pp->q_head) || now - o->created_ms >= p->linger_ms))
+                gr__producer_seal(p, pp);
         }
     }
 }
