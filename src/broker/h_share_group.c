@@ -121,7 +121,6 @@ void gr_h_share_group_heartbeat(gr_req_t *req) {
     put_assignment(req, resp, res.err ? NULL : res.assignment);
     gr_share_wait_t *w = gr_share_wait_new(req, resp, hb_fix);
     bool persist = res.group_changed;
-    for (int32_t i = 0; i < res.n_released; i++) gr_share_release_member(b, h.group_id, res.released[i]);
     if (!res.err && res.to_initialize.n_topics > 0) {
         bool inited = false;
         gr_share_initialize(b, h.group_id, &res.to_initialize, w, &inited);

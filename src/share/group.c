@@ -497,10 +497,10 @@ static gr_err_t hb_leave(gr_share_group_registry_t *reg, const gr_sg_heartbeat_r
     if (pos < 0)
         return hb_fail(res, GR_ERR_UNKNOWN_MEMBER_ID, "Member %s is not a member of group %s.", req->member_id,
                        req->group_id);
+    /* Leaving the group does not release the member's acquired records (Apache Kafka
+     * 4.3.1: they stay acquired until their locks expire or its share sessions end). */
     fence_member(grp, pos);
     res->member_epoch = -1;
-    res->released = gr__sg_xcalloc(1, sizeof(char *));
-    res->released[res->n_released++] = gr__sg_xstrdup(req->member_id);
     res->group_changed = true;
     return GR_ERR_NONE;
 }
@@ -570,10 +570,6 @@ gr_err_t gr_share_group_heartbeat(gr_share_group_registry_t *reg, const gr_sg_he
 
 void gr_sg_heartbeat_res_free(gr_sg_heartbeat_res_t *res) {
     if (!res) return;
-    for (int32_t i = 0; i < res->n_released; i++) free(res->released[i]);
-    free(res->released);
-    res->released = NULL;
-    res->n_released = 0;
     gr_sg_assignment_free(&res->to_initialize);
 }
 

@@ -248,9 +248,6 @@ typedef struct gr_sg_heartbeat_res {
     const gr_sg_assignment_t *assignment;
     bool group_changed;  /* durable state changed: persist the group before answering */
     bool group_created;  /* the group did not exist before this call */
-    /* Members that left (leave heartbeat): release their acquired records. Owned. */
-    char **released;
-    int32_t n_released;
     /* Share-partitions that must be initialized (InitializeShareGroupState): call
      * gr_share_group_mark_initialized when done. Owned. */
     gr_sg_assignment_t to_initialize;
