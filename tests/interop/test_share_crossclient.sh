@@ -166,7 +166,7 @@ for d in "${DRIVERS[@]}"; do
   if [[ "$out" == "$want" ]]; then
     ok "$d: the expected transcript ($(wc -l <<<"$out") lines)"
   else
-    fail "$d: transcript differs (- expected, + $d):"
+    fail "$d: transcript differs (< expected, > $d):"
     diff <(echo "$want") <(echo "$out") | sed 's/^/    /' || true
     tail -n 5 "$GR_TMP/$d.err" | sed 's/^/    stderr: /'
   fi
