@@ -270,8 +270,8 @@ static int close_release(const char *mode) {
         if (gr_share_consumer_poll(o, 200, &ob)) break;
         for (size_t i = 0; i < gr_share_batch_count(ob); i++) {
             const gr_share_record_t *r = gr_share_batch_record(ob, i);
-            /* Delivery counts after a session-close release differ: Kafka 4.3.1 keeps them,
-             * gregord decrements them (spec 1.3 rule 3); stderr only. */
+            /* Both brokers keep the delivery count on a session-close release (spec 1.3
+             * rule 3 says decrement; Kafka 4.3.1 does not); the count goes to stderr only. */
             printf(" %lld", (long long)gr_share_record_offset(r));
             fprintf(stderr, "B got %lld with delivery count %d\n", (long long)gr_share_record_offset(r),
                     gr_share_record_delivery_count(r));
