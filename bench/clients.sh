@@ -33,6 +33,9 @@
 #   BENCH_CLIENT_BIG_BATCH batch.size of the second libgregor and Java producer runs (default 1000000,
 #                          librdkafka's default, which kcat uses; empty: no such runs)
 #   BENCH_CLIENT_PROPS     extra libgregor producer properties, "name=value ..." (default none)
+#   BENCH_CLIENT_DRAIN_PROPS  consumer properties for all three share drains, "name=value ..."
+#                          (default none: each client's defaults, max.poll.records 500)
+#   BENCH_CLIENT_SKIP_PRODUCE=1  no producer runs (the share drains only)
 #   BENCH_CLIENT_SKIP_JAVA=1 / BENCH_CLIENT_SKIP_CONFLUENT=1   leave a client out
 #   BENCH_TIMEOUT          watchdog for the whole run, s (default 1800)
 #   GR_BUILD_DIR           where gregord and gregor_bench_client are (default ./build), GR_KEEP_TMP=1
@@ -54,6 +57,9 @@ BIG="${BENCH_CLIENT_BIG_BATCH-1000000}"
 read -r -a LG_PROPS <<<"${BENCH_CLIENT_PROPS:-}"
 LG_X=()
 for p in "${LG_PROPS[@]}"; do LG_X+=(-X "$p"); done
+read -r -a DRAIN_PROPS <<<"${BENCH_CLIENT_DRAIN_PROPS:-}"
+DRAIN_X=()
+for p in "${DRAIN_PROPS[@]}"; do DRAIN_X+=(-X "$p"); done
 OUT_DIR="$GR_BUILD_DIR/bench-results"
 CLIENT="$GR_BUILD_DIR/gregor_bench_client"
 CLI="$GR_BUILD_DIR/gregor"
@@ -92,8 +98,8 @@ put big_batch "$BIG"
 put date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 put loadavg_start "$(cut -d' ' -f1 /proc/loadavg)"
 put machine "$(nproc)cpu-$(awk '/MemTotal/ {printf "%.0fGiB", $2/1048576}' /proc/meminfo)-$(uname -r)"
-put kcat_version "$(kcat -V 2>&1 | grep -oE 'librdkafka version [^ ]+' | head -n1 | tr ' ' '_')"
-[[ "$SKIP_CONFLUENT" != 1 ]] && put confluent_version "$("$PY" -c 'import confluent_kafka as c; print(c.version()[0] + "/librdkafka-" + c.libversion()[0])')"
+put kcat_version "$(kcat -V 2>&1 | grep -oE '(kcat|Version) [0-9][^ ]*|librdkafka [0-9][^ ]*' | tr ' \n' '_ ' | sed 's/ $//; s/ /,/g')"
+[[ "$SKIP_CONFLUENT" != 1 ]] && put confluent_version "$("$PY" -c 'import confluent_kafka as c; v = c.version(); print((v if isinstance(v, str) else v[0]) + "/librdkafka-" + c.libversion()[0])')"
 [[ "$SKIP_JAVA" != 1 ]] && put java_version "$(java -version 2>&1 | head -n1 | tr ' "' '_ ' | tr -d ' ')"
 
 # ------------------------------------------------------------------ kcat input
@@ -209,10 +215,11 @@ drain() { # CLIENT RUN
   say "share drain: $c, group $group, $N records of $DRAIN_TOPIC (run $2)"
   local cmd
   case "$c" in
-    libgregor) cmd=("$CLIENT" share-drain "$BOOTSTRAP" "$group" "$DRAIN_TOPIC" "$N") ;;
+    libgregor) cmd=("$CLIENT" share-drain "$BOOTSTRAP" "$group" "$DRAIN_TOPIC" "$N" "${DRAIN_X[@]}") ;;
     java) cmd=(java -Xmx256m -cp "$JDIR/target/java-interop-1.jar:$JDIR/target/lib/*"
-               dev.gregor.interop.BenchShareDrain "$BOOTSTRAP" "$group" "$DRAIN_TOPIC" "$N") ;;
-    confluent) cmd=("$PY" "$BENCH_SRC/share_drain_confluent.py" "$BOOTSTRAP" "$group" "$DRAIN_TOPIC" "$N") ;;
+               dev.gregor.interop.BenchShareDrain "$BOOTSTRAP" "$group" "$DRAIN_TOPIC" "$N" "${DRAIN_PROPS[@]}") ;;
+    confluent) cmd=("$PY" "$BENCH_SRC/share_drain_confluent.py" "$BOOTSTRAP" "$group" "$DRAIN_TOPIC" "$N"
+                    "${DRAIN_PROPS[@]}") ;;
   esac
   if ! timed "$key" "${cmd[@]}"; then
     put "$key.note" "failed"; fail "share drain $c: $(grep -v '^\s*at ' "$GR_TMP/$key.err" | tail -n3) $(tail -n1 "$GR_TMP/$key.out")"
@@ -236,6 +243,7 @@ mkdir -p "$GR_TMP/tools"
 start_gregord
 BPID="$GR_GREGORD_PID"
 DRAIN_TOPIC=""
+[[ "${BENCH_CLIENT_SKIP_PRODUCE:-0}" == 1 ]] && CODECS=""
 for codec in $CODECS; do
   for acks in $ACKS_LIST; do
     if [[ "$SKIP_JAVA" != 1 ]]; then
@@ -259,6 +267,7 @@ if [[ -z "$DRAIN_TOPIC" || "$(last_offset "$DRAIN_TOPIC")" != "$((N - 1))" ]]; t
     || die "could not produce the share-drain topic: $(tail -n3 "$GR_TMP/drain-produce.out")"
 fi
 put drain_topic "$DRAIN_TOPIC"
+put drain_props "$(IFS=,; echo "${DRAIN_PROPS[*]:-defaults}")"
 for ((r = 1; r <= REPEAT; r++)); do
   drain libgregor "$r"
   [[ "$SKIP_JAVA" != 1 ]] && drain java "$r"
@@ -360,8 +369,8 @@ for acks, codec in groups:
                                                  {"kcat": ms["kcat"], "java bs=" + big: ms["java-big"]}, 1.0)
     doc["produce"].append(entry)
 
-lines.append("share drain of %d x %d B, 1 partition, implicit acknowledgement "
-             "(median of runs; rate = N / subscribe-to-last-record)" % (n, size))
+lines.append("share drain of %d x %d B, 1 partition, implicit acknowledgement, consumer properties: %s "
+             "(median of runs; rate = N / subscribe-to-last-record)" % (n, size, kv.get("drain_props")))
 ds = {c: median_run(runs("drain.%s" % c)) for c in ("libgregor", "java", "confluent")}
 for c in ("libgregor", "java", "confluent"):
     m = ds[c]
@@ -370,7 +379,7 @@ for c in ("libgregor", "java", "confluent"):
         extra = "  first record %.2f s; process wall outside the rate %.2f s" % (m["first_s"], m["wall_s"] - m["inner_s"])
     row(c, m, extra)
 rt = ratio_line("share drain", ds["libgregor"], {"java": ds["java"], "confluent-kafka": ds["confluent"]}, 1.5)
-doc["share_drain"] = {"topic": kv.get("drain_topic"), "clients": ds, "result": rt}
+doc["share_drain"] = {"topic": kv.get("drain_topic"), "properties": kv.get("drain_props"), "clients": ds, "result": rt}
 
 print("\n".join(lines))
 json.dump(doc, open(out, "w"), indent=1)

@@ -60,7 +60,7 @@ def main():
     c.close()
     secs = last - t0
     print(json.dumps({
-        "client": "confluent-kafka", "mode": "share-drain", "version": ck.version()[0],
+        "client": "confluent-kafka", "mode": "share-drain", "version": ck.version() if isinstance(ck.version(), str) else ck.version()[0],
         "librdkafka": ck.libversion()[0], "messages": n, "done": count, "failed": bad, "bytes": nbytes,
         "seconds": round(secs, 3), "first_s": round(first - t0, 3) if first is not None else -1,
         "msgs_per_s": round(count / secs, 1) if secs > 0 else 0,
