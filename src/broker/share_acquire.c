@@ -3,25 +3,19 @@
  * acquired ranges as one file-backed slice (sendfile), trimmed to the whole
  * batches that cover [first acquired, last acquired] (spec §2.6).
  *
- * Only batch headers are read (27 bytes each, through a small chunked pread
- * buffer), never record bytes, and only as many batches as the record budget
- * can use: everything else goes out of the page cache by sendfile.
+ * Only batch headers are read, in the one header scan of the log read
+ * (gr_plog_read_batches, which starts at the offset index entry and stops at the
+ * batch covering the last offset the record budget can use), never record bytes:
+ * those go out of the page cache by sendfile.
  *
  * @locality loop thread. */
 #include "broker/share_acquire.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "base/buf.h"
 #include "base/log.h"
 #include "broker/broker_int.h"
-#include "proto/records.h"
-
-#define HDR_BYTES 27 /* baseOffset, batchLength, ..., lastOffsetDelta */
-#define CHUNK 16384
 
 typedef struct hdr_scan {
     gr_sp_log_batch_t *v;
@@ -50,39 +44,8 @@ static void scan_free(hdr_scan_t *hs) {
     free(hs->end);
 }
 
-static int pread_all(int fd, uint8_t *buf, size_t len, int64_t pos) {
-    size_t got = 0;
-    while (got < len) {
-        ssize_t r = pread(fd, buf + got, len - got, (off_t)(pos + (int64_t)got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
-/* Batch headers of the slice until `until` (an offset) is covered. The slice
- * holds whole batches (plog.h), so every header is inside it. */
-static gr_err_t scan_headers(const gr_plog_slice_t *sl, int64_t until, hdr_scan_t *hs) {
-    uint8_t buf[CHUNK];
-    int64_t wpos = -1, wlen = 0, pos = sl->pos, end = sl->pos + (int64_t)sl->len;
-    while (pos + HDR_BYTES <= end) {
-        if (pos < wpos || pos + HDR_BYTES > wpos + wlen) {
-            wlen = end - pos < CHUNK ? end - pos : CHUNK;
-            wpos = pos;
-            if (pread_all(sl->fd, buf, (size_t)wlen, wpos)) return GR_ERR_KAFKA_STORAGE_ERROR;
-        }
-        const uint8_t *h = buf + (pos - wpos);
-        int64_t base = (int64_t)gr_be64(h);
-        int64_t blen = (int32_t)gr_be32(h + 8);
-        int64_t last = base + (int32_t)gr_be32(h + 23);
-        if (blen < 14 || pos + GR_LOG_OVERHEAD + blen > end) break;
-        scan_push(hs, base, last, pos, pos + GR_LOG_OVERHEAD + blen);
-        pos += GR_LOG_OVERHEAD + blen;
-        if (last >= until) break;
-    }
-    return GR_ERR_NONE;
-}
+/* gr_plog_batch_cb: collect the headers of the slice's batches. */
+static void on_batch(void *arg, const gr_plog_batch_t *b) { scan_push(arg, b->base, b->last, b->pos, b->pos + b->len); }
 
 static void put_slice(gr_bytes_t *rec, const gr_plog_slice_t *sl, int64_t pos, int64_t len) {
     rec->file_backed = true;
@@ -122,28 +85,24 @@ static void copy_ranges(gr_req_t *req, const gr_sp_acquire_res_t *res, gr_share_
     out->n_records = res->n_records;
 }
 
-/* Read, acquire and serve. Returns the wire error for the partition. */
-static gr_err_t acquire_read(gr_share_acq_t *aq, const gr_plog_slice_t *sl, gr_share_acq_out_t *out) {
+/* Acquire from the slice sl (its batch headers in hs) and serve. Takes sl's reference.
+ * Returns the wire error for the partition. */
+static gr_err_t acquire_read(gr_share_acq_t *aq, const gr_plog_slice_t *sl, hdr_scan_t *hs, gr_share_acq_out_t *out) {
     gr_share_part_t *part = aq->part;
-    hdr_scan_t hs = {0};
-    int64_t next = gr_sp_next_fetch_offset(part->sp);
-    int64_t spe = gr_sp_end_offset(part->sp);
-    int64_t until = (next > spe ? next : spe) + aq->budget + 1;
-    gr_err_t err = scan_headers(sl, until, &hs);
-    if (err || hs.n == 0) {
-        scan_free(&hs);
+    gr_err_t err;
+    if (hs->n == 0) {
         gr_plog_slice_release(sl->owner);
-        return err;
+        return GR_ERR_NONE;
     }
     gr_sp_acquire_req_t ar = {aq->member, (int32_t)(aq->budget > INT32_MAX ? INT32_MAX : aq->budget),
-                              aq->batch_size, aq->mode, hs.v, hs.n};
+                              aq->batch_size, aq->mode, hs->v, hs->n};
     gr_sp_acquire_res_t res;
     gr_sp_acquire_res_init(&res);
     err = gr_sp_acquire(part->sp, &ar, aq->conf, aq->now, &res, &part->delta);
     gr_share_part_touched(part);
     if (!err && res.n > 0) {
         int64_t pos, len;
-        cover(&hs, res.read_first, res.read_last, &pos, &len);
+        cover(hs, res.read_first, res.read_last, &pos, &len);
         put_slice(out->records, sl, pos, len);
         copy_ranges(aq->req, &res, out);
         out->bytes = len;
@@ -151,7 +110,6 @@ static gr_err_t acquire_read(gr_share_acq_t *aq, const gr_plog_slice_t *sl, gr_s
         gr_plog_slice_release(sl->owner);
     }
     gr_sp_acquire_res_free(&res);
-    scan_free(&hs);
     return err == GR_ERR__INVALID_ARG ? GR_ERR_CORRUPT_MESSAGE : err;
 }
 
@@ -165,22 +123,34 @@ gr_err_t gr_share_acquire(gr_share_acq_t *aq, gr_share_acq_out_t *out) {
     int64_t next = gr_sp_next_fetch_offset(part->sp), hwm = gr_plog_end_offset(plog);
     if (next >= hwm) return GR_ERR_NONE;
     if (aq->max_bytes <= 0 && !aq->min_one) return GR_ERR_NONE;
+    /* The SP can use offsets up to `until` at most (the record budget past its window), so
+     * the read stops at the batch that covers it: the headers of that one scan go to the SP. */
+    int64_t spe = gr_sp_end_offset(part->sp);
+    int64_t until = (next > spe ? next : spe) + aq->budget + 1;
     gr_plog_slice_t sl;
+    hdr_scan_t hs = {0};
     char errstr[256];
-    gr_err_t err = gr_plog_read(plog, next, (size_t)(aq->max_bytes > 0 ? aq->max_bytes : 1), hwm, &sl, errstr,
-                                sizeof(errstr));
+    gr_err_t err = gr_plog_read_batches(plog, next, (size_t)(aq->max_bytes > 0 ? aq->max_bytes : 1), hwm, until,
+                                        on_batch, &hs, &sl, errstr, sizeof(errstr));
+    if (err) scan_free(&hs);
     if (err == GR_ERR_OFFSET_OUT_OF_RANGE) return GR_ERR_NONE; /* §1.8: the log start moved; next fetch */
     if (err) {
         GR_ERROR("share", "read of %s-%d at %lld failed: %s", aq->p->topic, aq->p->index, (long long)next, errstr);
         aq->p->offline = true;
         return GR_ERR_KAFKA_STORAGE_ERROR;
     }
-    if (sl.len == 0) return GR_ERR_NONE;
+    if (sl.len == 0) {
+        scan_free(&hs);
+        return GR_ERR_NONE;
+    }
     if (!aq->min_one && (int64_t)sl.len > aq->max_bytes) {
+        scan_free(&hs);
         gr_plog_slice_release(sl.owner);
         return GR_ERR_NONE;
     }
-    return acquire_read(aq, &sl, out);
+    err = acquire_read(aq, &sl, &hs, out);
+    scan_free(&hs);
+    return err;
 }
 
 int64_t gr_share_probe_bytes(gr_share_part_t *part, gr_partition_t *p, const gr_sp_conf_t *conf, int64_t want) {

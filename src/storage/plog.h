@@ -120,6 +120,22 @@ typedef struct gr_plog_slice {
 gr_err_t gr_plog_read(gr_plog_t *plog, int64_t offset, size_t max_bytes, int64_t max_offset, gr_plog_slice_t *out,
                       char *errstr, size_t errstr_size);
 
+/** A batch of a slice, as gr_plog_read_batches reports it. */
+typedef struct gr_plog_batch {
+    int64_t base, last; /* baseOffset, last offset */
+    int64_t pos, len;   /* file position and size (with the 12-byte log overhead) */
+} gr_plog_batch_t;
+typedef void (*gr_plog_batch_cb)(void *arg, const gr_plog_batch_t *b);
+
+/** gr_plog_read that also stops after the first batch whose last offset is >= stop_offset
+ *  (a reader that needs offsets up to stop_offset only, e.g. ShareFetch's record budget,
+ *  then scans no further than that), and calls cb (if not NULL) for each batch put in
+ *  the slice, in order, from the same single header scan. On error the batches reported
+ *  are void. */
+gr_err_t gr_plog_read_batches(gr_plog_t *plog, int64_t offset, size_t max_bytes, int64_t max_offset,
+                              int64_t stop_offset, gr_plog_batch_cb cb, void *arg, gr_plog_slice_t *out, char *errstr,
+                              size_t errstr_size);
+
 /** Drop the segment reference of a slice. Any thread. NULL is ignored. */
 void gr_plog_slice_release(void *owner);
 

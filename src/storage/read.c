@@ -28,7 +28,8 @@ static gr_err_t seg_error(gr__seg_t *seg, int r, const char *why, char *errstr, 
 /* Collect whole batches of one segment into out (see gr_plog_read). out->len stays 0 if
  * the segment has no batch ending at or after offset. */
 static gr_err_t read_seg(gr_plog_t *plog, gr__seg_t *seg, int64_t offset, size_t max_bytes, int64_t max_offset,
-                         gr_plog_slice_t *out, char *errstr, size_t n) {
+                         int64_t stop_offset, gr_plog_batch_cb cb, void *arg, gr_plog_slice_t *out, char *errstr,
+                         size_t n) {
     int r = gr__seg_ensure_index(seg, plog->cfg.index_interval_bytes);
     if (r < 0) return seg_error(seg, r, NULL, errstr, n);
     gr__scan_t sc;
@@ -44,7 +45,8 @@ static gr_err_t read_seg(gr_plog_t *plog, gr__seg_t *seg, int64_t offset, size_t
         out->len = (size_t)(sc.b_pos + sc.b_len - out->pos);
         out->last_offset = sc.b_last;
         out->next_offset = sc.b_last + 1;
-        if (out->len >= max_bytes) break;
+        if (cb) cb(arg, &(gr_plog_batch_t){sc.b_base, sc.b_last, sc.b_pos, sc.b_len});
+        if (out->len >= max_bytes || sc.b_last >= stop_offset) break;
     }
     const char *why = sc.why;
     gr__scan_free(&sc);
@@ -52,8 +54,9 @@ static gr_err_t read_seg(gr_plog_t *plog, gr__seg_t *seg, int64_t offset, size_t
     return GR_ERR_NONE;
 }
 
-gr_err_t gr_plog_read(gr_plog_t *plog, int64_t offset, size_t max_bytes, int64_t max_offset, gr_plog_slice_t *out,
-                      char *errstr, size_t errstr_size) {
+gr_err_t gr_plog_read_batches(gr_plog_t *plog, int64_t offset, size_t max_bytes, int64_t max_offset,
+                              int64_t stop_offset, gr_plog_batch_cb cb, void *arg, gr_plog_slice_t *out, char *errstr,
+                              size_t errstr_size) {
     memset(out, 0, sizeof(*out));
     out->fd = -1;
     out->next_offset = offset;
@@ -66,7 +69,8 @@ gr_err_t gr_plog_read(gr_plog_t *plog, int64_t offset, size_t max_bytes, int64_t
     for (size_t i = find_seg(plog, offset); i < plog->n_segs && offset < max_offset; i++) {
         gr__seg_t *seg = plog->segs[i];
         if (offset >= seg->next_offset) continue; /* offset is in a later segment */
-        gr_err_t err = read_seg(plog, seg, offset, max_bytes, max_offset, out, errstr, errstr_size);
+        gr_err_t err =
+            read_seg(plog, seg, offset, max_bytes, max_offset, stop_offset, cb, arg, out, errstr, errstr_size);
         if (err) {
             memset(out, 0, sizeof(*out));
             out->fd = -1;
@@ -81,6 +85,11 @@ gr_err_t gr_plog_read(gr_plog_t *plog, int64_t offset, size_t max_bytes, int64_t
         }
     }
     return GR_ERR_NONE;
+}
+
+gr_err_t gr_plog_read(gr_plog_t *plog, int64_t offset, size_t max_bytes, int64_t max_offset, gr_plog_slice_t *out,
+                      char *errstr, size_t errstr_size) {
+    return gr_plog_read_batches(plog, offset, max_bytes, max_offset, INT64_MAX, NULL, NULL, out, errstr, errstr_size);
 }
 
 void gr_plog_slice_release(void *owner) { gr__seg_unref(owner); }

@@ -70,8 +70,10 @@ scenario_check() {
 N=3000
 fresh drain 3 "$N"
 for i in 1 2; do
+  # --sleep-ms: one consumer alone needs >= 1.5 s for the 30 polls, so the other has joined
+  # before the records are gone (a ShareFetch takes about a millisecond on gregord).
   gr_bg p$i gr_timeout 120 "$TOOL" "$BOOTSTRAP" consume "$G" "$T" --idle-ms 3000 --max-ms 90000 \
-    -X max.poll.records=100 >"$GR_TMP/drain$i.out" 2>&1
+    --sleep-ms 50 -X max.poll.records=100 >"$GR_TMP/drain$i.out" 2>&1
 done
 
 # ---------------------------------------------------------------- scenarios
