@@ -28,11 +28,10 @@
 #include "storage/plog_int.h"
 
 #define SCAN_CHUNK (64 * 1024)
-/* After a batch of at least SCAN_BIG bytes the next header is read with a SCAN_SMALL
- * window: a 64 KiB window would hold few headers and copy mostly record bytes that a
- * header scan (a ShareFetch's, a Fetch's) never looks at. */
+/* After a batch of at least SCAN_BIG bytes only the next header is read: a 64 KiB
+ * window would hold few headers and copy mostly record bytes that a header scan (a
+ * ShareFetch's, a Fetch's) never looks at. */
 #define SCAN_BIG (8 * 1024)
-#define SCAN_SMALL 4096
 
 void gr__scan_init(gr__scan_t *sc, int fd, int64_t pos, int64_t end) {
     memset(sc, 0, sizeof(*sc));
@@ -49,7 +48,7 @@ void gr__scan_free(gr__scan_t *sc) {
 /* Make [pos, pos + need) available in the window; pos + need <= end. */
 static int scan_fill(gr__scan_t *sc, int64_t pos, size_t need) {
     if (pos >= sc->wpos && pos + (int64_t)need <= sc->wpos + (int64_t)sc->wlen) return 0;
-    size_t chunk = sc->b_len >= SCAN_BIG ? SCAN_SMALL : SCAN_CHUNK;
+    size_t chunk = sc->b_len >= SCAN_BIG ? need : SCAN_CHUNK;
     size_t want = need > chunk ? need : chunk;
     if ((int64_t)want > sc->end - pos) want = (size_t)(sc->end - pos);
     if (want > sc->cap) {
