@@ -164,6 +164,7 @@ produce_libgregor() { # VARIANT ACKS CODEC RUN: libgregor (defaults) or libgrego
   local s; s="$(wall_of "$key")"
   put "$key.msgs_s" "$(calc "$N / $s")"
   put "$key.inner_s" "$(json_field "$GR_TMP/$key.out" seconds)"
+  put "$key.batch_size" "$(json_field "$GR_TMP/$key.out" batch_size 2>/dev/null || echo '?')"
   ok_run "$key"
   say "$v: $N in $s s = $(calc "$N / $s") msgs/s; $(cat "$GR_TMP/$key.out")"
   if [[ -z "$DRAIN_TOPIC" && "$v/$2/$3" == libgregor/all/none ]]; then DRAIN_TOPIC="$topic"; else drop_topic "$topic"; fi
@@ -360,7 +361,9 @@ for acks, codec in groups:
         j = ms[c]
         row(label, j, "  (+%.1f s JVM start/exit outside the rate)" % j["startup_s"]
             if j and j.get("startup_s") is not None else "")
-    lines.append("  each client at its defaults (batch.size: libgregor and Java 16384, kcat/librdkafka 1000000):")
+    lg_bs = kv.get("produce.%s.%s.libgregor.r1.batch_size" % (acks, codec), "?")
+    lines.append("  each client at its defaults (batch.size: libgregor %s, Java 16384, kcat/librdkafka 1000000):"
+                 % lg_bs)
     rt = ratio_line("produce", ms["libgregor"], {"kcat": ms["kcat"], "java": ms["java"]}, 1.0)
     entry = {"acks": acks, "compression": codec, "clients": ms, "result": rt}
     if big:

@@ -67,6 +67,8 @@ static int apply_props(gr_conf_t *conf, int argc, char **argv, int first) {
     return 0;
 }
 
+static char batch_size[32] = ""; /* the producer's effective batch.size (its default unless -X set it) */
+
 static void print_json(const char *mode, long n, long done, double bytes, double secs, double first_s,
                        long failed) {
     struct rusage ru;
@@ -75,9 +77,10 @@ static void print_json(const char *mode, long n, long done, double bytes, double
                  (double)ru.ru_stime.tv_usec / 1e6;
     printf("{\"client\":\"libgregor\",\"mode\":\"%s\",\"messages\":%ld,\"done\":%ld,\"failed\":%ld,"
            "\"bytes\":%.0f,\"seconds\":%.3f,\"first_s\":%.3f,\"msgs_per_s\":%.1f,\"mb_per_s\":%.2f,"
-           "\"cpu_s\":%.2f,\"max_rss_kb\":%ld}\n",
+           "\"cpu_s\":%.2f,\"max_rss_kb\":%ld%s%s}\n",
            mode, n, done, failed, bytes, secs, first_s, secs > 0 ? (double)done / secs : 0.0,
-           secs > 0 ? bytes / 1e6 / secs : 0.0, cpu, (long)ru.ru_maxrss);
+           secs > 0 ? bytes / 1e6 / secs : 0.0, cpu, (long)ru.ru_maxrss, batch_size[0] ? ",\"batch_size\":" : "",
+           batch_size);
     fflush(stdout);
 }
 
@@ -117,6 +120,8 @@ static int run_produce(int argc, char **argv) {
         gr_conf_destroy(conf);
         return rc;
     }
+    const char *bs = gr_conf_get(conf, "batch.size");
+    snprintf(batch_size, sizeof(batch_size), "%s", bs ? bs : "");
     gr_producer_t *p;
     if (gr_producer_new(conf, &p, errstr, sizeof(errstr))) {
         fprintf(stderr, "producer: %s\n", errstr);

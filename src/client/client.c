@@ -217,6 +217,10 @@ void gr__client_io(gr__client_t *cl, int timeout_ms) {
     gr__meta_maybe_send(cl);
 }
 
+void gr__client_flush(gr__client_t *cl) {
+    for (size_t i = 0; i < cl->n_nodes; i++) gr__node_flush(cl->nodes[i]);
+}
+
 /* ---- blocking calls ---- */
 
 typedef struct call_state {

@@ -89,6 +89,14 @@ int64_t gr__client_tick(gr__client_t *cl);
 /** Run one poll() round over every connection, waiting at most timeout_ms (0 = no
  *  wait). Responses and failures run their callbacks from here. */
 void gr__client_io(gr__client_t *cl, int timeout_ms);
+/** Write queued requests now, as far as the sockets take them without blocking
+ *  (no poll(), no reads). A failed write fails the node (callbacks run). */
+void gr__client_flush(gr__client_t *cl);
+
+/** A request's `records` field (gr_bytes_t) may point at caller memory instead of being
+ *  copied into the request: file_backed = true, fd = GR__MEMSEG_FD, off = the address.
+ *  The bytes must stay valid and unchanged until the request completes (its callback). */
+#define GR__MEMSEG_FD (-1)
 
 /** The node for a broker id known from metadata, or NULL. */
 gr__node_t *gr__client_node(gr__client_t *cl, int32_t node_id);
@@ -144,6 +152,7 @@ void gr__node_set_addr(gr__node_t *node, const char *host, int port);
 int gr__node_pollfd(gr__node_t *node, short *events, int64_t *deadline);
 void gr__node_on_events(gr__node_t *node, short revents);
 void gr__node_check_timeouts(gr__node_t *node, int64_t now);
+void gr__node_flush(gr__node_t *node);
 void gr__node_forget(gr__node_t *node, void *opaque);
 void gr__client_upsert_broker(gr__client_t *cl, int32_t id, const char *host, int port);
 void gr__meta_on_response(gr__client_t *cl, int16_t ver, const void *resp);

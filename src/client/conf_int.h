@@ -50,7 +50,7 @@ typedef enum gr__ctype {
     X(RETRIES, "retries", GR__P | GR__A, GR__CT_INT, "2147483647", 0, GR__I32MAX, NULL)                    \
     X(ACKS, "acks", GR__P, GR__CT_ACKS, "all", 0, 0, "all,-1,0,1")                                         \
     X(LINGER_MS, "linger.ms", GR__P, GR__CT_INT, "5", 0, GR__I32MAX, NULL)                                 \
-    X(BATCH_SIZE, "batch.size", GR__P, GR__CT_INT, "16384", 0, GR__I32MAX, NULL)                           \
+    X(BATCH_SIZE, "batch.size", GR__P, GR__CT_INT, "1000000", 0, GR__I32MAX, NULL)                         \
     X(COMPRESSION_TYPE, "compression.type", GR__P, GR__CT_ENUM, "none", 0, 0, "none,gzip,snappy,lz4,zstd") \
     X(ENABLE_IDEMPOTENCE, "enable.idempotence", GR__P, GR__CT_BOOL, "true", 0, 0, NULL)                    \
     X(BUFFER_MEMORY, "buffer.memory", GR__P, GR__CT_LONG, "33554432", 0, GR__I64MAX, NULL)                 \

@@ -38,7 +38,10 @@ typedef struct gr__req {
     void *opaque;
     int64_t deadline;
     gr_wbuf_t wb; /* size prefix + header + body */
-    size_t sent;
+    struct iovec *seg; /* what goes on the wire: wb's memory with the GR__MEMSEG_FD records spliced in */
+    int n_seg;
+    struct iovec seg1; /* seg when there is nothing spliced */
+    size_t total, sent;
 } gr__req_t;
 
 struct gr__node {
@@ -93,7 +96,34 @@ int16_t gr__node_version(const gr__node_t *node, int16_t api_key) {
 
 static void req_free(gr__req_t *r) {
     gr_wbuf_free(&r->wb);
+    if (r->seg != &r->seg1) free(r->seg);
     free(r);
+}
+
+/* Cut the encoded request into iovecs: memory runs of wb between the external
+ * segments, which the client only ever makes for memory (GR__MEMSEG_FD). */
+static void build_segs(gr__req_t *r) {
+    gr_wbuf_t *wb = &r->wb;
+    r->total = gr_wbuf_size(wb);
+    if (wb->n_ext == 0) {
+        r->seg1 = (struct iovec){wb->mem, wb->len};
+        r->seg = &r->seg1;
+        r->n_seg = 1;
+        return;
+    }
+    r->seg = malloc((2 * wb->n_ext + 1) * sizeof(*r->seg));
+    if (!r->seg) abort();
+    int n = 0;
+    size_t pos = 0;
+    for (size_t i = 0; i < wb->n_ext; i++) {
+        const gr_wbuf_ext_t *e = &wb->ext[i];
+        if (e->fd != GR__MEMSEG_FD) abort(); /* file ranges are a broker thing */
+        if (e->mem_pos > pos) r->seg[n++] = (struct iovec){wb->mem + pos, e->mem_pos - pos};
+        r->seg[n++] = (struct iovec){(void *)(intptr_t)e->off, e->len};
+        pos = e->mem_pos;
+    }
+    if (wb->len > pos) r->seg[n++] = (struct iovec){wb->mem + pos, wb->len - pos};
+    r->n_seg = n;
 }
 
 static void unlink_req(gr__node_t *node, gr__req_t *r) {
@@ -159,7 +189,8 @@ static gr_err_t queue_req(gr__node_t *node, int16_t api_key, int16_t ver, const 
                          (int16_t)gr_req_header_version(api_key, ver)};
     gr_req_header_encode(&h, &r->wb);
     gr_encode(gr_api_request(api_key), ver, req, &r->wb);
-    gr_wbuf_patch_i32(&r->wb, 0, (int32_t)(r->wb.len - 4));
+    gr_wbuf_patch_i32(&r->wb, 0, (int32_t)(gr_wbuf_size(&r->wb) - 4));
+    build_segs(r);
     r->prev = node->tail;
     if (node->tail) node->tail->next = r; else node->head = r;
     node->tail = r;
@@ -292,9 +323,18 @@ static void do_write(gr__node_t *node) {
     while (node->send_pos) {
         struct iovec iov[GR__IOV_MAX];
         int n = 0;
-        for (gr__req_t *r = node->send_pos; r && n < GR__IOV_MAX; r = r->next, n++) {
-            iov[n].iov_base = r->wb.mem + r->sent;
-            iov[n].iov_len = r->wb.len - r->sent;
+        for (gr__req_t *r = node->send_pos; r && n < GR__IOV_MAX; r = r->next) {
+            size_t skip = r->sent;
+            for (int i = 0; i < r->n_seg && n < GR__IOV_MAX; i++) {
+                if (skip >= r->seg[i].iov_len) {
+                    skip -= r->seg[i].iov_len;
+                    continue;
+                }
+                iov[n].iov_base = (uint8_t *)r->seg[i].iov_base + skip;
+                iov[n].iov_len = r->seg[i].iov_len - skip;
+                skip = 0;
+                n++;
+            }
         }
         ssize_t w = writev(node->fd, iov, n);
         if (w < 0) {
@@ -305,15 +345,24 @@ static void do_write(gr__node_t *node) {
         size_t left = (size_t)w;
         while (left && node->send_pos) {
             gr__req_t *r = node->send_pos;
-            size_t take = r->wb.len - r->sent < left ? r->wb.len - r->sent : left;
+            size_t take = r->total - r->sent < left ? r->total - r->sent : left;
             r->sent += take;
             left -= take;
-            if (r->sent == r->wb.len) {
+            if (r->sent == r->total) {
                 node->send_pos = r->next;
                 gr_wbuf_free(&r->wb); /* the bytes are on the wire; keep the entry for the response */
+                if (r->seg != &r->seg1) free(r->seg);
+                r->seg = &r->seg1;
+                r->n_seg = 0;
             }
         }
     }
+}
+
+void gr__node_flush(gr__node_t *node) {
+    if (node->fd < 0 || node->state == NODE_CONNECTING || !node->send_pos) return;
+    do_write(node);
+    if (node->fd >= 0) complete_written_noresp(node);
 }
 
 static gr__req_t *first_waiting(gr__node_t *node) {

@@ -211,6 +211,9 @@ static gr__pbatch_t *new_batch(gr_producer_t *p, gr__ppart_t *pp) {
     b->pp = pp;
     gr_batch_builder_init(&b->bb);
     b->bb.records = gr__producer_buf_get(p);
+    /* room for the batch header, written in place when the batch is finished (producer_io.c) */
+    gr_wbuf_reserve(&b->bb.records, GR_RECORD_BATCH_OVERHEAD);
+    b->bb.records.len = GR_RECORD_BATCH_OVERHEAD;
     b->created_ms = gr__client_now(p->cl);
     b->base_seq = -1;
     b->pid = -1;
@@ -272,8 +275,11 @@ gr_err_t gr_producer_send(gr_producer_t *p, const char *topic, int32_t partition
     int32_t part = 0;
     if ((err = pick_partition(p, pt, partition, key, key_len, size, &part))) return err;
     gr__ppart_t *pp = pt->parts[part];
-    if (pp->open && pp->open->bb.records.len + size + GR_RECORD_BATCH_OVERHEAD > (size_t)p->batch_size)
+    bool sealed = false; /* records.len counts the header room */
+    if (pp->open && pp->open->bb.records.len + size > (size_t)p->batch_size) {
         gr__producer_seal(p, pp);
+        sealed = true;
+    }
     if (!pp->open) pp->open = new_batch(p, pp);
     gr__pbatch_t *b = pp->open;
     if (timestamp < 0) timestamp = gr_clock_wall_ms();
@@ -290,7 +296,17 @@ gr_err_t gr_producer_send(gr_producer_t *p, const char *topic, int32_t partition
     b->bytes += used;
     p->used_bytes += used;
     p->outstanding++;
-    if (b->bb.records.len + GR_RECORD_BATCH_OVERHEAD >= (size_t)p->batch_size) gr__producer_seal(p, pp);
+    if (b->bb.records.len >= (size_t)p->batch_size) {
+        gr__producer_seal(p, pp);
+        sealed = true;
+    }
+    if (sealed) {
+        /* A full batch is ready: without waiting for the next poll, read what the sockets
+         * have (responses free in-flight slots), send what may go and write it out -- all
+         * non-blocking, on this thread. Delivery callbacks still run only in poll / flush. */
+        gr__client_io(p->cl, 0);
+        gr__producer_drain(p);
+    }
     return GR_ERR_NONE;
 }
 
@@ -384,6 +400,7 @@ void gr_producer_destroy(gr_producer_t *p) {
     }
     free(p->topics);
     for (int i = 0; i < p->n_pool; i++) gr_wbuf_free(&p->pool[i]);
+    gr_wbuf_free(&p->hdr);
     free(p);
 }
 

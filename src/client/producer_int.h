@@ -4,7 +4,11 @@
  *
  * Memory: a record is copied once, into the open batch of its partition (a
  * gr_batch_builder_t); per record only a small gr__pmsg_t (callback, opaque,
- * timestamp) is kept, in an array per batch. Buffers are recycled through a pool.
+ * timestamp) is kept, in an array per batch. The open batch's buffer starts with
+ * GR_RECORD_BATCH_OVERHEAD bytes of room: an uncompressed batch gets its header written
+ * there and is sent from that same buffer (the Produce request references it, node.c
+ * writes it with writev), so there is no second copy. Buffers are recycled through a
+ * pool bounded by count and by half of buffer.memory.
  *
  * Ordering and idempotence: batches of a partition leave in order. With idempotence a
  * batch gets its base sequence when it is first sent, up to
@@ -96,6 +100,8 @@ struct gr_producer {
     bool flushing, closing;
     gr_wbuf_t pool[GR__POOL];
     int n_pool;
+    size_t pool_bytes; /* capacity of the pooled buffers */
+    gr_wbuf_t hdr;     /* scratch for batch headers */
     uint64_t rng;
     char errbuf[600];
 };

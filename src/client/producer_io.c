@@ -22,6 +22,7 @@ gr_wbuf_t gr__producer_buf_get(gr_producer_t *p) {
     gr_wbuf_t wb;
     if (p->n_pool > 0) {
         wb = p->pool[--p->n_pool];
+        p->pool_bytes -= wb.cap;
         gr_wbuf_reset(&wb);
     } else {
         gr_wbuf_init(&wb);
@@ -29,8 +30,12 @@ gr_wbuf_t gr__producer_buf_get(gr_producer_t *p) {
     return wb;
 }
 
+/* Keep a buffer for reuse while the pool holds at most GR__POOL buffers and half of
+ * buffer.memory in capacity: with a large batch.size the pool stays bounded too. */
 void gr__producer_buf_put(gr_producer_t *p, gr_wbuf_t *wb) {
-    if (p->n_pool < GR__POOL && wb->cap <= (size_t)p->batch_size * 4 + 65536) {
+    if (wb->mem && p->n_pool < GR__POOL && wb->cap <= (size_t)p->batch_size * 4 + 65536 &&
+        p->pool_bytes + wb->cap <= (size_t)p->buffer_memory / 2) {
+        p->pool_bytes += wb->cap;
         p->pool[p->n_pool++] = *wb;
         gr_wbuf_init(wb);
     } else {
@@ -92,10 +97,31 @@ static gr_err_t finish_batch(gr_producer_t *p, gr__pbatch_t *b) {
         o.producer_epoch = p->epoch;
         o.base_sequence = pp->next_seq;
     }
-    b->wire = gr__producer_buf_get(p);
-    gr_err_t err = gr_batch_builder_finish(&b->bb, &o, &b->wire);
-    if (err) return err;
-    gr__producer_buf_put(p, &b->bb.records);
+    /* The records follow GR_RECORD_BATCH_OVERHEAD reserved bytes (new_batch): view them alone. */
+    gr_batch_builder_t view = b->bb;
+    view.records.mem += GR_RECORD_BATCH_OVERHEAD;
+    view.records.len -= GR_RECORD_BATCH_OVERHEAD;
+    if (p->codec == GR_CODEC_NONE) {
+        /* No copy: the builder writes the header alone, it goes into the reserved bytes in
+         * front of the records, and that buffer becomes the wire batch. */
+        view.records.len = 0;
+        gr_wbuf_reset(&p->hdr);
+        gr_err_t err = gr_batch_builder_finish(&view, &o, &p->hdr);
+        if (err) return err;
+        uint8_t *m = b->bb.records.mem;
+        size_t len = b->bb.records.len;
+        memcpy(m, p->hdr.mem, GR_RECORD_BATCH_OVERHEAD);
+        gr_put_be32(m + 8, (uint32_t)(len - GR_LOG_OVERHEAD));
+        gr_put_be32(m + GR_BATCH_CRC_OFFSET, gr_crc32c(0, m + GR_BATCH_ATTRIBUTES_OFFSET, len - GR_BATCH_ATTRIBUTES_OFFSET));
+        gr__producer_buf_put(p, &b->wire);
+        b->wire = b->bb.records;
+        gr_wbuf_init(&b->bb.records);
+    } else {
+        b->wire = gr__producer_buf_get(p);
+        gr_err_t err = gr_batch_builder_finish(&view, &o, &b->wire);
+        if (err) return err;
+        gr__producer_buf_put(p, &b->bb.records);
+    }
     b->finished = true;
     b->pid = o.producer_id;
     b->base_seq = o.base_sequence;
@@ -305,8 +331,13 @@ static void send_request(gr_producer_t *p, gr__node_t *node, gr__preq_t *rq) {
         }
         gr_ProduceRequest_PartitionProduceData_t *pd = &td->PartitionData.v[td->PartitionData.n++];
         pd->Index = b->pp->id;
-        pd->Records.ptr = b->wire.mem;
+        /* not copied into the request: node.c sends the batch from its own buffer (GR__MEMSEG_FD) */
         pd->Records.len = (int32_t)b->wire.len;
+        pd->Records.file_backed = true;
+        pd->Records.fd = GR__MEMSEG_FD;
+        pd->Records.off = (int64_t)(intptr_t)b->wire.mem;
+        pd->Records.release = NULL;
+        pd->Records.owner = NULL;
     }
     gr__node_send(node, GR_API_Produce, gr__node_version(node, GR_API_Produce), &r, p->acks != 0, on_produce, rq);
     gr_arena_free(&a);
@@ -348,6 +379,7 @@ void gr__producer_drain(gr_producer_t *p) {
             drain_node(p, node, now);
         }
     }
+    gr__client_flush(p->cl); /* write what was queued now, not at the next poll */
 }
 
 /* ---- expiry ---- */

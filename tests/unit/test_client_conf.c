@@ -19,7 +19,7 @@ static void test_defaults(void) {
     ASSERT_EQ(gr_conf_scope(c), GR_CONF_PRODUCER);
     ASSERT_STREQ(gr_conf_get(c, "acks"), "all");
     ASSERT_STREQ(gr_conf_get(c, "linger.ms"), "5");
-    ASSERT_STREQ(gr_conf_get(c, "batch.size"), "16384");
+    ASSERT_STREQ(gr_conf_get(c, "batch.size"), "1000000");
     ASSERT_STREQ(gr_conf_get(c, "enable.idempotence"), "true");
     ASSERT_STREQ(gr_conf_get(c, "buffer.memory"), "33554432");
     ASSERT_STREQ(gr_conf_get(c, "compression.type"), "none");
