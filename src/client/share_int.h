@@ -33,6 +33,7 @@ typedef struct gr__acks {
     int64_t *off;
     int8_t *type;
     size_t n, cap;
+    int64_t max; /* largest offset listed (valid when n > 0) */
 } gr__acks_t;
 
 /** One topic-partition the consumer knows (assigned now or earlier; kept until close). */

@@ -11,12 +11,17 @@
 /* ---- acknowledgement lists ---- */
 
 void gr__acks_add(gr__acks_t *a, int64_t off, int8_t type) {
-    for (size_t i = 0; i < a->n; i++) {
-        if (a->off[i] == off) { /* a newer acknowledgement of the same offset wins */
-            a->type[i] = type;
-            return;
+    /* Offsets mostly arrive in ascending order: one above every offset listed cannot be a
+     * repeat, so only the others are searched (a whole batch was quadratic before). */
+    if (a->n && off <= a->max) {
+        for (size_t i = a->n; i-- > 0;) {
+            if (a->off[i] == off) { /* a newer acknowledgement of the same offset wins */
+                a->type[i] = type;
+                return;
+            }
         }
     }
+    if (!a->n || off > a->max) a->max = off;
     if (a->n == a->cap) {
         a->cap = a->cap ? a->cap * 2 : 16;
         a->off = realloc(a->off, a->cap * sizeof(*a->off));
