@@ -68,13 +68,23 @@ scenario_check() {
 # ================================================================ wave 1: everything without lock timing
 # ---------------------------------------------------------------- implicit drain, 2 consumers
 N=3000
-fresh drain 3 "$N"
+fresh drain 3 0
 for i in 1 2; do
-  # --sleep-ms: one consumer alone needs >= 1.5 s for the 30 polls, so the other has joined
-  # before the records are gone (a ShareFetch takes about a millisecond on gregord).
+  # --sleep-ms: one consumer alone needs >= 1.5 s for the 30 polls, so both take part.
   gr_bg p$i gr_timeout 120 "$TOOL" "$BOOTSTRAP" consume "$G" "$T" --idle-ms 3000 --max-ms 90000 \
     --sleep-ms 50 -X max.poll.records=100 >"$GR_TMP/drain$i.out" 2>&1
 done
+# The records are produced only once both members hold partitions (gregor share-groups
+# --members: #PARTITIONS, 5th column), so neither can drain everything before the other joins.
+assigned=0
+for _ in $(seq 1 120); do
+  assigned="$("$GR_BUILD_DIR/gregor" share-groups --bootstrap-server "$BOOTSTRAP" --describe --group "$G" \
+    --members 2>/dev/null | awk -v g="$G" '$1 == g && $5 > 0' | wc -l || true)"
+  ((assigned >= 2)) && break
+  sleep 0.5
+done
+check_eq "implicit: both members hold partitions before the records exist" 2 "$assigned"
+"$TOOL" "$BOOTSTRAP" produce "$T" "$N" || fail "drain: produce"
 
 # ---------------------------------------------------------------- scenarios
 scenario explicit 1 3 "" <<'EOF'
