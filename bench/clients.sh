@@ -46,6 +46,8 @@ BENCH_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 GR_TEST_TIMEOUT="${BENCH_TIMEOUT:-1800}"
 # shellcheck source=../tests/lib.sh
 source "$BENCH_SRC/../tests/lib.sh"
+# shellcheck source=lib.sh
+source "$BENCH_SRC/lib.sh"
 GR_TEST_NAME=bench-clients
 
 N="${BENCH_CLIENT_MESSAGES:-1000000}"
@@ -86,36 +88,18 @@ if [[ "$SKIP_CONFLUENT" != 1 ]]; then
     || die "confluent-kafka with ShareConsumer missing in $PY (scripts/install-deps.sh)"
 fi
 
-RES="$GR_TMP/results.txt"
-: >"$RES"
-put() { echo "$1 $2" >>"$RES"; }
-say() { log "$*"; }
-calc() { awk "BEGIN {printf \"%.3f\", $1}"; }
+bench_results_init
 put messages "$N"
 put size "$SIZE"
 put repeat "$REPEAT"
 put big_batch "$BIG"
-put date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-put loadavg_start "$(cut -d' ' -f1 /proc/loadavg)"
-put machine "$(nproc)cpu-$(awk '/MemTotal/ {printf "%.0fGiB", $2/1048576}' /proc/meminfo)-$(uname -r)"
 put kcat_version "$(kcat -V 2>&1 | grep -oE '(kcat|Version) [0-9][^ ]*|librdkafka [0-9][^ ]*' | tr ' \n' '_ ' | sed 's/ $//; s/ /,/g')"
 [[ "$SKIP_CONFLUENT" != 1 ]] && put confluent_version "$("$PY" -c 'import confluent_kafka as c; v = c.version(); print((v if isinstance(v, str) else v[0]) + "/librdkafka-" + c.libversion()[0])')"
 [[ "$SKIP_JAVA" != 1 ]] && put java_version "$(java -version 2>&1 | head -n1 | tr ' "' '_ ' | tr -d ' ')"
 
 # ------------------------------------------------------------------ kcat input
 KCAT_FILE="$GR_TMP/kcat-input.txt"
-say "preparing $N x $SIZE B lines for kcat -P"
-python3 - "$KCAT_FILE" "$N" "$SIZE" <<'EOF'
-import string, sys, random
-path, n, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-rnd = random.Random(42)
-alpha = string.ascii_letters + string.digits
-pool = ["".join(rnd.choice(alpha) for _ in range(size)).encode() + b"\n" for _ in range(257)]
-with open(path, "wb", buffering=1 << 20) as f:
-    for i in range(n):
-        f.write(pool[i % 257])
-EOF
-(( $(stat -c %s "$KCAT_FILE") == N * (SIZE + 1) )) || die "kcat input file has the wrong size"
+bench_kcat_input "$KCAT_FILE" "$N" "$SIZE"
 
 # ------------------------------------------------------------------ helpers
 # timed KEY cmd...: run cmd under /usr/bin/time (stdout KEY.out, stderr KEY.err); records
@@ -137,11 +121,6 @@ timed() {
 wall_of() { awk -v k="$1.wall_s" '$1 == k {print $2}' "$RES" | tail -n1; }
 json_field() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])[sys.argv[1]])' "$2" <"$1"; }
 
-last_offset() { # last_offset TOPIC: offset of the last record in partition 0 (-1 if none)
-  local o
-  o="$(gr_timeout 60 kcat -C -b "$BOOTSTRAP" -t "$1" -p 0 -o -1 -e -q -f '%o\n' 2>/dev/null | tail -n1)"
-  echo "${o:--1}"
-}
 check_topic() { # check_topic KEY TOPIC: the topic ends at offset N-1
   local lo; lo="$(last_offset "$2")"
   if ((lo == N - 1)); then return 0; fi

@@ -31,6 +31,8 @@ BENCH_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 GR_TEST_TIMEOUT="${BENCH_TIMEOUT:-1800}"
 # shellcheck source=../tests/lib.sh
 source "$BENCH_SRC/../tests/lib.sh"
+# shellcheck source=lib.sh
+source "$BENCH_SRC/lib.sh"
 GR_TEST_NAME=bench
 
 N="${BENCH_MESSAGES:-500000}"
@@ -47,37 +49,19 @@ gr_require kcat java python3 /usr/bin/time
 [[ -x "$GR_BUILD_DIR/bench_loopback" ]] || die "no $GR_BUILD_DIR/bench_loopback (make)"
 bash "$GR_REF_SH" setup || die "reference Kafka jars unavailable (tests/ref/kafka-ref.sh setup)"
 
-RES="$GR_TMP/results.txt"
-: >"$RES"
-put() { echo "$1 $2" >>"$RES"; }
-say() { log "$*"; }
+bench_results_init
 put messages "$N"
-put date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 put repeat "$REPEAT"
-put loadavg_start "$(cut -d' ' -f1 /proc/loadavg)"
-put machine "$(nproc)cpu-$(awk '/MemTotal/ {printf "%.0fGiB", $2/1048576}' /proc/meminfo)-$(uname -r)"
 
 cpu_ticks() { # utime+stime of PID, in ticks (fields 14 and 15 after the comm field)
   sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'
 }
 status_kb() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status" 2>/dev/null; }
 kb_to_mb() { awk -v x="$1" 'BEGIN {printf "%.1f", x * 1024 / 1e6}'; }
-calc() { awk "BEGIN {printf \"%.3f\", $1}"; }
 
 # ------------------------------------------------------------------ inputs
 KCAT_FILE="$GR_TMP/kcat-input.txt"
-say "preparing $N x 1 KiB lines for kcat -P"
-python3 - "$KCAT_FILE" "$N" <<'EOF'
-import os, string, sys, random
-path, n = sys.argv[1], int(sys.argv[2])
-rnd = random.Random(42)
-alpha = string.ascii_letters + string.digits
-pool = ["".join(rnd.choice(alpha) for _ in range(1024)).encode() + b"\n" for _ in range(257)]
-with open(path, "wb", buffering=1 << 20) as f:
-    for i in range(n):
-        f.write(pool[i % 257])
-EOF
-(( $(stat -c %s "$KCAT_FILE") == N * 1025 )) || die "kcat input file has the wrong size"
+bench_kcat_input "$KCAT_FILE" "$N" 1024
 
 # ------------------------------------------------------------------ raw loopback copy
 BYTES=$((N * 1024))
@@ -112,11 +96,6 @@ phase_end() {
 }
 client_cpu() { awk 'NR == 1 {printf "%.2f", $1 + $2}' "$1"; }
 
-last_offset() { # last_offset TOPIC: offset of the last record in partition 0 (-1 if none)
-  local o
-  o="$(gr_timeout 60 kcat -C -b "$BOOTSTRAP" -t "$1" -p 0 -o -1 -e -q -f '%o\n' 2>/dev/null | tail -n1)"
-  echo "${o:--1}"
-}
 
 produce_java() { # produce_java BROKER ACKS
   local b="$1" acks="$2" key="produce_java_acks$2" topic="bench-java-acks$2" out line

@@ -1,0 +1,37 @@
+# shellcheck shell=bash
+# Helpers shared by bench/run.sh and bench/clients.sh (sourced after tests/lib.sh and gr_init).
+
+# bench_results_init: start $GR_TMP/results.txt (RES) with the run's date, load and machine.
+bench_results_init() {
+  RES="$GR_TMP/results.txt"
+  : >"$RES"
+  put date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  put loadavg_start "$(cut -d' ' -f1 /proc/loadavg)"
+  put machine "$(nproc)cpu-$(awk '/MemTotal/ {printf "%.0fGiB", $2/1048576}' /proc/meminfo)-$(uname -r)"
+}
+put() { echo "$1 $2" >>"$RES"; }
+say() { log "$*"; }
+calc() { awk "BEGIN {printf \"%.3f\", $1}"; }
+
+# bench_kcat_input FILE N SIZE: N lines of SIZE random alphanumeric bytes (+ newline) for
+# kcat -P -l, the same bytes in every run (fixed seed, 257 distinct lines).
+bench_kcat_input() {
+  say "preparing $2 x $3 B lines for kcat -P"
+  python3 - "$1" "$2" "$3" <<'PY'
+import string, sys, random
+path, n, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rnd = random.Random(42)
+alpha = string.ascii_letters + string.digits
+pool = ["".join(rnd.choice(alpha) for _ in range(size)).encode() + b"\n" for _ in range(257)]
+with open(path, "wb", buffering=1 << 20) as f:
+    for i in range(n):
+        f.write(pool[i % 257])
+PY
+  (( $(stat -c %s "$1") == $2 * ($3 + 1) )) || die "kcat input file has the wrong size"
+}
+
+last_offset() { # last_offset TOPIC: offset of the last record in partition 0 (-1 if none)
+  local o
+  o="$(gr_timeout 60 kcat -C -b "$BOOTSTRAP" -t "$1" -p 0 -o -1 -e -q -f '%o\n' 2>/dev/null | tail -n1)"
+  echo "${o:--1}"
+}
