@@ -132,23 +132,17 @@ gr_err_t gr_share_acquire(gr_share_acq_t *aq, gr_share_acq_out_t *out) {
     char errstr[256];
     gr_err_t err = gr_plog_read_batches(plog, next, (size_t)(aq->max_bytes > 0 ? aq->max_bytes : 1), hwm, until,
                                         on_batch, &hs, &sl, errstr, sizeof(errstr));
-    if (err) scan_free(&hs);
-    if (err == GR_ERR_OFFSET_OUT_OF_RANGE) return GR_ERR_NONE; /* §1.8: the log start moved; next fetch */
-    if (err) {
+    if (err == GR_ERR_OFFSET_OUT_OF_RANGE) {
+        err = GR_ERR_NONE; /* §1.8: the log start moved; next fetch */
+    } else if (err) {
         GR_ERROR("share", "read of %s-%d at %lld failed: %s", aq->p->topic, aq->p->index, (long long)next, errstr);
         aq->p->offline = true;
-        return GR_ERR_KAFKA_STORAGE_ERROR;
-    }
-    if (sl.len == 0) {
-        scan_free(&hs);
-        return GR_ERR_NONE;
-    }
-    if (!aq->min_one && (int64_t)sl.len > aq->max_bytes) {
-        scan_free(&hs);
+        err = GR_ERR_KAFKA_STORAGE_ERROR;
+    } else if (sl.len > 0 && !aq->min_one && (int64_t)sl.len > aq->max_bytes) {
         gr_plog_slice_release(sl.owner);
-        return GR_ERR_NONE;
+    } else if (sl.len > 0) {
+        err = acquire_read(aq, &sl, &hs, out);
     }
-    err = acquire_read(aq, &sl, &hs, out);
     scan_free(&hs);
     return err;
 }

@@ -113,7 +113,6 @@ static gr_err_t finish_batch(gr_producer_t *p, gr__pbatch_t *b) {
         memcpy(m, p->hdr.mem, GR_RECORD_BATCH_OVERHEAD);
         gr_put_be32(m + 8, (uint32_t)(len - GR_LOG_OVERHEAD));
         gr_put_be32(m + GR_BATCH_CRC_OFFSET, gr_crc32c(0, m + GR_BATCH_ATTRIBUTES_OFFSET, len - GR_BATCH_ATTRIBUTES_OFFSET));
-        gr__producer_buf_put(p, &b->wire);
         b->wire = b->bb.records;
         gr_wbuf_init(&b->bb.records);
     } else {
