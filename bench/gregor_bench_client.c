@@ -67,10 +67,30 @@ static int apply_props(gr_conf_t *conf, int argc, char **argv, int first) {
     return 0;
 }
 
+/* A configuration for scope: the name/value pairs of fixed (NULL-terminated), then the
+ * -X arguments from argv[first] on. NULL with *rc set (1 bad fixed value, 2 bad -X) on error. */
+static gr_conf_t *make_conf(gr_conf_scope_t scope, const char *const *fixed, int argc, char **argv, int first,
+                            int *rc) {
+    char errstr[512];
+    gr_conf_t *conf = gr_conf_new(scope);
+    for (; *fixed; fixed += 2) {
+        if (gr_conf_set(conf, fixed[0], fixed[1], errstr, sizeof(errstr))) {
+            fprintf(stderr, "configuration error: %s\n", errstr);
+            gr_conf_destroy(conf);
+            *rc = 1;
+            return NULL;
+        }
+    }
+    if ((*rc = apply_props(conf, argc, argv, first))) {
+        gr_conf_destroy(conf);
+        return NULL;
+    }
+    return conf;
+}
+
 static char batch_size[32] = ""; /* the producer's effective batch.size (its default unless -X set it) */
 
-static void print_json(const char *mode, long n, long done, double bytes, double secs, double first_s,
-                       long failed) {
+static void print_json(const char *mode, long n, long done, double bytes, double secs, double first_s, long failed) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
@@ -109,17 +129,10 @@ static int run_produce(int argc, char **argv) {
     if (n <= 0 || size == 0) return usage(argv[0]), 2;
 
     char errstr[512];
-    gr_conf_t *conf = gr_conf_new(GR_CONF_PRODUCER);
-    if (gr_conf_set(conf, "bootstrap.servers", bootstrap, errstr, sizeof(errstr))) {
-        fprintf(stderr, "configuration error: %s\n", errstr);
-        gr_conf_destroy(conf);
-        return 1;
-    }
-    int rc = apply_props(conf, argc, argv, 6);
-    if (rc) {
-        gr_conf_destroy(conf);
-        return rc;
-    }
+    int rc;
+    gr_conf_t *conf =
+        make_conf(GR_CONF_PRODUCER, (const char *[]){"bootstrap.servers", bootstrap, NULL}, argc, argv, 6, &rc);
+    if (!conf) return rc;
     const char *bs = gr_conf_get(conf, "batch.size");
     snprintf(batch_size, sizeof(batch_size), "%s", bs ? bs : "");
     gr_producer_t *p;
@@ -179,19 +192,11 @@ static int run_share_drain(int argc, char **argv) {
     if (n <= 0) return usage(argv[0]), 2;
 
     char errstr[512];
-    gr_conf_t *conf = gr_conf_new(GR_CONF_CONSUMER);
-    if (gr_conf_set(conf, "bootstrap.servers", bootstrap, errstr, sizeof(errstr)) ||
-        gr_conf_set(conf, "group.id", group, errstr, sizeof(errstr)) ||
-        gr_conf_set(conf, "share.acknowledgement.mode", "implicit", errstr, sizeof(errstr))) {
-        fprintf(stderr, "configuration error: %s\n", errstr);
-        gr_conf_destroy(conf);
-        return 1;
-    }
-    int rc = apply_props(conf, argc, argv, 6);
-    if (rc) {
-        gr_conf_destroy(conf);
-        return rc;
-    }
+    int rc;
+    const char *fixed[] = {"bootstrap.servers",          bootstrap,  "group.id", group,
+                           "share.acknowledgement.mode", "implicit", NULL};
+    gr_conf_t *conf = make_conf(GR_CONF_CONSUMER, fixed, argc, argv, 6, &rc);
+    if (!conf) return rc;
     gr_share_consumer_t *c;
     gr_err_t err = gr_share_consumer_new(conf, &c, errstr, sizeof(errstr));
     gr_conf_destroy(conf);
