@@ -77,7 +77,8 @@ gr_err_t gr_plog_fsync(gr_plog_t *plog, int64_t *durable, char *errstr, size_t e
     pthread_mutex_unlock(&plog->mu);
     int64_t t0 = gr_clock_mono_ms();
     const char *what = plog->dir;
-    int r = __atomic_load_n(&plog->broken, __ATOMIC_ACQUIRE) ? -EIO : sync_items(plog, items, k, dir, &what);
+    bool was_broken = __atomic_load_n(&plog->broken, __ATOMIC_ACQUIRE);
+    int r = was_broken ? -EIO : sync_items(plog, items, k, dir, &what);
     if (r < 0) {
         /* After a failed fsync the kernel may have dropped the dirty pages or
          * marked them clean without writing them, so a second fsync could
@@ -85,8 +86,12 @@ gr_err_t gr_plog_fsync(gr_plog_t *plog, int64_t *durable, char *errstr, size_t e
          * since the last good fsync can be trusted: the log goes offline until
          * a restart, whose recovery re-reads and CRC-checks the tail from disk. */
         __atomic_store_n(&plog->broken, true, __ATOMIC_RELEASE);
-        GR_ERROR("storage", "%s: fsync %s: %s, log taken offline", plog->name, what, strerror(-r));
-        GR__ERRSTR(errstr, errstr_size, "fsync %s: %s", what, strerror(-r));
+        if (was_broken) {
+            GR__ERRSTR(errstr, errstr_size, "%s: log is offline after an I/O error", plog->name);
+        } else {
+            GR_ERROR("storage", "%s: fsync %s: %s, log taken offline until restart", plog->name, what, strerror(-r));
+            GR__ERRSTR(errstr, errstr_size, "fsync %s: %s", what, strerror(-r));
+        }
         err = GR_ERR_KAFKA_STORAGE_ERROR;
     } else {
         pthread_mutex_lock(&plog->mu);
