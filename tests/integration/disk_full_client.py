@@ -5,6 +5,9 @@ usage: disk_full_client.py BOOTSTRAP TOPIC ACKED_FILE MODE [N]
           acks=all without retries until 30 consecutive messages have failed (or
           N, default 20000, were sent). Prints "acked A failed F codes ..." on stdout.
   more    produce N messages (acks=all, no retries); all must be acknowledged.
+  retry   produce N messages with the producer's default retries (message.timeout.ms
+          60 s) while the disk is full: 56 is retriable, so once space returns every
+          message must be acknowledged.
   verify  read every partition from offset 0 to its end: every record must be one
           that was acknowledged, at the offset it was acknowledged with, with its
           exact value, and every acknowledged record must be there (offsets 0..end-1,
@@ -36,7 +39,7 @@ def next_id(acked_path):
     return n + 100000 if n else 0  # ids of failed messages are never reused
 
 
-def produce(bootstrap, topic, acked_path, limit, stop_after_failures):
+def produce(bootstrap, topic, acked_path, limit, stop_after_failures, retries=0):
     acked = open(acked_path, "a", buffering=1)
     st = {"acked": 0, "failed": 0, "run": 0, "codes": {}}
 
@@ -50,17 +53,21 @@ def produce(bootstrap, topic, acked_path, limit, stop_after_failures):
             st["run"] += 1
             st["codes"][err.name()] = st["codes"].get(err.name(), 0) + 1
 
-    p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": False,
-                  "message.send.max.retries": 0, "linger.ms": 1, "message.timeout.ms": 30000,
-                  "batch.num.messages": 8})
+    conf = {"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": False,
+            "message.send.max.retries": 0, "linger.ms": 1, "message.timeout.ms": 30000, "batch.num.messages": 8}
+    if retries:  # idempotent: retried batches are never appended twice
+        conf.update({"enable.idempotence": True, "message.timeout.ms": 60000, "retry.backoff.ms": 100,
+                     "batch.num.messages": 10000, "linger.ms": 5})
+        del conf["message.send.max.retries"]
+    p = Producer(conf)
     i0 = next_id(acked_path)
     for i in range(i0, i0 + limit):
         p.produce(topic, key=b"%d" % i, value=value_of(i), on_delivery=on_delivery)
-        if (i - i0) % 8 == 7:
+        if not retries and (i - i0) % 8 == 7:
             p.flush(30)
             if stop_after_failures and st["run"] >= stop_after_failures:
                 break
-    left = p.flush(30)
+    left = p.flush(90 if retries else 30)
     acked.close()
     codes = " ".join("%s=%d" % kv for kv in sorted(st["codes"].items()))
     print("acked %d failed %d unflushed %d codes %s" % (st["acked"], st["failed"], left, codes or "-"))
@@ -123,6 +130,9 @@ def main():
         sys.exit(0 if st["acked"] > 0 and st["failed"] > 0 else 1)
     if mode == "more":
         st, left = produce(bootstrap, topic, acked_path, n, 0)
+        sys.exit(0 if st["acked"] == n and left == 0 else 1)
+    if mode == "retry":
+        st, left = produce(bootstrap, topic, acked_path, n, 0, retries=1)
         sys.exit(0 if st["acked"] == n and left == 0 else 1)
     if mode == "verify":
         sys.exit(0 if verify(bootstrap, topic, acked_path) else 1)

@@ -70,6 +70,17 @@ restart_gregord
 check "after a restart: every acknowledged record readable, nothing else" client verify
 check "after a restart: produce works (100 messages)" client more 100
 
+# A producer with its default retries (idempotent) started on a full disk: 56 is retriable,
+# so its messages are delivered, each exactly once, once the space is back.
+dd if=/dev/zero of="$MNT/filler" bs=1M count=8 status=none 2>/dev/null || true
+gr_bg rpid client retry 200 >"$GR_TMP/retry.out" 2>"$GR_TMP/retry.err"
+sleep 3
+rm -f "$MNT/filler"
+rrc=0
+wait "$rpid" || rrc=$?
+check_eq "retrying producer: all 200 delivered after space returned ($(cat "$GR_TMP/retry.out"))" 0 "$rrc"
+check "and readable exactly once, nothing else" client verify
+
 # Second round: fill again, kill -9 while full, free the space, restart (recovery).
 dd if=/dev/zero of="$MNT/filler" bs=1M count=8 status=none 2>/dev/null || true
 out=$(client fill 2>"$GR_TMP/fill2.err") || true
