@@ -277,16 +277,16 @@ static void index_batches(gr_plog_t *plog, gr__seg_t *seg, const uint8_t *buf, s
  * partial write was cut, so the same append can simply be retried later. */
 static bool no_space(int e) { return e == ENOSPC || e == EDQUOT || e == EFBIG; }
 
-/* A failed append: decide whether the log stays usable, and log once per episode
- * (a producer retries every retry.backoff.ms while the disk is full). */
-static gr_err_t append_failed(gr_plog_t *plog, int e, bool rollback_failed, bool rolling) {
-    if (rollback_failed || !no_space(e)) {
+/* A failed append. `offline`: the data is in doubt (an I/O error, a failed rollback),
+ * so the log stops until restart; otherwise it stays usable and the failure is logged
+ * once per episode (a producer retries every retry.backoff.ms while the disk is full). */
+static gr_err_t append_failed(gr_plog_t *plog, const char *what, int e, bool offline) {
+    if (offline) {
         __atomic_store_n(&plog->broken, true, __ATOMIC_RELEASE);
-        GR_ERROR("storage", "%s: %s: %s%s, log taken offline until restart", plog->name,
-                 rolling ? "segment roll" : "write", strerror(e), rollback_failed ? " (and truncating it failed)" : "");
+        GR_ERROR("storage", "%s: %s: %s, log taken offline until restart", plog->name, what, strerror(e));
     } else if (!plog->write_failing) {
         GR_WARN("storage", "%s: %s: %s; nothing appended, the log stays online and appends are retried", plog->name,
-                rolling ? "segment roll" : "write", strerror(e));
+                what, strerror(e));
     }
     plog->write_failing = true;
     return GR_ERR_KAFKA_STORAGE_ERROR;
@@ -308,7 +308,9 @@ gr_err_t gr_plog_append(gr_plog_t *plog, uint8_t *buf, size_t len, const gr_plog
     gr__seg_t *seg = plog->segs[plog->n_segs - 1];
     if (need_roll(plog, seg, len, n_off, max_ts, opts->now_ms)) {
         int r = roll(plog, opts->now_ms, errstr, errstr_size);
-        if (r < 0) return append_failed(plog, -r, false, true); /* changed nothing */
+        /* A failed roll changed nothing (no data written, no index file left): whatever
+         * the cause (ENOSPC, EMFILE, EIO), the old segment is intact and stays active. */
+        if (r < 0) return append_failed(plog, "segment roll", -r, false);
         seg = plog->segs[plog->n_segs - 1];
     }
     int64_t base = plog->end_offset;
@@ -317,7 +319,8 @@ gr_err_t gr_plog_append(gr_plog_t *plog, uint8_t *buf, size_t len, const gr_plog
     int r = gr__seg_write(seg, buf, len, &rollback_failed);
     if (r < 0) {
         GR__ERRSTR(errstr, errstr_size, "write %s.log: %s", seg->path, strerror(-r));
-        return append_failed(plog, -r, rollback_failed, false);
+        if (rollback_failed) return append_failed(plog, "write (and truncating it back)", -r, true);
+        return append_failed(plog, "write", -r, !no_space(-r));
     }
     if (plog->write_failing) {
         GR_INFO("storage", "%s: appends succeed again at offset %" PRId64, plog->name, base);

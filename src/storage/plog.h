@@ -94,8 +94,9 @@ typedef struct gr_plog_append_result {
  *  @returns 0; GR_ERR_KAFKA_STORAGE_ERROR when the write or the roll failed: nothing
  *  was appended (the partial write is truncated away, no offset is used, a failed
  *  roll leaves the old segment active). After ENOSPC/EDQUOT/EFBIG the log stays
- *  usable and the same append may be retried once there is space; after any other
- *  error (EIO, or if the truncation failed) gr_plog_offline() is true.
+ *  usable and the same append may be retried once there is space; so does it after a
+ *  failed roll (nothing was written). After any other write error (EIO, or if the
+ *  truncation failed) gr_plog_offline() is true.
  *  GR_ERR_CORRUPT_MESSAGE if buf is not a sequence of whole batches. */
 gr_err_t gr_plog_append(gr_plog_t *plog, uint8_t *buf, size_t len, const gr_plog_append_opts_t *opts,
                         gr_plog_append_result_t *res, char *errstr, size_t errstr_size);
