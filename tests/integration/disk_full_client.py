@@ -1,10 +1,11 @@
 """Producer and checker for test_disk_full.sh (confluent-kafka).
 
 usage: disk_full_client.py BOOTSTRAP TOPIC ACKED_FILE MODE [N]
-  fill    create TOPIC (2 partitions, segment.bytes 1 MiB) if needed, then produce
+  fill    create TOPIC (2 partitions, segment.bytes 1 MiB, segment.ms 1 s) if needed, then produce
           acks=all without retries until 30 consecutive messages have failed (or
           N, default 20000, were sent). Prints "acked A failed F codes ..." on stdout.
   more    produce N messages (acks=all, no retries); all must be acknowledged.
+  refused produce N messages (acks=all, no retries); all must fail with KAFKA_STORAGE_ERROR.
   retry   produce N messages with the producer's default retries (message.timeout.ms
           60 s) while the disk is full: 56 is retriable, so once space returns every
           message must be acknowledged.
@@ -122,7 +123,7 @@ def main():
         admin = AdminClient({"bootstrap.servers": bootstrap})
         try:
             admin.create_topics([NewTopic(topic, num_partitions=2, replication_factor=1,
-                                          config={"segment.bytes": "1048576"})])[topic].result(timeout=30)
+                                          config={"segment.bytes": "1048576", "segment.ms": "1000"})])[topic].result(timeout=30)
         except KafkaException as e:
             if "TOPIC_ALREADY_EXISTS" not in str(e):
                 raise
@@ -131,6 +132,9 @@ def main():
     if mode == "more":
         st, left = produce(bootstrap, topic, acked_path, n, 0)
         sys.exit(0 if st["acked"] == n and left == 0 else 1)
+    if mode == "refused":
+        st, left = produce(bootstrap, topic, acked_path, n, 0)
+        sys.exit(0 if st["failed"] == n and st["codes"].get("KAFKA_STORAGE_ERROR") == n else 1)
     if mode == "retry":
         st, left = produce(bootstrap, topic, acked_path, n, 0, retries=1)
         sys.exit(0 if st["acked"] == n and left == 0 else 1)

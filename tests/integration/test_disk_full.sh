@@ -4,7 +4,8 @@
 # come back (every acknowledged offset is recorded); reads still work while the disk is
 # full; then the filler is deleted and, WITHOUT a restart, produce and fetch work again;
 # every acknowledged record is readable at its offset with its content and nothing else
-# is in the log (no half-written batch, no offset used by a failed append). The same
+# is in the log (no half-written batch, no offset used by a failed append); a segment roll
+# on the full disk is undone and leaves the old segment active. The same
 # holds after a clean restart, and after a second fill and a kill -9.
 # Needs root (or CAP_SYS_ADMIN) to mount the tmpfs; where mounting is impossible the
 # test prints "SKIP: ..." and exits 0. The tmpfs is unmounted on every exit path.
@@ -56,6 +57,14 @@ check "disk filled: some messages acknowledged, then errors ($out)" grep -q "ack
 check "the failures are KAFKA_STORAGE_ERROR ($out)" grep -q "KAFKA_STORAGE_ERROR=" <<<"$out"
 check "gregord logged the full disk once, log online" grep -q "nothing appended, the log stays online" "$GR_TMP/gregord.log"
 check "every acknowledged record readable while the disk is full" client verify
+# segment.ms is 1 s: once it has passed, the next append must roll, and a roll on a full disk
+# (the old segment's index files cannot be written) must be undone, the old segment kept.
+nlogs() { find "$GR_DATA_DIR" -path "*/$topic-*" -name '*.log' | wc -l; }
+before=$(nlogs)
+sleep 1.2
+check "appends that need a segment roll on the full disk are refused with 56" client refused 16
+check_eq "the failed rolls left no new segment file" "$before" "$(nlogs)"
+check "every acknowledged record still readable" client verify
 
 rm -f "$MNT/filler"
 log "filler removed: $(df -k --output=avail "$MNT" | tail -n 1) KiB free"
@@ -63,6 +72,7 @@ check "produce works again without a restart (300 acks=all messages)" client mor
 check "every acknowledged record readable without a restart, nothing else in the log" client verify
 check "no partition went offline" bash -c "! grep -q 'offline' '$GR_TMP/gregord.log'"
 check "gregord logged that appends succeed again" grep -q "appends succeed again" "$GR_TMP/gregord.log"
+check "segments rolled once the space was back ($before -> $(nlogs) .log files)" test "$(nlogs)" -gt "$before"
 
 stop_gregord
 check_eq "clean shutdown" 0 "$GR_GREGORD_EXIT"
