@@ -99,7 +99,7 @@ static gr_err_t epoch_check(const gr_partition_t *p, int32_t current_leader_epoc
 
 /* Errors that Kafka raises before reading (fetchRecords). */
 static gr_err_t pre_read_error(const fetch_state_t *st, const fetch_part_t *fp) {
-    if (fp->p->offline) return GR_ERR_KAFKA_STORAGE_ERROR;
+    if (fp->p->offline || gr_plog_offline(fp->p->plog)) return GR_ERR_KAFKA_STORAGE_ERROR;
     gr_err_t err = epoch_check(fp->p, fp->in->CurrentLeaderEpoch);
     if (err) return err;
     if (st->follower)

@@ -261,7 +261,7 @@ static gr_err_t delete_partition(gr_req_t *req, const char *topic, int32_t index
     gr_err_t err = gr_plog_delete_records(p->plog, offset, errstr, sizeof(errstr));
     if (err) {
         GR_ERROR("delete_records", "%s-%d up to %lld: %s", topic, index, (long long)offset, errstr);
-        if (err == GR_ERR_KAFKA_STORAGE_ERROR) p->offline = true;
+        if (gr_plog_offline(p->plog)) p->offline = true; /* a full disk alone leaves it online */
         return err;
     }
     *low = gr_plog_start_offset(p->plog);

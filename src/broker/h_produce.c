@@ -16,6 +16,12 @@
  * requests of a loop iteration just before the loop sleeps (group commit). Kafka's TimeoutMs is not applied to that wait: the
  * single replica is always "in sync", only the disk can be slow.
  *
+ * Storage errors (docs/storage.md, "Write and fsync failures"): an append that
+ * fails for lack of space appended nothing and leaves the partition online;
+ * it is answered KAFKA_STORAGE_ERROR (56), which producers retry. A failed
+ * fsync, or any other write error, takes the partition offline until restart
+ * and fails every acks=-1 request still waiting on it with 56.
+ *
  * Transactions are not supported yet: there is no transaction coordinator. A
  * transactional batch (with a transactional id) therefore gets exactly what
  * Kafka 4.3 answers when its partition verification cannot reach the
@@ -195,8 +201,16 @@ static void append_batch(produce_run_t *run, gr_partition_t *p, const gr_produce
     char errstr[256];
     gr_err_t err = gr_plog_append(p->plog, batch, res->valid_bytes, &ao, &ar, errstr, sizeof(errstr));
     if (err) {
-        GR_ERROR("produce", "append to %s-%d failed: %s", p->topic, p->index, errstr);
-        if (err == GR_ERR_KAFKA_STORAGE_ERROR) p->offline = true;
+        /* Disk full: nothing was appended and the log stays online; the client
+         * retries (56 is retriable) and succeeds once there is space again. The
+         * storage layer logs each episode once; here only a real I/O error counts. */
+        if (gr_plog_offline(p->plog)) {
+            GR_ERROR("produce", "append to %s-%d failed: %s; partition offline until restart", p->topic, p->index,
+                     errstr);
+            p->offline = true;
+        } else {
+            GR_DEBUG("produce", "append to %s-%d failed: %s", p->topic, p->index, errstr);
+        }
         part_error(pr, err);
         return;
     }
@@ -214,7 +228,7 @@ static void append_batch(produce_run_t *run, gr_partition_t *p, const gr_produce
 
 static void produce_partition(produce_run_t *run, const gr_meta_topic_t *mt, gr_partition_t *p,
                               const gr_bytes_t *records, part_resp_t *pr) {
-    if (p->offline) {
+    if (p->offline || gr_plog_offline(p->plog)) {
         part_error(pr, GR_ERR_KAFKA_STORAGE_ERROR);
         return;
     }
@@ -287,7 +301,9 @@ static void produce_flushed(void *arg, gr_err_t err) {
     produce_wait_t *w = arg;
     produce_ctx_t *ctx = w->ctx;
     if (err) {
-        GR_ERROR("produce", "fsync of %s-%d failed; partition offline", w->p->topic, w->p->index);
+        /* The fsync policy (docs/storage.md): the log is offline until restart. */
+        if (!w->p->offline)
+            GR_ERROR("produce", "fsync of %s-%d failed; partition offline until restart", w->p->topic, w->p->index);
         w->p->offline = true;
         if (ctx->req) part_error(w->pr, GR_ERR_KAFKA_STORAGE_ERROR);
     }

@@ -72,10 +72,12 @@ void gr_sync_queue_run(gr_sync_queue_t *q) {
         for (size_t j = i + 1; j < n; j++)
             if (v[j].p == p && v[j].offset > need) need = v[j].offset;
         gr_err_t err = sync_partition(p, need);
+        int64_t durable = gr_plog_durable_offset(p->plog);
         for (size_t j = i; j < n; j++) {
             if (v[j].p != p) continue;
             v[j].p = NULL;
-            v[j].cb(v[j].arg, err);
+            /* A failed fsync fails only the waiters an earlier good fsync did not cover. */
+            v[j].cb(v[j].arg, v[j].offset <= durable ? GR_ERR_NONE : err);
             gr_partition_unpin(p);
         }
     }

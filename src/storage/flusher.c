@@ -28,10 +28,10 @@ struct gr_flusher {
     pthread_t th;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    fifo_t pending; /* mu */
-    fifo_t done;    /* mu */
-    bool stop;      /* mu */
-    uint64_t seq;   /* loop thread */
+    fifo_t pending;                /* mu */
+    fifo_t done;                   /* mu */
+    bool stop;                     /* mu */
+    uint64_t seq;                  /* loop thread */
     uint64_t n_requests, n_fsyncs; /* atomic */
     void (*wake)(void *);
     void *wake_ctx;
@@ -39,15 +39,19 @@ struct gr_flusher {
 
 static void fifo_push(fifo_t *q, req_t *r) {
     r->next = NULL;
-    if (q->tail) q->tail->next = r;
-    else q->head = r;
+    if (q->tail)
+        q->tail->next = r;
+    else
+        q->head = r;
     q->tail = r;
 }
 
 static void fifo_concat(fifo_t *q, fifo_t *more) {
     if (!more->head) return;
-    if (q->tail) q->tail->next = more->head;
-    else q->head = more->head;
+    if (q->tail)
+        q->tail->next = more->head;
+    else
+        q->head = more->head;
     q->tail = more->tail;
 }
 
@@ -74,7 +78,8 @@ static void process(gr_flusher_t *fl, req_t *list, fifo_t *out) {
         __atomic_add_fetch(&fl->n_fsyncs, 1, __ATOMIC_RELAXED);
         if (err) GR_WARN("storage", "flusher: %s", es);
         for (; i < n && v[i]->plog == plog; i++) {
-            v[i]->err = err ? err : v[i]->offset <= durable ? GR_ERR_NONE : GR_ERR__INVALID_ARG;
+            /* Offsets an earlier fsync covered stay durable even if this one failed. */
+            v[i]->err = v[i]->offset <= durable ? GR_ERR_NONE : err ? err : GR_ERR__INVALID_ARG;
             fifo_push(out, v[i]);
         }
     }
@@ -126,8 +131,10 @@ void gr_flusher_request(gr_flusher_t *fl, gr_plog_t *plog, int64_t offset, gr_fl
     __atomic_add_fetch(&fl->n_requests, 1, __ATOMIC_RELAXED);
     bool durable = offset <= gr_plog_durable_offset(plog);
     pthread_mutex_lock(&fl->mu);
-    if (durable) fifo_push(&fl->done, r); /* no fsync needed; still completes asynchronously */
-    else fifo_push(&fl->pending, r);
+    if (durable)
+        fifo_push(&fl->done, r); /* no fsync needed; still completes asynchronously */
+    else
+        fifo_push(&fl->pending, r);
     pthread_cond_signal(&fl->cv);
     pthread_mutex_unlock(&fl->mu);
     if (durable) fl->wake(fl->wake_ctx);

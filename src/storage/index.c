@@ -58,8 +58,10 @@ int64_t gr__index_lookup_o(const gr__index_t *ix, int32_t rel) {
     size_t lo = 0, hi = ix->n_o; /* first entry with o.rel > rel */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (ix->o[mid].rel <= rel) lo = mid + 1;
-        else hi = mid;
+        if (ix->o[mid].rel <= rel)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo ? ix->o[lo - 1].pos : 0;
 }
@@ -68,8 +70,10 @@ int32_t gr__index_lookup_t(const gr__index_t *ix, int64_t target) {
     size_t lo = 0, hi = ix->n_t; /* first entry with ts >= target */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (ix->t[mid].ts < target) lo = mid + 1;
-        else hi = mid;
+        if (ix->t[mid].ts < target)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo ? ix->t[lo - 1].rel : -1;
 }
@@ -82,7 +86,8 @@ static int slurp(const char *path, uint8_t **buf, size_t *len) {
     if (fd < 0) return -errno;
     struct stat st;
     int r = 0;
-    if (fstat(fd, &st) < 0) r = -errno;
+    if (fstat(fd, &st) < 0)
+        r = -errno;
     else if (st.st_size > 0) {
         *buf = malloc((size_t)st.st_size);
         if (!*buf) abort();
@@ -182,6 +187,12 @@ int gr__index_write(const gr__index_t *ix, const char *path) {
     snprintf(fn, sizeof(fn), "%s.timeindex", path);
     if (r == 0) r = write_file(fn, buf, ix->n_t * 12);
     free(buf);
+    if (r < 0) { /* a torn .timeindex could pass the load check with a too small max timestamp */
+        snprintf(fn, sizeof(fn), "%s.index", path);
+        unlink(fn);
+        snprintf(fn, sizeof(fn), "%s.timeindex", path);
+        unlink(fn);
+    }
     return r;
 }
 

@@ -2,8 +2,8 @@
  * and the simple accessors. Reads are in read.c, retention and DeleteRecords in
  * retention.c, fsync and the flush policy in sync.c, opening/recovery in
  * recovery.c. */
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,8 +97,10 @@ static gr_err_t make_dir(const char *dir, char *errstr, size_t n) {
         char parent[4096];
         snprintf(parent, sizeof(parent), "%s", dir);
         char *slash = strrchr(parent, '/');
-        if (slash && slash != parent) *slash = '\0';
-        else snprintf(parent, sizeof(parent), "%s", slash ? "/" : ".");
+        if (slash && slash != parent)
+            *slash = '\0';
+        else
+            snprintf(parent, sizeof(parent), "%s", slash ? "/" : ".");
         gr__fsync_dir(parent);
     } else if (errno != EEXIST) {
         GR__ERRSTR(errstr, n, "mkdir %s: %s", dir, strerror(errno));
@@ -131,19 +133,20 @@ gr_err_t gr_plog_open(const char *dir, const gr_plog_config_t *cfg, int64_t now_
     return GR_ERR_NONE;
 }
 
-/* Give a segment its final time entry and write its index files (roll, close). */
-static void seal_index(gr__seg_t *seg) {
+/* Give a segment its final time entry and write its index files (roll, close).
+ * Returns 0 or -errno; a failed write leaves no index file behind (see index.c). */
+static int seal_index(gr__seg_t *seg) {
     gr__index_t *ix = &seg->ix;
     if (seg->max_ts >= 0 && (ix->n_t == 0 || seg->max_ts > ix->t[ix->n_t - 1].ts))
         gr__index_add_t(ix, seg->max_ts, (int32_t)(seg->max_ts_off - seg->base));
-    int r = gr__index_write(ix, seg->path);
-    if (r < 0) GR_WARN("storage", "%s: writing index: %s (rebuilt on next use)", seg->path, strerror(-r));
+    return gr__index_write(ix, seg->path);
 }
 
 void gr_plog_close(gr_plog_t *plog) {
     char es[256];
     gr__seg_t *act = plog->segs[plog->n_segs - 1];
-    seal_index(act);
+    int ir = seal_index(act);
+    if (ir < 0) GR_WARN("storage", "%s: writing index: %s (rebuilt at the next open)", act->path, strerror(-ir));
     pthread_mutex_lock(&plog->mu);
     act->ix_unsynced = true;
     pthread_mutex_unlock(&plog->mu);
@@ -217,11 +220,20 @@ static bool need_roll(const gr_plog_t *plog, const gr__seg_t *seg, size_t len, i
     return waited > cfg->segment_ms;
 }
 
-static gr_err_t roll(gr_plog_t *plog, int64_t now_ms, char *errstr, size_t n) {
+/* Seal the active segment and start a new one at the end offset. Either both
+ * happen or neither: when the new file cannot be created or the old segment's
+ * index files cannot be written (disk full), the new file is removed again and
+ * the old segment stays the active one, unchanged and usable. */
+static int roll(gr_plog_t *plog, int64_t now_ms, char *errstr, size_t n) {
     gr__seg_t *old = plog->segs[plog->n_segs - 1], *seg;
-    gr_err_t err = gr__seg_create(plog->dir, plog->end_offset, now_ms, &seg, errstr, n);
-    if (err) return err;
-    seal_index(old);
+    if (gr__seg_create(plog->dir, plog->end_offset, now_ms, &seg, errstr, n)) return errno ? -errno : -EIO;
+    int r = seal_index(old);
+    if (r < 0) {
+        GR__ERRSTR(errstr, n, "roll: writing %s.index: %s", old->path, strerror(-r));
+        gr__seg_unlink(seg);
+        gr__seg_unref(seg);
+        return r;
+    }
     pthread_mutex_lock(&plog->mu);
     old->sealed = true;
     old->ix_unsynced = true;
@@ -229,7 +241,7 @@ static gr_err_t roll(gr_plog_t *plog, int64_t now_ms, char *errstr, size_t n) {
     pthread_mutex_unlock(&plog->mu);
     gr__plog_push_seg(plog, seg);
     GR_DEBUG("storage", "%s: rolled new segment at offset %" PRId64, plog->name, seg->base);
-    return GR_ERR_NONE;
+    return 0;
 }
 
 /* Rewrite the broker-owned header fields of each batch. */
@@ -261,6 +273,25 @@ static void index_batches(gr_plog_t *plog, gr__seg_t *seg, const uint8_t *buf, s
     }
 }
 
+/* Out of space (or quota, or the file size limit): nothing was accepted and the
+ * partial write was cut, so the same append can simply be retried later. */
+static bool no_space(int e) { return e == ENOSPC || e == EDQUOT || e == EFBIG; }
+
+/* A failed append. `offline`: the data is in doubt (an I/O error, a failed rollback),
+ * so the log stops until restart; otherwise it stays usable and the failure is logged
+ * once per episode (a producer retries every retry.backoff.ms while the disk is full). */
+static gr_err_t append_failed(gr_plog_t *plog, const char *what, int e, bool offline) {
+    if (offline) {
+        __atomic_store_n(&plog->broken, true, __ATOMIC_RELEASE);
+        GR_ERROR("storage", "%s: %s: %s, log taken offline until restart", plog->name, what, strerror(e));
+    } else if (!plog->write_failing) {
+        GR_WARN("storage", "%s: %s: %s; nothing appended, the log stays online and appends are retried", plog->name,
+                what, strerror(e));
+    }
+    plog->write_failing = true;
+    return GR_ERR_KAFKA_STORAGE_ERROR;
+}
+
 gr_err_t gr_plog_append(gr_plog_t *plog, uint8_t *buf, size_t len, const gr_plog_append_opts_t *opts,
                         gr_plog_append_result_t *res, char *errstr, size_t errstr_size) {
     if (__atomic_load_n(&plog->broken, __ATOMIC_ACQUIRE)) {
@@ -276,8 +307,10 @@ gr_err_t gr_plog_append(gr_plog_t *plog, uint8_t *buf, size_t len, const gr_plog
     if (opts->log_append_time) max_ts = opts->now_ms;
     gr__seg_t *seg = plog->segs[plog->n_segs - 1];
     if (need_roll(plog, seg, len, n_off, max_ts, opts->now_ms)) {
-        gr_err_t err = roll(plog, opts->now_ms, errstr, errstr_size);
-        if (err) return err;
+        int r = roll(plog, opts->now_ms, errstr, errstr_size);
+        /* A failed roll changed nothing (no data written, no index file left): whatever
+         * the cause (ENOSPC, EMFILE, EIO), the old segment is intact and stays active. */
+        if (r < 0) return append_failed(plog, "segment roll", -r, false);
         seg = plog->segs[plog->n_segs - 1];
     }
     int64_t base = plog->end_offset;
@@ -286,12 +319,12 @@ gr_err_t gr_plog_append(gr_plog_t *plog, uint8_t *buf, size_t len, const gr_plog
     int r = gr__seg_write(seg, buf, len, &rollback_failed);
     if (r < 0) {
         GR__ERRSTR(errstr, errstr_size, "write %s.log: %s", seg->path, strerror(-r));
-        if (rollback_failed) {
-            __atomic_store_n(&plog->broken, true, __ATOMIC_RELEASE);
-            GR_ERROR("storage", "%s: cannot truncate a failed write (%s), log taken offline", plog->name,
-                     strerror(-r));
-        }
-        return GR_ERR_KAFKA_STORAGE_ERROR;
+        if (rollback_failed) return append_failed(plog, "write (and truncating it back)", -r, true);
+        return append_failed(plog, "write", -r, !no_space(-r));
+    }
+    if (plog->write_failing) {
+        GR_INFO("storage", "%s: appends succeed again at offset %" PRId64, plog->name, base);
+        plog->write_failing = false;
     }
     index_batches(plog, seg, buf, len);
     pthread_mutex_lock(&plog->mu);
@@ -306,6 +339,8 @@ gr_err_t gr_plog_append(gr_plog_t *plog, uint8_t *buf, size_t len, const gr_plog
     res->log_start_offset = plog->start_offset;
     return GR_ERR_NONE;
 }
+
+bool gr_plog_offline(const gr_plog_t *plog) { return __atomic_load_n(&plog->broken, __ATOMIC_ACQUIRE); }
 
 int64_t gr_plog_start_offset(const gr_plog_t *plog) { return plog->start_offset; }
 int64_t gr_plog_end_offset(const gr_plog_t *plog) { return plog->end_offset; }

@@ -73,10 +73,10 @@ gr_err_t gr_plog_delete(gr_plog_t *plog, char *errstr, size_t errstr_size);
 
 /** Options of one append. */
 typedef struct gr_plog_append_opts {
-    int64_t now_ms;             /* wall clock: segment.ms roll, LogAppendTime */
-    bool set_leader_epoch;      /* write leader_epoch into every batch's partitionLeaderEpoch */
+    int64_t now_ms;        /* wall clock: segment.ms roll, LogAppendTime */
+    bool set_leader_epoch; /* write leader_epoch into every batch's partitionLeaderEpoch */
     int32_t leader_epoch;
-    bool log_append_time;       /* message.timestamp.type=LogAppendTime: set maxTimestamp=now_ms and the
+    bool log_append_time; /* message.timestamp.type=LogAppendTime: set maxTimestamp=now_ms and the
                                  * timestamp-type attribute bit, recompute the CRC */
 } gr_plog_append_opts_t;
 
@@ -91,9 +91,13 @@ typedef struct gr_plog_append_result {
  *  CRC). buf is modified in place: each batch gets its baseOffset (and the fields
  *  the options ask for). Rolls the active segment first when segment.bytes,
  *  segment.ms, the index size or the int32 relative-offset range require it.
- *  @returns 0; GR_ERR_KAFKA_STORAGE_ERROR on write failure (disk full, EIO): the
- *  partial write is truncated away and the log is unchanged; GR_ERR_CORRUPT_MESSAGE
- *  if buf is not a sequence of whole batches. */
+ *  @returns 0; GR_ERR_KAFKA_STORAGE_ERROR when the write or the roll failed: nothing
+ *  was appended (the partial write is truncated away, no offset is used, a failed
+ *  roll leaves the old segment active). After ENOSPC/EDQUOT/EFBIG the log stays
+ *  usable and the same append may be retried once there is space; so does it after a
+ *  failed roll (nothing was written). After any other write error (EIO, or if the
+ *  truncation failed) gr_plog_offline() is true.
+ *  GR_ERR_CORRUPT_MESSAGE if buf is not a sequence of whole batches. */
 gr_err_t gr_plog_append(gr_plog_t *plog, uint8_t *buf, size_t len, const gr_plog_append_opts_t *opts,
                         gr_plog_append_result_t *res, char *errstr, size_t errstr_size);
 
@@ -149,6 +153,12 @@ gr_err_t gr_plog_read_copy(gr_plog_t *plog, int64_t offset, size_t max_bytes, in
  *  start). Used to rebuild in-memory state from the log tail at start-up. */
 int64_t gr_plog_tail_offset(gr_plog_t *plog, size_t max_bytes);
 
+/** True once the log has had an I/O error it cannot recover from while running
+ *  (a failed fsync, a write error other than out-of-space, a failed rollback):
+ *  appends and fsyncs are refused until the log is reopened (broker restart),
+ *  and callers should stop serving it. Any thread. */
+bool gr_plog_offline(const gr_plog_t *plog);
+
 /** Log start offset (earliest readable offset). */
 int64_t gr_plog_start_offset(const gr_plog_t *plog);
 /** Log end offset: the offset the next appended record gets. */
@@ -201,7 +211,8 @@ void gr_plog_flush_stats(const gr_plog_t *plog, gr_plog_flush_stats_t *st);
  *  after a roll or deletion, advance the durable offset, and write the recovery point
  *  checkpoint every checkpoint_interval_ms. Any thread (normally the flusher); calls
  *  are serialized per log. *durable (may be NULL) gets the new durable offset.
- *  After a failure the log refuses appends (fsync errors lose the dirty pages).
+ *  After a failure the log is offline (gr_plog_offline): an fsync error may have
+ *  lost dirty pages, so nothing since the last good fsync can be trusted.
  *  @returns 0 or GR_ERR_KAFKA_STORAGE_ERROR. */
 gr_err_t gr_plog_fsync(gr_plog_t *plog, int64_t *durable, char *errstr, size_t errstr_size);
 

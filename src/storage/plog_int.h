@@ -15,14 +15,20 @@
 #include "storage/plog.h"
 
 #define GR__LOG_OVERHEAD 12 /* baseOffset + batchLength */
-#define GR__BATCH_HDR 61    /* fixed part of a v2 batch */
-#define GR__SCAN_HDR 43     /* header bytes the scanner reads (up to maxTimestamp) */
-#define GR__MAX_BATCH (1 << 30)
+#define GR__BATCH_HDR    61 /* fixed part of a v2 batch */
+#define GR__SCAN_HDR     43 /* header bytes the scanner reads (up to maxTimestamp) */
+#define GR__MAX_BATCH    (1 << 30)
 
 /* Offset index entry: batch base offset - segment base, file position of the batch. */
-typedef struct gr__oix { int32_t rel; int32_t pos; } gr__oix_t;
+typedef struct gr__oix {
+    int32_t rel;
+    int32_t pos;
+} gr__oix_t;
 /* Time index entry: largest batch maxTimestamp so far, relative base offset of that batch. */
-typedef struct gr__tix { int64_t ts; int32_t rel; } gr__tix_t;
+typedef struct gr__tix {
+    int64_t ts;
+    int32_t rel;
+} gr__tix_t;
 
 typedef struct gr__index {
     gr__oix_t *o;
@@ -67,7 +73,9 @@ struct gr_plog {
     int64_t last_ckpt_ms;   /* fmu */
     uint64_t n_fsyncs;      /* atomic */
     bool dir_dirty;         /* mu: a file was created or removed since the last dir fsync */
-    bool broken;            /* atomic: an fsync failed or a rollback failed; appends are refused */
+    bool broken;            /* atomic: an fsync, a rollback or a non-ENOSPC write failed: the log is
+                             * offline until restart (see "Write and fsync failures" in docs/storage.md) */
+    bool write_failing;     /* loop thread: the last append failed with ENOSPC (log lines once per episode) */
 };
 
 /* ---- segment.c ---- */
@@ -81,8 +89,8 @@ void gr__seg_unlink(gr__seg_t *seg);
  *  if even that failed). Returns 0 or -errno. */
 int gr__seg_write(gr__seg_t *seg, const uint8_t *buf, size_t len, bool *rollback_failed);
 /** Record one appended batch in the in-memory indexes. */
-void gr__seg_note_batch(gr__seg_t *seg, int64_t base_off, int64_t last_off, int64_t max_ts, int64_t pos,
-                        int64_t len, int32_t interval);
+void gr__seg_note_batch(gr__seg_t *seg, int64_t base_off, int64_t last_off, int64_t max_ts, int64_t pos, int64_t len,
+                        int32_t interval);
 /** Read exactly len bytes at pos. 0, -errno, or -EINVAL for a short read. */
 int gr__pread_full(int fd, void *buf, size_t len, int64_t pos);
 /** Make the segment's indexes available (load from files or rebuild). 0 or -errno. */
@@ -102,7 +110,8 @@ int32_t gr__index_lookup_t(const gr__index_t *ix, int64_t target);
 /** Load .index/.timeindex; false if missing or insane (bad size, not monotonic,
  *  past seg_size). Empty files are valid for an empty segment only. */
 bool gr__index_load(gr__index_t *ix, const char *path, int64_t seg_size, int64_t seg_base, int64_t next_offset);
-/** Write both index files (no fsync). 0 or -errno. */
+/** Write both index files (no fsync). 0 or -errno; on failure both files are removed,
+ *  so no partial index is ever loaded (a missing index is rebuilt from the data). */
 int gr__index_write(const gr__index_t *ix, const char *path);
 /** Fsync both index files by path. 0 or -errno (ENOENT ignored). */
 int gr__index_fsync(const char *path);
@@ -111,14 +120,14 @@ int gr__index_fsync(const char *path);
 /* Batch header scanner over a file range, reading in chunks. */
 typedef struct gr__scan {
     int fd;
-    int64_t end;      /* file end (exclusive) */
-    int64_t pos;      /* position of the next batch */
-    uint8_t *buf;     /* window [wpos, wpos + wlen) of the file */
+    int64_t end;  /* file end (exclusive) */
+    int64_t pos;  /* position of the next batch */
+    uint8_t *buf; /* window [wpos, wpos + wlen) of the file */
     size_t cap, wlen;
     int64_t wpos;
     /* the current batch, after gr__scan_next returned 1 */
     int64_t b_pos, b_base, b_last, b_max_ts;
-    int64_t b_len; /* whole batch, with the 12-byte log overhead */
+    int64_t b_len;         /* whole batch, with the 12-byte log overhead */
     const uint8_t *b_data; /* whole batch bytes when want_body */
     const char *why;       /* reason for -1 */
 } gr__scan_t;
@@ -140,7 +149,7 @@ int gr__ckpt_write(const char *dir, const char *name, const char *text);
 /** Read dir/name into buf (NUL-terminated). 0, -ENOENT or -errno. */
 int gr__ckpt_read(const char *dir, const char *name, char *buf, size_t cap);
 
-#define GR__CKPT_START "log-start-offset.checkpoint"
+#define GR__CKPT_START    "log-start-offset.checkpoint"
 #define GR__CKPT_RECOVERY "recovery-point.checkpoint"
 
 /* ---- plog.c ---- */
@@ -151,6 +160,9 @@ void gr__plog_drop_oldest(gr_plog_t *plog);
 int gr__plog_write_recovery(gr_plog_t *plog, int64_t rp, bool clean);
 int gr__plog_write_start(gr_plog_t *plog);
 
-#define GR__ERRSTR(errstr, n, ...) do { if ((errstr) && (n)) snprintf((errstr), (n), __VA_ARGS__); } while (0)
+#define GR__ERRSTR(errstr, n, ...)                                 \
+    do {                                                           \
+        if ((errstr) && (n)) snprintf((errstr), (n), __VA_ARGS__); \
+    } while (0)
 
 #endif

@@ -14,13 +14,13 @@
  * the result is made durable by the first fsync pass (see mark_recovered). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <fcntl.h>
 
 #include "base/buf.h"
 #include "base/crc32c.h"
@@ -109,6 +109,11 @@ int gr__scan_next(gr__scan_t *sc, bool check_crc) {
 int gr__seg_rebuild(gr__seg_t *seg, int32_t interval, bool validate, int64_t *truncated) {
     struct stat st;
     if (fstat(seg->fd, &st) < 0) return -errno;
+    /* Validate what is on the disk, not what the page cache says: after a failed
+     * fsync the kernel may keep pages it could not write, marked clean, and a
+     * restarted broker would read them back as valid. Clean pages are dropped
+     * here (dirty ones stay and are written back), so the scan sees the disk. */
+    if (validate) posix_fadvise(seg->fd, 0, 0, POSIX_FADV_DONTNEED);
     gr__index_reset(&seg->ix);
     seg->max_ts = seg->max_ts_off = seg->first_ts = -1;
     seg->next_offset = seg->base;
@@ -325,8 +330,9 @@ static gr_err_t recover(gr_plog_t *plog, int64_t rp, int64_t *durable, char *err
     plog->end_offset = act->next_offset;
     *durable = rp < plog->end_offset ? rp : plog->end_offset;
     if (cut_seg >= 0)
-        GR_INFO("storage", "%s: recovered: truncated %" PRId64 " bytes at offset %" PRId64 " in segment %" PRId64
-                           ", removed %d later segment(s), log end offset %" PRId64,
+        GR_INFO("storage",
+                "%s: recovered: truncated %" PRId64 " bytes at offset %" PRId64 " in segment %" PRId64
+                ", removed %d later segment(s), log end offset %" PRId64,
                 plog->name, cut, cut_at, cut_seg, dropped, plog->end_offset);
     mark_recovered(plog, from);
     return GR_ERR_NONE;

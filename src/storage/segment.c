@@ -37,7 +37,9 @@ gr_err_t gr__seg_create(const char *dir, int64_t base, int64_t now_ms, gr__seg_t
     /* O_TRUNC: a file with this base can only be a leftover empty segment. */
     int fd = open(fn, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-        GR__ERRSTR(errstr, n, "create %s: %s", fn, strerror(errno));
+        int e = errno;
+        GR__ERRSTR(errstr, n, "create %s: %s", fn, strerror(e));
+        errno = e; /* callers tell a full disk from other errors */
         return GR_ERR_KAFKA_STORAGE_ERROR;
     }
     gr__seg_t *seg = gr__seg_new(dir, base, fd, now_ms);
@@ -79,6 +81,17 @@ int gr__pread_full(int fd, void *buf, size_t len, int64_t pos) {
     return 0;
 }
 
+/* A failed write left bytes after seg->size that the truncation could not cut.
+ * Overwrite the start of the torn batch with zeros (in place: no new blocks
+ * needed) so that recovery after a crash stops there and never keeps whole
+ * batches of an append that was answered with an error. */
+static void void_tail(gr__seg_t *seg) {
+    static const uint8_t zero[GR__LOG_OVERHEAD];
+    ssize_t w;
+    do w = pwrite(seg->fd, zero, sizeof(zero), (off_t)seg->size);
+    while (w < 0 && errno == EINTR);
+}
+
 int gr__seg_write(gr__seg_t *seg, const uint8_t *buf, size_t len, bool *rollback_failed) {
     int64_t pos = seg->size;
     size_t left = len;
@@ -88,7 +101,10 @@ int gr__seg_write(gr__seg_t *seg, const uint8_t *buf, size_t len, bool *rollback
         if (w <= 0) {
             int e = w < 0 ? errno : ENOSPC;
             /* Cut the partial write so the file ends at a batch boundary again. */
-            if (ftruncate(seg->fd, (off_t)seg->size) < 0) *rollback_failed = true;
+            if (pos > seg->size && ftruncate(seg->fd, (off_t)seg->size) < 0) {
+                *rollback_failed = true;
+                void_tail(seg);
+            }
             return -e;
         }
         buf += w;
@@ -98,8 +114,8 @@ int gr__seg_write(gr__seg_t *seg, const uint8_t *buf, size_t len, bool *rollback
     return 0;
 }
 
-void gr__seg_note_batch(gr__seg_t *seg, int64_t base_off, int64_t last_off, int64_t max_ts, int64_t pos,
-                        int64_t len, int32_t interval) {
+void gr__seg_note_batch(gr__seg_t *seg, int64_t base_off, int64_t last_off, int64_t max_ts, int64_t pos, int64_t len,
+                        int32_t interval) {
     gr__index_t *ix = &seg->ix;
     if (pos == 0) seg->first_ts = max_ts;
     if (max_ts > seg->max_ts) {

@@ -60,8 +60,10 @@ static int sync_items(gr_plog_t *plog, sync_item_t *items, size_t k, bool dir, c
 static void maybe_checkpoint(gr_plog_t *plog, int64_t rp, int64_t now, int64_t interval) {
     if (now - plog->last_ckpt_ms < interval) return;
     int r = gr__plog_write_recovery(plog, rp, false);
-    if (r < 0) GR_WARN("storage", "%s: writing recovery point: %s", plog->name, strerror(-r));
-    else plog->last_ckpt_ms = now;
+    if (r < 0)
+        GR_WARN("storage", "%s: writing recovery point: %s", plog->name, strerror(-r));
+    else
+        plog->last_ckpt_ms = now;
 }
 
 gr_err_t gr_plog_fsync(gr_plog_t *plog, int64_t *durable, char *errstr, size_t errstr_size) {
@@ -75,13 +77,21 @@ gr_err_t gr_plog_fsync(gr_plog_t *plog, int64_t *durable, char *errstr, size_t e
     pthread_mutex_unlock(&plog->mu);
     int64_t t0 = gr_clock_mono_ms();
     const char *what = plog->dir;
-    int r = __atomic_load_n(&plog->broken, __ATOMIC_ACQUIRE) ? -EIO : sync_items(plog, items, k, dir, &what);
+    bool was_broken = __atomic_load_n(&plog->broken, __ATOMIC_ACQUIRE);
+    int r = was_broken ? -EIO : sync_items(plog, items, k, dir, &what);
     if (r < 0) {
-        /* After a failed fsync the kernel may have dropped the dirty pages: the
-         * data cannot be made durable any more, so the log goes offline. */
+        /* After a failed fsync the kernel may have dropped the dirty pages or
+         * marked them clean without writing them, so a second fsync could
+         * "succeed" over lost data (PostgreSQL's fsyncgate). Nothing written
+         * since the last good fsync can be trusted: the log goes offline until
+         * a restart, whose recovery re-reads and CRC-checks the tail from disk. */
         __atomic_store_n(&plog->broken, true, __ATOMIC_RELEASE);
-        GR_ERROR("storage", "%s: fsync %s: %s, log taken offline", plog->name, what, strerror(-r));
-        GR__ERRSTR(errstr, errstr_size, "fsync %s: %s", what, strerror(-r));
+        if (was_broken) {
+            GR__ERRSTR(errstr, errstr_size, "%s: log is offline after an I/O error", plog->name);
+        } else {
+            GR_ERROR("storage", "%s: fsync %s: %s, log taken offline until restart", plog->name, what, strerror(-r));
+            GR__ERRSTR(errstr, errstr_size, "fsync %s: %s", what, strerror(-r));
+        }
         err = GR_ERR_KAFKA_STORAGE_ERROR;
     } else {
         pthread_mutex_lock(&plog->mu);
