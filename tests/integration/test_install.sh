@@ -96,4 +96,13 @@ echo "# edited by the operator" >>"$P/etc/gregor/server.properties"
 cmake --install "$GR_BUILD_DIR" --prefix "$P" >>"$GR_TMP/install.log" 2>&1 || fail "second install"
 check "reinstall keeps an edited etc/gregor/server.properties" \
   grep -q '^# edited by the operator' "$P/etc/gregor/server.properties"
+
+# --- a packager's staged install: DESTDIR, PREFIX=/usr, the configuration in /etc
+D="$GR_TMP/stage"
+DESTDIR="$D" cmake --install "$GR_BUILD_DIR" --prefix /usr >>"$GR_TMP/install.log" 2>&1 || fail "DESTDIR install"
+check "DESTDIR, PREFIX=/usr: config staged as /etc/gregor/server.properties" test -f "$D/etc/gregor/server.properties"
+pc="$(find "$D/usr" -name gregor.pc | head -n 1)"
+check "DESTDIR, PREFIX=/usr: gregor.pc says prefix=/usr" grep -qx 'prefix=/usr' "${pc:-/nonexistent}"
+check "DESTDIR, PREFIX=/usr: the unit runs /usr/bin/gregord with /etc/gregor/server.properties" \
+  grep -qx "ExecStart=/usr/bin/gregord --config /etc/gregor/server.properties" "$D/usr/lib/systemd/system/gregord.service"
 gr_finish
