@@ -10,10 +10,11 @@
 #   make fuzz       clang/libFuzzer build in ./build-fuzz, run each fuzz target FUZZ_SECONDS (default 10)
 #   make bench      build and run the benchmarks (bench/run.sh, then bench/clients.sh unless BENCH_SKIP_CLIENTS=1)
 #   make format     clang-format the C sources in place
-#   make install    cmake --install (PREFIX=/usr/local)
+#   make install    cmake --install (PREFIX=/usr/local, DESTDIR honoured): libgregor + gregor.pc, gregor,
+#                   gregord, PREFIX/etc/gregor/server.properties (kept if present), the systemd unit
 #   make clean      remove build directories
 #
-# Variables: BUILD_TYPE (RelWithDebInfo), JOBS (nproc), FUZZ_SECONDS (10), CTEST_ARGS, PREFIX.
+# Variables: BUILD_TYPE (RelWithDebInfo), JOBS (nproc), FUZZ_SECONDS (10), CTEST_ARGS, PREFIX, DESTDIR.
 
 SHELL        := /bin/bash
 BUILD_TYPE   ?= RelWithDebInfo
@@ -85,7 +86,7 @@ format:
 	[ -z "$$files" ] || clang-format -i $$files
 
 install: build
-	$(CMAKE) --install build --prefix $(PREFIX)
+	DESTDIR=$(DESTDIR) $(CMAKE) --install build --prefix $(PREFIX)
 
 clean:
 	rm -rf build build-asan build-fuzz

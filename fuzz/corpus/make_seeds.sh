@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerate the request seed corpora from the shared wire captures.
+# Regenerate the request seed corpora from the wire captures in tests/data.
 #   fuzz/corpus/make_seeds.sh [WIRE_CAPTURES_DIR]
 # Each seed is one request frame without its 4-byte length prefix, filed under
 # fuzz/corpus/fuzz_req_<api key>/ (and a few under fuzz_request_header/).
@@ -7,7 +7,7 @@
 # smallest first, so the checked-in corpus stays small.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-src=${1:-$here/../../../shared/wire-captures}
+src=${1:-$here/../../tests/data/wire-captures}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for f in "$src"/*/*-request.bin; do

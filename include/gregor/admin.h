@@ -2,7 +2,9 @@
  *
  * Every call is blocking: it sends its request(s), runs network I/O on the calling
  * thread and returns when the answer is in or timeout_ms has passed (-1 = the
- * default.api.timeout.ms of the configuration).
+ * default.api.timeout.ms of the configuration), or with GR_ERR__ALL_BROKERS_DOWN as
+ * soon as every broker address has refused unreachable.connect.attempts connections
+ * in a row (docs/libgregor.md, "No broker reachable").
  *
  * Results come back as an opaque table (gr_admin_result_t): rows of named columns,
  * read with the accessors below. Each call documents its columns. Every row that

@@ -161,7 +161,8 @@
     X(_STATE, -110, "illegal state")                                               \
     X(_TRANSPORT, -111, "transport failure")                                       \
     X(_WAKEUP, -112, "woken up")                                                   \
-    X(_QUEUE_FULL, -113, "queue full")
+    X(_QUEUE_FULL, -113, "queue full")                                             \
+    X(_ALL_BROKERS_DOWN, -114, "no broker reachable")
 
 /** Error codes: 0 ok, > 0 Kafka wire codes, < 0 local errors. */
 typedef enum gr_err {

@@ -63,8 +63,11 @@ gr_err_t gr_producer_new(const gr_conf_t *conf, gr_producer_t **out, char *errst
  *                            call gr_producer_poll to let deliveries complete and retry;
  *   GR_ERR_MESSAGE_TOO_LARGE the record alone exceeds max.request.size or buffer.memory;
  *   GR_ERR_UNKNOWN_TOPIC_OR_PARTITION  no such partition;
- *   GR_ERR__TIMED_OUT        no metadata for the topic within max.block.ms (unreachable
- *                            brokers, topic missing without auto-creation);
+ *   GR_ERR__ALL_BROKERS_DOWN no metadata for the topic and every broker address refused
+ *                            its last unreachable.connect.attempts connections: returned
+ *                            at once, without waiting max.block.ms;
+ *   GR_ERR__TIMED_OUT        no metadata for the topic within max.block.ms (brokers that
+ *                            do not answer, topic missing without auto-creation);
  *   GR_ERR__STATE            the producer failed fatally (e.g. fenced). */
 gr_err_t gr_producer_send(gr_producer_t *p, const char *topic, int32_t partition, const void *key, size_t key_len,
                           const void *value, size_t value_len, const gr_headers_t *headers, int64_t timestamp,

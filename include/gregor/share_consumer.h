@@ -92,7 +92,9 @@ const char *gr_share_consumer_subscription(const gr_share_consumer_t *c, size_t 
  *                     "All records must be acknowledged in explicit acknowledgement mode."
  *                     (the previous batch stays valid); or not subscribed; or closed;
  *   GR_ERR__WAKEUP    gr_share_consumer_wakeup was called (before or during the poll);
- *   GR_ERR__TRANSPORT no broker could be reached yet (names the connect errors);
+ *   GR_ERR__ALL_BROKERS_DOWN  no broker was ever reached (names the connect errors):
+ *                     once every address refused unreachable.connect.attempts
+ *                     connections in a row, else when timeout_ms has passed;
  *   a Kafka code      fatal group errors (GROUP_AUTHORIZATION_FAILED,
  *                     GROUP_MAX_SIZE_REACHED, GROUP_ID_NOT_FOUND for a group of another
  *                     type, UNSUPPORTED_VERSION when the broker has no share groups). */

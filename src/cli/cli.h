@@ -79,11 +79,20 @@ size_t cli_split(char *s, char sep, char **out, size_t max);
 
 /* ---- output ---- */
 
+/** What a column holds, for JSON (and for sorting: CLI_INT compares as numbers). A cell
+ *  that does not parse as its type is printed as a JSON string. */
+typedef enum cli_ctype {
+    CLI_TEXT,     /* a JSON string */
+    CLI_INT,      /* a JSON number ("-12") */
+    CLI_BOOL,     /* true / false */
+    CLI_INT_LIST, /* "1,2,3" as [1,2,3] ("" is []) */
+} cli_ctype_t;
+
 typedef struct cli_col {
     const char *header; /* text header, e.g. "START-OFFSET" */
     const char *key;    /* JSON key, e.g. "start_offset" */
     int width;          /* minimum width; the last column is never padded */
-    bool numeric;       /* JSON: integers are numbers */
+    cli_ctype_t type;
 } cli_col_t;
 
 typedef struct cli_table {
@@ -104,7 +113,10 @@ void cli_table_print(const cli_table_t *t, bool json, bool lead_blank);
 void cli_table_free(cli_table_t *t);
 /** True if --output json was given; a value other than json/text is a usage error. */
 bool cli_json(const cli_vals_t *v);
-/** Print s as a JSON string (quotes and escapes) to stdout; NULL prints null. */
+/** Print s as a JSON string to stdout; NULL prints null. Control characters, quotes and
+ *  backslashes are escaped; each byte that is not part of a valid UTF-8 sequence
+ *  (bad lead or continuation byte, overlong form, surrogate, above U+10FFFF,
+ *  truncated) becomes \ufffd, so the output is always valid JSON and valid UTF-8. */
 void cli_json_str(const char *s);
 /** "%lld" into buf (NULL if v < 0 and neg_missing). */
 const char *cli_i64(char *buf, size_t size, int64_t v, bool neg_missing);

@@ -23,10 +23,38 @@ static bool set_prop(gr_conf_t *conf, const char *kv) {
     return true;
 }
 
+/* The first entry of a comma-separated HOST:PORT list that is not one (host non-empty,
+ * port 1-65535; "[v6addr]:port" too), copied into bad; false if all are fine. */
+static bool bad_server(const char *list, char *bad, size_t size) {
+    for (const char *p = list; *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        size_t n = strcspn(p, ", ");
+        if (!n) break;
+        const char *colon = NULL;
+        for (size_t i = 0; i < n; i++)
+            if (p[i] == ':') colon = p + i;
+        char *end = NULL;
+        long port = colon ? strtol(colon + 1, &end, 10) : 0;
+        if (!colon || colon == p || end != p + n || colon + 1 == end || port <= 0 || port > 65535) {
+            snprintf(bad, size, "%.*s", (int)n, p);
+            return true;
+        }
+        p += n;
+    }
+    return false;
+}
+
 gr_conf_t *cli_conf(const cli_vals_t *v, gr_conf_scope_t scope, const char **props, size_t n) {
     const char *bs = cli_str(v, "bootstrap-server");
     if (!bs) {
         cli_usage_error(v, "Missing required argument \"[bootstrap-server]\"");
+        exit(CLI_USAGE);
+    }
+    char bad[256];
+    if (bad_server(bs, bad, sizeof(bad)) || !bs[strspn(bs, " ,")]) {
+        /* A malformed option value is a usage error (exit 2), found before any connection. */
+        cli_usage_error(v, "Invalid url in --bootstrap-server: '%s' (expected HOST:PORT[,HOST:PORT...])",
+                        bs[strspn(bs, " ,")] ? bad : bs);
         exit(CLI_USAGE);
     }
     char err[512];

@@ -36,9 +36,9 @@ void cli_table_free(cli_table_t *t) {
     free(t->cells);
 }
 
-static int cmp_cell(const char *a, const char *b, bool numeric) {
+static int cmp_cell(const char *a, const char *b, cli_ctype_t type) {
     if (!a || !b) return !a - !b;
-    if (numeric) {
+    if (type == CLI_INT) {
         long long x = strtoll(a, NULL, 10), y = strtoll(b, NULL, 10);
         return x < y ? -1 : x > y;
     }
@@ -48,7 +48,7 @@ static int cmp_cell(const char *a, const char *b, bool numeric) {
 static int cmp_rows(const cli_table_t *t, const size_t *by, size_t n_by, char *const *a, char *const *b) {
     for (size_t k = 0; k < n_by; k++) {
         size_t c = by[k];
-        int r = cmp_cell(a[c], b[c], t->cols[c].numeric);
+        int r = cmp_cell(a[c], b[c], t->cols[c].type);
         if (r) return r;
     }
     return 0;
@@ -70,25 +70,81 @@ void cli_table_sort(cli_table_t *t, const size_t *by, size_t n_by) {
     free(flat);
 }
 
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 if the byte at p does not start
+ * one (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_len(const unsigned char *p) {
+    unsigned char c = p[0];
+    if (c < 0x80) return 1;
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!n) return 0;
+    unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80) return 0; /* also stops at the terminating NUL */
+    return n;
+}
+
 void cli_json_str(const char *s) {
     if (!s) {
         fputs("null", stdout);
         return;
     }
     putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (n == 0) {
+            fputs("\\ufffd", stdout); /* not UTF-8: one replacement character per byte */
+            p++;
+            continue;
+        }
         if (*p == '"' || *p == '\\')
             printf("\\%c", *p);
         else if (*p == '\n')
             fputs("\\n", stdout);
         else if (*p == '\t')
             fputs("\\t", stdout);
-        else if (*p < 0x20)
+        else if (*p < 0x20 || *p == 0x7f)
             printf("\\u%04x", *p);
         else
-            putchar(*p);
+            fwrite(p, 1, n, stdout);
+        p += n;
     }
     putchar('"');
+}
+
+static bool is_int(const char *v) {
+    const char *d = v + (*v == '-');
+    return *d && strspn(d, "0123456789") == strlen(d);
+}
+
+/* "1,2,3" as [1,2,3]; false (nothing printed) if an item is not an integer. */
+static bool print_int_list(const char *v) {
+    char item[32];
+    for (const char *p = v; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof(item)) return false;
+        memcpy(item, p, n);
+        item[n] = 0;
+        if (!is_int(item)) return false;
+        p += n + (p[n] == ',');
+    }
+    putchar('[');
+    for (const char *p = v; *p; p++) putchar(*p);
+    putchar(']');
+    return true;
+}
+
+static void print_cell(const char *v, cli_ctype_t type) {
+    if (v && type == CLI_INT && is_int(v))
+        fputs(v, stdout);
+    else if (v && type == CLI_BOOL && (!strcmp(v, "true") || !strcmp(v, "false")))
+        fputs(v, stdout);
+    else if (!v || type != CLI_INT_LIST || !print_int_list(v))
+        cli_json_str(v);
 }
 
 static void print_json(const cli_table_t *t) {
@@ -96,12 +152,10 @@ static void print_json(const cli_table_t *t) {
     for (size_t r = 0; r < t->rows; r++) {
         printf("%s{", r ? ",\n " : "");
         for (size_t c = 0; c < t->n_cols; c++) {
-            const char *v = t->cells[r * t->n_cols + c];
-            printf("%s\"%s\":", c ? "," : "", t->cols[c].key);
-            if (v && t->cols[c].numeric && *v && strspn(v + (*v == '-'), "0123456789") == strlen(v + (*v == '-')))
-                fputs(v, stdout);
-            else
-                cli_json_str(v);
+            printf("%s", c ? "," : "");
+            cli_json_str(t->cols[c].key);
+            putchar(':');
+            print_cell(t->cells[r * t->n_cols + c], t->cols[c].type);
         }
         putchar('}');
     }

@@ -53,8 +53,8 @@ static const char *source_name(int64_t s) {
 static bool dynamic_source(int64_t s) { return s == 1 || s == 2 || s == 3 || s == 8; }
 
 static const cli_col_t cols[] = {
-    {"ENTITY", "entity", 0, false}, {"NAME", "name", 0, false},           {"VALUE", "value", 0, false},
-    {"SOURCE", "source", 0, false}, {"SENSITIVE", "sensitive", 0, false}, {"READ-ONLY", "read_only", 0, false},
+    {"ENTITY", "entity", 0, CLI_TEXT}, {"NAME", "name", 0, CLI_TEXT},           {"VALUE", "value", 0, CLI_TEXT},
+    {"SOURCE", "source", 0, CLI_TEXT}, {"SENSITIVE", "sensitive", 0, CLI_BOOL}, {"READ-ONLY", "read_only", 0, CLI_BOOL},
 };
 
 /* Describe one entity: print its configs, or with --output json add them to *acc. */
@@ -192,7 +192,7 @@ static int describe_every(const cli_vals_t *v, gr_admin_t *a, gr_resource_type_t
         gr_admin_result_destroy(res);
         return cli_fail("%s", gr_admin_last_error(a));
     }
-    static const cli_col_t name_col[] = {{"NAME", "name", 0, false}};
+    static const cli_col_t name_col[] = {{"NAME", "name", 0, CLI_TEXT}};
     cli_table_t t;
     cli_table_init(&t, name_col, 1);
     const char *col = type == GR_RESOURCE_TOPIC ? "topic" : "group";

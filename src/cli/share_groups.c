@@ -120,7 +120,7 @@ static int list(const cli_vals_t *v, gr_admin_t *a) {
     gr_admin_result_t *res = NULL;
     if (gr_admin_list_groups(a, "share", cli_timeout(v), &res) != GR_ERR_NONE)
         return cli_fail("%s", gr_admin_last_error(a));
-    static const cli_col_t cols[] = {{"GROUP", "group", 15, false}, {"STATE", "state", 0, false}};
+    static const cli_col_t cols[] = {{"GROUP", "group", 15, CLI_TEXT}, {"STATE", "state", 0, CLI_TEXT}};
     bool with_state = cli_has(v, "state");
     const char *want = cli_str(v, "state");
     cli_table_t t;
@@ -146,12 +146,12 @@ static int list(const cli_vals_t *v, gr_admin_t *a) {
 /* ---- --describe --offsets ---- */
 
 static const cli_col_t off_cols[] = {
-    {"GROUP", "group", 15, false},
-    {"TOPIC", "topic", 15, false},
-    {"PARTITION", "partition", 10, true},
-    {"LEADER-EPOCH", "leader_epoch", 13, true},
-    {"START-OFFSET", "start_offset", 13, true},
-    {"LAG", "lag", 0, true},
+    {"GROUP", "group", 15, CLI_TEXT},
+    {"TOPIC", "topic", 15, CLI_TEXT},
+    {"PARTITION", "partition", 10, CLI_INT},
+    {"LEADER-EPOCH", "leader_epoch", 13, CLI_INT},
+    {"START-OFFSET", "start_offset", 13, CLI_INT},
+    {"LAG", "lag", 0, CLI_INT},
 };
 
 static int describe_offsets(const cli_vals_t *v, gr_admin_t *a, const char *group, cli_table_t *t) {
@@ -177,13 +177,13 @@ static int describe_offsets(const cli_vals_t *v, gr_admin_t *a, const char *grou
 /* ---- --describe --members ---- */
 
 static const cli_col_t mem_cols[] = {
-    {"GROUP", "group", 15, false},
-    {"CONSUMER-ID", "consumer_id", 15, false},
-    {"HOST", "host", 15, false},
-    {"CLIENT-ID", "client_id", 15, false},
-    {"#PARTITIONS", "partitions", 12, true},
-    {"MEMBER-EPOCH", "member_epoch", 13, true},
-    {"ASSIGNMENT", "assignment", 0, false},
+    {"GROUP", "group", 15, CLI_TEXT},
+    {"CONSUMER-ID", "consumer_id", 15, CLI_TEXT},
+    {"HOST", "host", 15, CLI_TEXT},
+    {"CLIENT-ID", "client_id", 15, CLI_TEXT},
+    {"#PARTITIONS", "partitions", 12, CLI_INT},
+    {"MEMBER-EPOCH", "member_epoch", 13, CLI_INT},
+    {"ASSIGNMENT", "assignment", 0, CLI_TEXT},
 };
 
 /* "t1:0,1;t2:0" from rows [first, end) of one member (rows sorted by topic, partition). */
@@ -237,13 +237,13 @@ static int describe_members(const cli_vals_t *v, gr_admin_t *a, const char *grou
 /* ---- --describe --state ---- */
 
 static const cli_col_t state_cols[] = {
-    {"GROUP", "group", 15, false},
-    {"COORDINATOR (ID)", "coordinator", 25, false},
-    {"STATE", "state", 15, false},
-    {"GROUP-EPOCH", "group_epoch", 12, true},
-    {"ASSIGNMENT-EPOCH", "assignment_epoch", 17, true},
-    {"#MEMBERS", "members", 0, true},
-    {"COORDINATOR-ID", "coordinator_id", 0, true}, /* JSON only */
+    {"GROUP", "group", 15, CLI_TEXT},
+    {"COORDINATOR (ID)", "coordinator", 25, CLI_TEXT},
+    {"STATE", "state", 15, CLI_TEXT},
+    {"GROUP-EPOCH", "group_epoch", 12, CLI_INT},
+    {"ASSIGNMENT-EPOCH", "assignment_epoch", 17, CLI_INT},
+    {"#MEMBERS", "members", 0, CLI_INT},
+    {"COORDINATOR-ID", "coordinator_id", 0, CLI_INT}, /* JSON only */
 };
 
 static int describe_state(const cli_vals_t *v, gr_admin_t *a, const char *group, cli_table_t *t) {

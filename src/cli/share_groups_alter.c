@@ -41,10 +41,10 @@ static int64_t parse_datetime(const char *s) {
 }
 
 static const cli_col_t reset_cols[] = {
-    {"GROUP", "group", 15, false},
-    {"TOPIC", "topic", 15, false},
-    {"PARTITION", "partition", 10, true},
-    {"NEW-OFFSET", "new_offset", 0, true},
+    {"GROUP", "group", 15, CLI_TEXT},
+    {"TOPIC", "topic", 15, CLI_TEXT},
+    {"PARTITION", "partition", 10, CLI_INT},
+    {"NEW-OFFSET", "new_offset", 0, CLI_INT},
 };
 
 /* The offset --to-* gives for one partition. */
@@ -178,7 +178,7 @@ int sg_delete_offsets(const cli_vals_t *v, gr_admin_t *a) {
     gr_admin_result_t *res = NULL;
     gr_err_t err = gr_admin_delete_share_group_offsets(a, g[0], topics, nt, cli_timeout(v), &res);
     if (err && !res) return cli_fail("%s", gr_admin_last_error(a));
-    static const cli_col_t cols[] = {{"TOPIC", "topic", 15, false}, {"STATUS", "status", 0, false}};
+    static const cli_col_t cols[] = {{"TOPIC", "topic", 15, CLI_TEXT}, {"STATUS", "status", 0, CLI_TEXT}};
     cli_table_t t;
     cli_table_init(&t, cols, 2);
     for (size_t r = 0; r < gr_admin_result_rows(res); r++) {

@@ -163,7 +163,7 @@ static int none_selected(const cli_vals_t *v, const sel_t *s) {
 static int list(const cli_vals_t *v, gr_admin_t *a, const sel_t *s) {
     gr_admin_result_t *res = describe_all(v, a);
     if (!res) return CLI_FAIL;
-    static const cli_col_t cols[] = {{"TOPIC", "topic", 0, false}};
+    static const cli_col_t cols[] = {{"TOPIC", "topic", 0, CLI_TEXT}};
     cli_table_t t;
     cli_table_init(&t, cols, 1);
     for (size_t r = 0; r < gr_admin_result_rows(res); r = topic_end(res, r)) {
@@ -251,9 +251,10 @@ static void describe_line(const gr_admin_result_t *res, size_t r) {
 }
 
 static const cli_col_t describe_cols[] = {
-    {"TOPIC", "topic", 0, false},     {"TOPIC-ID", "topic_id", 0, false}, {"PARTITION", "partition", 0, true},
-    {"LEADER", "leader", 0, true},    {"REPLICAS", "replicas", 0, false}, {"ISR", "isr", 0, false},
-    {"CONFIGS", "configs", 0, false},
+    {"TOPIC", "topic", 0, CLI_TEXT},           {"TOPIC-ID", "topic_id", 0, CLI_TEXT},
+    {"PARTITION", "partition", 0, CLI_INT},    {"LEADER", "leader", 0, CLI_INT},
+    {"REPLICAS", "replicas", 0, CLI_INT_LIST}, {"ISR", "isr", 0, CLI_INT_LIST},
+    {"CONFIGS", "configs", 0, CLI_TEXT},
 };
 
 static int describe(const cli_vals_t *v, gr_admin_t *a, const sel_t *s) {

@@ -16,17 +16,28 @@
 static const struct {
     int16_t key, min, max;
 } gr__api_ranges[] = {
-    {GR_API_Produce, 3, 12},          {GR_API_Metadata, 4, 12},
-    {GR_API_ApiVersions, 0, 3},       {GR_API_InitProducerId, 0, 5},
-    {GR_API_FindCoordinator, 0, 6},   {GR_API_CreateTopics, 2, 7},
-    {GR_API_DeleteTopics, 1, 6},      {GR_API_CreatePartitions, 0, 3},
-    {GR_API_DescribeConfigs, 1, 4},   {GR_API_AlterConfigs, 0, 2},
-    {GR_API_IncrementalAlterConfigs, 0, 1}, {GR_API_ListGroups, 0, 5},
-    {GR_API_DeleteGroups, 0, 3},      {GR_API_ShareGroupDescribe, 1, 1},
-    {GR_API_DescribeShareGroupOffsets, 0, 1}, {GR_API_AlterShareGroupOffsets, 0, 0},
+    {GR_API_Produce, 3, 12},
+    {GR_API_Metadata, 4, 12},
+    {GR_API_ApiVersions, 0, 3},
+    {GR_API_InitProducerId, 0, 5},
+    {GR_API_FindCoordinator, 0, 6},
+    {GR_API_CreateTopics, 2, 7},
+    {GR_API_DeleteTopics, 1, 6},
+    {GR_API_CreatePartitions, 0, 3},
+    {GR_API_DescribeConfigs, 1, 4},
+    {GR_API_AlterConfigs, 0, 2},
+    {GR_API_IncrementalAlterConfigs, 0, 1},
+    {GR_API_ListGroups, 0, 5},
+    {GR_API_DeleteGroups, 0, 3},
+    {GR_API_ShareGroupDescribe, 1, 1},
+    {GR_API_DescribeShareGroupOffsets, 0, 1},
+    {GR_API_AlterShareGroupOffsets, 0, 0},
     {GR_API_DeleteShareGroupOffsets, 0, 0},
-    {GR_API_Fetch, 4, 12},            {GR_API_ListOffsets, 1, 9}, /* the plain consumer (consumer.c) */
-    {GR_API_ShareGroupHeartbeat, 1, 1}, {GR_API_ShareFetch, 1, 2}, {GR_API_ShareAcknowledge, 1, 2}, /* share_*.c */
+    {GR_API_Fetch, 4, 12},
+    {GR_API_ListOffsets, 1, 9}, /* the plain consumer (consumer.c) */
+    {GR_API_ShareGroupHeartbeat, 1, 1},
+    {GR_API_ShareFetch, 1, 2},
+    {GR_API_ShareAcknowledge, 1, 2}, /* share_*.c */
 };
 
 void gr__client_api_range(int16_t api_key, int16_t *min, int16_t *max) {
@@ -52,12 +63,31 @@ gr_err_t gr__fmt(gr_err_t err, char *errbuf, size_t size, const char *fmt, ...) 
 
 bool gr__err_retriable(gr_err_t err) {
     switch ((int)err) {
-    case 2: case 3: case 5: case 6: case 7: case 9: case 13: case 14: case 15: case 16: case 19: case 20:
-    case 41: case 51: case 56: case 74: case 75: case 78: case 89: case 100: case 103:
-    case GR_ERR__TRANSPORT: case GR_ERR__TIMED_OUT: case GR_ERR__CLOSED:
-        return true;
-    default:
-        return false;
+    case 2:
+    case 3:
+    case 5:
+    case 6:
+    case 7:
+    case 9:
+    case 13:
+    case 14:
+    case 15:
+    case 16:
+    case 19:
+    case 20:
+    case 41:
+    case 51:
+    case 56:
+    case 74:
+    case 75:
+    case 78:
+    case 89:
+    case 100:
+    case 103:
+    case GR_ERR__TRANSPORT:
+    case GR_ERR__TIMED_OUT:
+    case GR_ERR__CLOSED: return true;
+    default: return false;
     }
 }
 
@@ -115,7 +145,8 @@ static gr_err_t parse_bootstrap(gr__client_t *cl, char *errstr, size_t size) {
     }
     cl->n_bootstrap = cl->n_nodes;
     if (!cl->n_bootstrap)
-        return gr__fmt(GR_ERR__INVALID_ARG, errstr, size, "bootstrap.servers is empty: set it to host:port[,host:port]");
+        return gr__fmt(GR_ERR__INVALID_ARG, errstr, size,
+                       "bootstrap.servers is empty: set it to host:port[,host:port]");
     return GR_ERR_NONE;
 }
 
@@ -156,8 +187,10 @@ gr__node_t *gr__client_node(gr__client_t *cl, int32_t node_id) {
 /* Called by metadata.c for every broker of an answer. */
 void gr__client_upsert_broker(gr__client_t *cl, int32_t id, const char *host, int port) {
     gr__node_t *node = gr__client_node(cl, id);
-    if (node) gr__node_set_addr(node, host, port);
-    else add_node(cl, id, host, port);
+    if (node)
+        gr__node_set_addr(node, host, port);
+    else
+        add_node(cl, id, host, port);
 }
 
 gr__node_t *gr__client_any_node(gr__client_t *cl) {
@@ -188,6 +221,20 @@ const char *gr__client_unreachable_reason(gr__client_t *cl, char *buf, size_t si
     }
     if (!buf[0]) snprintf(buf, size, "no broker answered yet");
     return buf;
+}
+
+bool gr__client_unreachable(const gr__client_t *cl) {
+    int64_t n = gr__conf_int(cl->conf, GR__CP_UNREACHABLE_ATTEMPTS);
+    if (n <= 0) return false;
+    for (size_t i = 0; i < cl->n_nodes; i++)
+        if (gr__node_refused(cl->nodes[i]) < n) return false;
+    return true;
+}
+
+gr_err_t gr__client_unreachable_err(gr__client_t *cl, char *errbuf, size_t size) {
+    char why[512];
+    return gr__fmt(GR_ERR__ALL_BROKERS_DOWN, errbuf, size, "no broker reachable (%s)",
+                   gr__client_unreachable_reason(cl, why, sizeof(why)));
 }
 
 void gr__client_io(gr__client_t *cl, int timeout_ms) {
@@ -270,7 +317,7 @@ static gr__node_t *wait_node(gr__client_t *cl, int32_t node_id, int64_t deadline
             node = NULL;
         }
         if (node) return node;
-        if (gr__client_tick(cl) >= deadline) return NULL;
+        if (gr__client_tick(cl) >= deadline || gr__client_unreachable(cl)) return NULL;
         gr__client_io(cl, (int)(deadline - cl->now));
     }
 }
@@ -279,6 +326,7 @@ gr_err_t gr__client_call(gr__client_t *cl, int32_t node_id, int16_t api_key, con
                          gr_arena_t *arena, void **resp, int16_t *ver, char *errbuf, size_t errbuf_size) {
     const gr_msg_desc_t *d = gr_api_response(api_key);
     gr__node_t *node = wait_node(cl, node_id, deadline);
+    if (!node && gr__client_unreachable(cl)) return gr__client_unreachable_err(cl, errbuf, errbuf_size);
     if (!node) {
         char why[512];
         return gr__fmt(GR_ERR__TIMED_OUT, errbuf, errbuf_size, "timed out waiting for a broker connection (%s)",
@@ -294,8 +342,7 @@ gr_err_t gr__client_call(gr__client_t *cl, int32_t node_id, int16_t api_key, con
         if (gr__client_tick(cl) >= deadline) {
             /* The request stays queued; its callback must not touch st any more. */
             gr__client_abandon(cl, &st);
-            return gr__fmt(GR_ERR__TIMED_OUT, errbuf, errbuf_size, "%s to %s timed out", d->name,
-                           gr__node_name(node));
+            return gr__fmt(GR_ERR__TIMED_OUT, errbuf, errbuf_size, "%s to %s timed out", d->name, gr__node_name(node));
         }
         gr__client_io(cl, (int)(deadline - cl->now));
     }

@@ -48,6 +48,9 @@ int gr__node_inflight(const gr__node_t *node);
 int32_t gr__node_id(const gr__node_t *node);
 /** "host:port" of the node. */
 const char *gr__node_name(const gr__node_t *node);
+/** Connection attempts refused (or unresolvable) in a row while the node is down; 0 while
+ *  it is connecting or connected. */
+int gr__node_refused(const gr__node_t *node);
 /** Last connection error text, "" if none. */
 const char *gr__node_last_error(const gr__node_t *node);
 /** Encode req (a codec struct of the request for api_key) at version ver and queue it.
@@ -104,6 +107,13 @@ gr__node_t *gr__client_node(gr__client_t *cl, int32_t node_id);
  *  is ready yet; in that case connecting is started on a known broker or on the next
  *  bootstrap server. */
 gr__node_t *gr__client_any_node(gr__client_t *cl);
+/** True when every bootstrap server and known broker is down and refused its last
+ *  unreachable.connect.attempts connection attempts (ECONNREFUSED, unresolvable, no
+ *  route): calls that need a broker then fail at once with GR_ERR__ALL_BROKERS_DOWN.
+ *  Reconnecting goes on with the backoff, so this turns false on the next attempt. */
+bool gr__client_unreachable(const gr__client_t *cl);
+/** Fill errbuf with "no broker reachable (<reasons>)" and return GR_ERR__ALL_BROKERS_DOWN. */
+gr_err_t gr__client_unreachable_err(gr__client_t *cl, char *errbuf, size_t size);
 /** Why no broker could be reached: the last connection errors, for messages. */
 const char *gr__client_unreachable_reason(gr__client_t *cl, char *buf, size_t size);
 

@@ -46,6 +46,9 @@ typedef enum gr__ctype {
       GR__I64MAX, NULL)                                                                                     \
     X(SEND_BUFFER_BYTES, "send.buffer.bytes", GR__ALL, GR__CT_INT, "131072", -1, GR__I32MAX, NULL)         \
     X(RECEIVE_BUFFER_BYTES, "receive.buffer.bytes", GR__ALL, GR__CT_INT, "65536", -1, GR__I32MAX, NULL)    \
+    /* libgregor's own (no Kafka name): refused connections in a row, to every address, */              \
+    /* before calls fail with _ALL_BROKERS_DOWN instead of waiting their timeout; 0 = never. */          \
+    X(UNREACHABLE_ATTEMPTS, "unreachable.connect.attempts", GR__ALL, GR__CT_INT, "3", 0, GR__I32MAX, NULL) \
     X(METADATA_MAX_AGE_MS, "metadata.max.age.ms", GR__ALL, GR__CT_LONG, "300000", 0, GR__I64MAX, NULL)     \
     X(RETRIES, "retries", GR__P | GR__A, GR__CT_INT, "2147483647", 0, GR__I32MAX, NULL)                    \
     X(ACKS, "acks", GR__P, GR__CT_ACKS, "all", 0, 0, "all,-1,0,1")                                         \

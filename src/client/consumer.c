@@ -192,6 +192,12 @@ static int io_wait(gr_consumer_t *c, int64_t deadline) {
 static gr_err_t wait_topic(gr_consumer_t *c, const char *topic, int64_t deadline, gr__mtopic_t **out) {
     gr__mtopic_t *t = gr__client_want_topic(c->cl, topic);
     while (!t->updated_ms || (t->err && !t->n_parts && t->err != GR_ERR_UNKNOWN_TOPIC_OR_PARTITION)) {
+        if (gr__client_unreachable(c->cl)) {
+            char why[512];
+            return gr__fmt(GR_ERR__ALL_BROKERS_DOWN, c->errbuf, sizeof(c->errbuf),
+                           "Topic %s not present in metadata: no broker reachable (%s)", topic,
+                           gr__client_unreachable_reason(c->cl, why, sizeof(why)));
+        }
         if (gr__client_tick(c->cl) >= deadline) {
             char why[512];
             return gr__fmt(GR_ERR__TIMED_OUT, c->errbuf, sizeof(c->errbuf),
@@ -202,8 +208,8 @@ static gr_err_t wait_topic(gr_consumer_t *c, const char *topic, int64_t deadline
         gr__client_io(c->cl, io_wait(c, deadline));
     }
     if (!t->n_parts)
-        return gr__fmt(GR_ERR_UNKNOWN_TOPIC_OR_PARTITION, c->errbuf, sizeof(c->errbuf),
-                       "Topic '%s' does not exist", topic);
+        return gr__fmt(GR_ERR_UNKNOWN_TOPIC_OR_PARTITION, c->errbuf, sizeof(c->errbuf), "Topic '%s' does not exist",
+                       topic);
     *out = t;
     return GR_ERR_NONE;
 }
@@ -280,8 +286,8 @@ static gr_err_t resolve(gr_consumer_t *c, const char *topic, int32_t partition, 
     }
 }
 
-gr_err_t gr_consumer_query_offset(gr_consumer_t *c, const char *topic, int32_t partition, int64_t spec,
-                                  int timeout_ms, int64_t *offset) {
+gr_err_t gr_consumer_query_offset(gr_consumer_t *c, const char *topic, int32_t partition, int64_t spec, int timeout_ms,
+                                  int64_t *offset) {
     c->errbuf[0] = 0;
     if (!topic || spec < GR_OFFSET_BEGINNING || !offset)
         return gr__fmt(GR_ERR__INVALID_ARG, c->errbuf, sizeof(c->errbuf), "invalid topic or offset spec");

@@ -25,7 +25,7 @@
 #include "proto_msgs.h"
 
 #define GR__MAX_FRAME (256u << 20)
-#define GR__IOV_MAX 64
+#define GR__IOV_MAX   64
 
 enum { NODE_DOWN, NODE_CONNECTING, NODE_APIVERSIONS, NODE_UP };
 
@@ -37,7 +37,7 @@ typedef struct gr__req {
     gr__resp_cb *cb;
     void *opaque;
     int64_t deadline;
-    gr_wbuf_t wb; /* size prefix + header + body */
+    gr_wbuf_t wb;      /* size prefix + header + body */
     struct iovec *seg; /* what goes on the wire: wb's memory with the GR__MEMSEG_FD records spliced in */
     int n_seg;
     struct iovec seg1; /* seg when there is nothing spliced */
@@ -53,6 +53,7 @@ struct gr__node {
     int fd;
     int state;
     int64_t connect_deadline, backoff_until, backoff_ms;
+    int refused; /* connection attempts refused (or unresolvable) in a row */
     int32_t next_corr;
     gr__req_t *head, *tail, *send_pos;
     int inflight;
@@ -86,6 +87,7 @@ void gr__node_set_addr(gr__node_t *node, const char *host, int port) {
 bool gr__node_ready(const gr__node_t *node) { return node->state == NODE_UP; }
 int gr__node_inflight(const gr__node_t *node) { return node->inflight; }
 int32_t gr__node_id(const gr__node_t *node) { return node->id; }
+int gr__node_refused(const gr__node_t *node) { return node->state == NODE_DOWN ? node->refused : 0; }
 const char *gr__node_name(const gr__node_t *node) { return node->name; }
 const char *gr__node_last_error(const gr__node_t *node) { return node->last_err; }
 
@@ -127,8 +129,14 @@ static void build_segs(gr__req_t *r) {
 }
 
 static void unlink_req(gr__node_t *node, gr__req_t *r) {
-    if (r->prev) r->prev->next = r->next; else node->head = r->next;
-    if (r->next) r->next->prev = r->prev; else node->tail = r->prev;
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        node->head = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    else
+        node->tail = r->prev;
     if (node->send_pos == r) node->send_pos = r->next;
     node->inflight--;
 }
@@ -192,15 +200,18 @@ static gr_err_t queue_req(gr__node_t *node, int16_t api_key, int16_t ver, const 
     gr_wbuf_patch_i32(&r->wb, 0, (int32_t)(gr_wbuf_size(&r->wb) - 4));
     build_segs(r);
     r->prev = node->tail;
-    if (node->tail) node->tail->next = r; else node->head = r;
+    if (node->tail)
+        node->tail->next = r;
+    else
+        node->head = r;
     node->tail = r;
     if (!node->send_pos) node->send_pos = r;
     node->inflight++;
     return GR_ERR_NONE;
 }
 
-gr_err_t gr__node_send(gr__node_t *node, int16_t api_key, int16_t ver, const void *req, bool want_resp,
-                       gr__resp_cb *cb, void *opaque) {
+gr_err_t gr__node_send(gr__node_t *node, int16_t api_key, int16_t ver, const void *req, bool want_resp, gr__resp_cb *cb,
+                       void *opaque) {
     if (node->state != NODE_UP) return GR_ERR__STATE;
     return queue_req(node, api_key, ver, req, want_resp, cb, opaque);
 }
@@ -250,12 +261,19 @@ static void send_api_versions(gr__node_t *node) {
 
 /* ---- connecting ---- */
 
-static gr_err_t open_socket(gr__node_t *node, char *why, size_t size) {
+/* Errors that say nothing listens at (or can be found for) the address, as opposed
+ * to a slow network: they count towards unreachable.connect.attempts. */
+static bool refusal_errno(int e) {
+    return e == ECONNREFUSED || e == EHOSTUNREACH || e == ENETUNREACH || e == EADDRNOTAVAIL;
+}
+
+static gr_err_t open_socket(gr__node_t *node, bool *refused, char *why, size_t size) {
     struct addrinfo hints = {0}, *res = NULL;
     hints.ai_socktype = SOCK_STREAM;
     char port[16];
     snprintf(port, sizeof(port), "%d", node->port);
     int rc = getaddrinfo(node->host, port, &hints, &res);
+    *refused = rc != 0;
     if (rc) return gr__fmt(GR_ERR__TRANSPORT, why, size, "cannot resolve %s: %s", node->host, gai_strerror(rc));
     int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
@@ -273,6 +291,7 @@ static gr_err_t open_socket(gr__node_t *node, char *why, size_t size) {
     if (rc < 0 && errno != EINPROGRESS) {
         int e = errno;
         close(fd);
+        *refused = refusal_errno(e);
         return gr__fmt(GR_ERR__TRANSPORT, why, size, "connect: %s", strerror(e));
     }
     node->fd = fd;
@@ -282,7 +301,9 @@ static gr_err_t open_socket(gr__node_t *node, char *why, size_t size) {
 void gr__node_connect(gr__node_t *node) {
     if (node->state != NODE_DOWN || node->cl->now < node->backoff_until) return;
     char why[200];
-    if (open_socket(node, why, sizeof(why))) {
+    bool refused = false;
+    if (open_socket(node, &refused, why, sizeof(why))) {
+        node->refused = refused ? node->refused + 1 : 0;
         node_fail(node, GR_ERR__TRANSPORT, "%s", why);
         return;
     }
@@ -295,9 +316,11 @@ static void on_connected(gr__node_t *node) {
     socklen_t len = sizeof(soerr);
     getsockopt(node->fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
     if (soerr) {
+        node->refused = refusal_errno(soerr) ? node->refused + 1 : 0;
         node_fail(node, GR_ERR__TRANSPORT, "connect failed: %s", strerror(soerr));
         return;
     }
+    node->refused = 0;
     node->state = NODE_APIVERSIONS;
     node->apiver_try = 3;
     send_api_versions(node);
@@ -463,7 +486,8 @@ int gr__node_pollfd(gr__node_t *node, short *events, int64_t *deadline) {
     if (node->fd < 0) return -1;
     *events = POLLIN;
     if (node->state == NODE_CONNECTING || node->send_pos) *events |= POLLOUT;
-    int64_t d = node->state == NODE_CONNECTING ? node->connect_deadline : (node->head ? node->head->deadline : INT64_MAX);
+    int64_t d =
+        node->state == NODE_CONNECTING ? node->connect_deadline : (node->head ? node->head->deadline : INT64_MAX);
     if (d < *deadline) *deadline = d;
     return node->fd;
 }
@@ -482,6 +506,7 @@ void gr__node_on_events(gr__node_t *node, short revents) {
 void gr__node_check_timeouts(gr__node_t *node, int64_t now) {
     if (node->fd < 0) return;
     if (node->state == NODE_CONNECTING && now >= node->connect_deadline) {
+        node->refused = 0; /* a silent network: socket.connection.setup.timeout.ms rules */
         node_fail(node, GR_ERR__TRANSPORT, "connection setup timed out after %lld ms",
                   (long long)gr__conf_int(node->cl->conf, GR__CP_SOCKET_SETUP_TIMEOUT_MS));
         return;

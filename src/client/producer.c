@@ -115,7 +115,8 @@ gr_err_t gr_producer_new(const gr_conf_t *conf, gr_producer_t **out, char *errst
     if (!conf || !out) return gr__fmt(GR_ERR__INVALID_ARG, errstr, errstr_size, "conf and out must not be NULL");
     *out = NULL;
     if (gr_conf_scope(conf) != GR_CONF_PRODUCER)
-        return gr__fmt(GR_ERR__INVALID_ARG, errstr, errstr_size, "gr_producer_new needs a GR_CONF_PRODUCER configuration");
+        return gr__fmt(GR_ERR__INVALID_ARG, errstr, errstr_size,
+                       "gr_producer_new needs a GR_CONF_PRODUCER configuration");
     gr_producer_t *p = calloc(1, sizeof(*p));
     if (!p) abort();
     gr_err_t err = check_conf(p, conf, errstr, errstr_size);
@@ -181,10 +182,26 @@ static gr__ptopic_t *add_topic(gr_producer_t *p, const char *name) {
     return pt;
 }
 
-/* Wait (running I/O) up to max.block.ms until the topic has partitions. */
+/* Give up at once when the client knows no broker is reachable (unreachable.connect.attempts):
+ * one non-blocking I/O round first, so a reconnect attempt that is due is made. */
+static bool known_unreachable(gr__client_t *cl) {
+    if (!gr__client_unreachable(cl)) return false;
+    gr__client_io(cl, 0);
+    return gr__client_unreachable(cl);
+}
+
+/* Wait (running I/O) up to max.block.ms until the topic has partitions, or until every
+ * broker address refused its connections (then send fails in well under a second, not
+ * after max.block.ms for each record; docs/libgregor.md). */
 static gr_err_t await_topic(gr_producer_t *p, gr__ptopic_t *pt) {
     int64_t deadline = gr__client_tick(p->cl) + p->max_block_ms;
     while (pt->mt->n_parts == 0) {
+        if (known_unreachable(p->cl)) {
+            char why[400];
+            return gr__fmt(GR_ERR__ALL_BROKERS_DOWN, p->errbuf, sizeof(p->errbuf),
+                           "Topic %s not present in metadata: no broker reachable (%s)", pt->name,
+                           gr__client_unreachable_reason(p->cl, why, sizeof(why)));
+        }
         if (gr__client_tick(p->cl) >= deadline) {
             char why[400];
             if (pt->mt->updated_ms && pt->mt->err)
@@ -192,8 +209,8 @@ static gr_err_t await_topic(gr_producer_t *p, gr__ptopic_t *pt) {
             else
                 gr__client_unreachable_reason(p->cl, why, sizeof(why));
             return gr__fmt(GR_ERR__TIMED_OUT, p->errbuf, sizeof(p->errbuf),
-                           "Topic %s not present in metadata after %lld ms (%s)", pt->name,
-                           (long long)p->max_block_ms, why);
+                           "Topic %s not present in metadata after %lld ms (%s)", pt->name, (long long)p->max_block_ms,
+                           why);
         }
         gr__client_request_metadata(p->cl);
         gr__producer_drain(p);
@@ -224,7 +241,8 @@ static gr__pbatch_t *new_batch(gr_producer_t *p, gr__ppart_t *pp) {
 
 static size_t record_size(size_t key_len, size_t value_len, const gr_headers_t *h) {
     size_t s = 21 + key_len + value_len; /* varints and attributes, at most */
-    for (size_t i = 0; h && i < h->n; i++) s += 10 + (size_t)h->v[i].key_len + (size_t)(h->v[i].value_len > 0 ? h->v[i].value_len : 0);
+    for (size_t i = 0; h && i < h->n; i++)
+        s += 10 + (size_t)h->v[i].key_len + (size_t)(h->v[i].value_len > 0 ? h->v[i].value_len : 0);
     return s;
 }
 
@@ -234,7 +252,8 @@ static gr_err_t send_checks(gr_producer_t *p, size_t size) {
         return gr__fmt(GR_ERR_MESSAGE_TOO_LARGE, p->errbuf, sizeof(p->errbuf),
                        "The message is %zu bytes when serialized which is larger than %s (%lld)", size,
                        size > (size_t)p->buffer_memory ? "the total memory buffer you have configured with the "
-                                                         "buffer.memory configuration" : "max.request.size",
+                                                         "buffer.memory configuration"
+                                                       : "max.request.size",
                        (long long)(size > (size_t)p->buffer_memory ? p->buffer_memory : p->max_request));
     if (p->used_bytes + size > (size_t)p->buffer_memory)
         return gr__fmt(GR_ERR__QUEUE_FULL, p->errbuf, sizeof(p->errbuf),
@@ -244,8 +263,8 @@ static gr_err_t send_checks(gr_producer_t *p, size_t size) {
     return GR_ERR_NONE;
 }
 
-static gr_err_t pick_partition(gr_producer_t *p, gr__ptopic_t *pt, int32_t partition, const void *key,
-                               size_t key_len, size_t size, int32_t *out) {
+static gr_err_t pick_partition(gr_producer_t *p, gr__ptopic_t *pt, int32_t partition, const void *key, size_t key_len,
+                               size_t size, int32_t *out) {
     if (partition >= 0) {
         if (partition >= pt->n_parts)
             return gr__fmt(GR_ERR_UNKNOWN_TOPIC_OR_PARTITION, p->errbuf, sizeof(p->errbuf),
@@ -377,8 +396,8 @@ static void fail_all_queued(gr_producer_t *p) {
             while (pp->q_head) {
                 gr__pbatch_t *b = pp->q_head;
                 pp->q_head = b->next;
-                gr__producer_complete(p, b, GR_ERR__TIMED_OUT, "the producer was closed before the record was sent",
-                                      -1, -1);
+                gr__producer_complete(p, b, GR_ERR__TIMED_OUT, "the producer was closed before the record was sent", -1,
+                                      -1);
             }
             pp->q_tail = NULL;
         }

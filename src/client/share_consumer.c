@@ -16,7 +16,7 @@
 #include "proto_msgs.h"
 
 #define GR__EXPLICIT_UNACKED "All records must be acknowledged in explicit acknowledgement mode."
-#define GR__IMPLICIT_ACK "Implicit acknowledgement of delivery is being used."
+#define GR__IMPLICIT_ACK     "Implicit acknowledgement of delivery is being used."
 
 gr_err_t gr__share_err(gr_share_consumer_t *c, gr_err_t err, const char *fmt, ...) {
     va_list ap;
@@ -45,7 +45,8 @@ static const struct {
 
 static gr_err_t check_conf(const gr_conf_t *conf, char *errstr, size_t size) {
     if (gr_conf_scope(conf) != GR_CONF_CONSUMER)
-        return gr__fmt(GR_ERR__INVALID_ARG, errstr, size, "gr_share_consumer_new needs a GR_CONF_CONSUMER configuration");
+        return gr__fmt(GR_ERR__INVALID_ARG, errstr, size,
+                       "gr_share_consumer_new needs a GR_CONF_CONSUMER configuration");
     for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
         if (gr__conf_is_set(conf, refused[i].id))
             return gr__fmt(GR_ERR__INVALID_ARG, errstr, size,
@@ -116,7 +117,8 @@ gr_err_t gr_share_consumer_subscribe(gr_share_consumer_t *c, const char *const *
     if (n == 0) return gr_share_consumer_unsubscribe(c);
     for (size_t i = 0; i < n; i++)
         if (!topics || !topics[i] || !*topics[i] || strchr(topics[i], ','))
-            return gr__share_err(c, GR_ERR__INVALID_ARG, "Topic collection to subscribe to cannot contain null or empty topic");
+            return gr__share_err(c, GR_ERR__INVALID_ARG,
+                                 "Topic collection to subscribe to cannot contain null or empty topic");
     free_topics(c);
     c->topics = malloc(n * sizeof(char *));
     if (!c->topics) abort();
@@ -262,13 +264,14 @@ gr_err_t gr_share_consumer_poll(gr_share_consumer_t *c, int timeout_ms, gr_share
         if (c->fatal) return gr__share_err(c, c->fatal, "%s", c->fatal_msg);
         if (gr__share_woken(c)) return gr__share_err(c, GR_ERR__WAKEUP, "woken up by gr_share_consumer_wakeup");
         if (!first && gr__client_tick(c->cl) >= deadline) break;
+        if (!c->ever_ready && gr__client_unreachable(c->cl)) break; /* every address refused: say so now */
         gr__share_io(c, deadline, true);
     }
     take_list(c, &c->replay);
     take_list(c, &c->fetched);
     if (!c->batch.n && !c->ever_ready) {
         char why[512];
-        return gr__share_err(c, GR_ERR__TRANSPORT, "no broker reachable (%s)",
+        return gr__share_err(c, GR_ERR__ALL_BROKERS_DOWN, "no broker reachable (%s)",
                              gr__client_unreachable_reason(c->cl, why, sizeof(why)));
     }
     c->last_poll = gr__client_now(c->cl);
@@ -288,8 +291,8 @@ static gr_err_t ack_record(gr_share_consumer_t *c, gr_share_record_t *r, gr_ack_
         gr__node_t *node = gr__client_node(c->cl, r->part->session->node_id);
         int16_t v = node ? gr__node_version(node, GR_API_ShareAcknowledge) : -1;
         if (v >= 0 && v < 2)
-            return gr__share_err(c, GR_ERR_UNSUPPORTED_VERSION,
-                                 "RENEW needs ShareAcknowledge v2; broker %s offers v%d", gr__node_name(node), v);
+            return gr__share_err(c, GR_ERR_UNSUPPORTED_VERSION, "RENEW needs ShareAcknowledge v2; broker %s offers v%d",
+                                 gr__node_name(node), v);
     }
     r->ack = (int8_t)type;
     r->st = GR__RS_ACKED;
@@ -356,10 +359,13 @@ gr_err_t gr_share_consumer_commit_sync(gr_share_consumer_t *c, int timeout_ms, g
     c->commit_seq++; /* answers arriving later are not this commit's */
     run_callbacks(c);
     for (size_t i = 0; !err && i < r->n; i++)
-        if (r->rows[i].err) err = gr__share_err(c, r->rows[i].err, "%s-%d: %s", r->rows[i].topic,
-                                                (int)r->rows[i].partition, r->rows[i].errstr);
-    if (res) *res = r;
-    else gr_share_ack_result_destroy(r);
+        if (r->rows[i].err)
+            err = gr__share_err(c, r->rows[i].err, "%s-%d: %s", r->rows[i].topic, (int)r->rows[i].partition,
+                                r->rows[i].errstr);
+    if (res)
+        *res = r;
+    else
+        gr_share_ack_result_destroy(r);
     return err;
 }
 
@@ -395,7 +401,8 @@ gr_err_t gr_share_consumer_close(gr_share_consumer_t *c, int timeout_ms) {
     bool sessions_done = all_closed(c);
     free_topics(c);
     if (c->in_group && !c->fatal) c->leaving = true;
-    while (c->leaving && c->in_group && !c->fatal && gr__client_tick(c->cl) < deadline) gr__share_io(c, deadline, false);
+    while (c->leaving && c->in_group && !c->fatal && gr__client_tick(c->cl) < deadline)
+        gr__share_io(c, deadline, false);
     bool left = !c->in_group || c->fatal;
     run_callbacks(c);
     c->closed = true;

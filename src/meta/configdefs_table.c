@@ -216,7 +216,7 @@ const gr_cfgdef_t gr__cfgdefs[] = {
     {BROKER("unclean.leader.election.enable", BOOLEAN), .dflt = "false", .importance = GR_CFG_HIGH,
      .flags = F_DYN | F_UNUSED, .doc = "Accepted, unused (no replicas)."},
 
-    /* ---- broker: share groups (shared/spec/share-groups.md 5.1) ---- */
+    /* ---- broker: share groups (KIP-932) ---- */
     {BROKER("group.share.enable", BOOLEAN), .dflt = "true", .importance = GR_CFG_MEDIUM, .flags = F_UNUSED | F_INTERNAL,
      .doc = "Accepted; share groups are always enabled in gregor."},
     {BROKER("group.share.delivery.count.limit", INT), .dflt = "5", .min = 2, .max = 10, .flags = F_RANGE,

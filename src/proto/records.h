@@ -6,7 +6,8 @@
  * caller's bytes (or into the caller's scratch buffer for decompressed
  * records). Any thread may call these functions on its own buffers.
  *
- * Layout reference: shared/kafka-protocol/README.md §3.6-3.7. */
+ * Layout reference: the record batch section of the Kafka protocol guide
+ * (https://kafka.apache.org/documentation/#recordbatch); summary in docs/codec.md. */
 #ifndef GR_PROTO_RECORDS_H
 #define GR_PROTO_RECORDS_H
 

@@ -1,5 +1,5 @@
 /* Share-group coordinator state machine: registry, ShareGroupHeartbeat, session expiry,
- * admin views and export/import (shared/spec/share-groups.md §4, §6). See group.h.
+ * admin views and export/import (KIP-932; docs/share-groups.md). See group.h.
  *
  * The flow of a heartbeat follows Kafka's GroupMetadataManager.shareGroupHeartbeat:
  * validate; find or create the group; refuse a full group; find or create the member

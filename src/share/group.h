@@ -1,5 +1,5 @@
 /* Share-group coordinator: membership, epochs, target assignment and group configs
- * (shared/spec/share-groups.md §4, §5.2, §6.1, §6.2, §6.6; KIP-932).
+ * (KIP-932; docs/share-groups.md).
  *
  * A pure module: no I/O, no clock, no logging of its own. Every call that depends on
  * time takes now_ms; every call that changes durable state says so (`group_changed`)

@@ -1,4 +1,4 @@
-/* The share-group SimpleAssignor (shared/spec/share-groups.md §4.4) and the small
+/* The share-group SimpleAssignor (KIP-932; docs/share-groups.md) and the small
  * assignment-set helpers it shares with group.c.
  *
  * Goals, in order: every assignable partition with a subscriber gets at least one

@@ -1,4 +1,4 @@
-/* Share-group configs (resource type GROUP), shared/spec/share-groups.md §5.2.
+/* Share-group configs (resource type GROUP), KIP-932 (docs/share-groups.md).
  *
  * Names, types, static ranges and validation order follow Kafka's GroupConfig (4.2+,
  * KIP-932/KIP-1240): unknown names first, then each value parsed in definition order

@@ -1,13 +1,13 @@
 /* Share-partition (SP) state machine: the in-flight window of one
  * (group, topic, partition) of a share group (KIP-932).
  *
- * This is a PURE module (../shared/STYLE.md §6): no I/O, no clock reads, no
+ * This is a PURE module (docs/style.md, event loop and time): no I/O, no clock reads, no
  * globals, no locks. Time is passed in as `now_ms`; every mutating call
  * returns its result plus a delta (gr_sp_delta_t) that the caller persists
  * (share-state store) before answering the client where the spec requires it,
  * and the caller arms its own timer from gr_sp_next_deadline().
  *
- * Normative behaviour: ../shared/spec/share-groups.md §1, §2.5, §3.3–3.5, §7.
+ * Normative behaviour: KIP-932 (record states, acquisition locks, acknowledgement).
  * Design notes and the decisions on unsettled points: docs/share-partition.md.
  *
  * @locality One thread owns an SP (the event loop). Nothing here is

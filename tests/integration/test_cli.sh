@@ -341,4 +341,56 @@ golden share_consume_group_conflict "$G" share-consume --bootstrap-server "$B" -
   || fail "share-consume with group.id in --command-property"
 golden sg_list_after_props "$G" share-groups --bootstrap-server "$B" --list
 
+# ---------------------------------------------------------------- --output json: types and escaping
+# A group id with invalid UTF-8 (a lone continuation byte, a truncated sequence, an overlong
+# '/', a surrogate), control characters, quotes and valid multi-byte text: the JSON stays
+# valid (each invalid byte is \ufffd) and numbers and booleans are JSON types.
+bad_group=$'cg-\x80-\xe2\x82-\xc0\xaf-\xed\xa0\x80-\x01\x7f-"q"\\-\xc3\xa9\xe2\x82\xac'
+"$G" share-groups --bootstrap-server "$B" --reset-offsets --group "$bad_group" --topic cli-s:1 --to-earliest --execute \
+  >/dev/null 2>&1 || fail "share group with an invalid UTF-8 id"
+golden sg_list_json_invalid_utf8 "$G" share-groups --bootstrap-server "$B" --list --state --output json
+golden sg_describe_json_invalid_utf8 "$G" share-groups --bootstrap-server "$B" --describe --group "$bad_group" --output json
+for j in sg_list_json_invalid_utf8 sg_describe_json_invalid_utf8 topics_describe_json configs_describe_json; do
+  check "$j: stdout parses as JSON (strict UTF-8)" python3 -c '
+import json, sys
+data = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))
+assert isinstance(data, list) and data' "$GR_TMP/$j.stdout"
+done
+check "configs json: sensitive and read_only are booleans" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert all(isinstance(r["sensitive"], bool) and isinstance(r["read_only"], bool) for r in rows), rows' \
+  "$GR_TMP/configs_describe_json.stdout"
+check "topics json: partition and leader are numbers, replicas and isr arrays of numbers" python3 -c '
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1])) if r["partition"] is not None]
+assert rows and all(isinstance(r["partition"], int) and isinstance(r["leader"], int) for r in rows), rows
+assert all(r["replicas"] == [1] and r["isr"] == [1] for r in rows), rows' "$GR_TMP/topics_describe_json.stdout"
+"$G" share-groups --bootstrap-server "$B" --delete --group "$bad_group" >/dev/null 2>&1 || true
+
+# ---------------------------------------------------------------- no broker: fail fast, usage errors
+dead="$(free_port)"
+golden topics_bootstrap_no_port "$G" topics --bootstrap-server 127.0.0.1 --list
+golden produce_bootstrap_bad_port --stdin "$GR_TMP/keyed.txt" "$G" produce --bootstrap-server 127.0.0.1:0 --topic cli-h
+golden consume_bootstrap_empty "$G" consume --bootstrap-server , --topic cli-h
+t0=$(date +%s%N)
+golden topics_list_refused "$G" topics --bootstrap-server "127.0.0.1:$dead" --list
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "topics --list, connection refused: failed within 5 s with the default 30 s timeout (${ms} ms)" test "$ms" -lt 5000
+for c in "configs --topic cli-a --describe" "share-groups --list" "share-groups --describe --group cg2"; do
+  t0=$(date +%s%N)
+  rc=0; out="$("$G" $c --bootstrap-server "127.0.0.1:$dead" 2>&1)" || rc=$?
+  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  check "$c, connection refused: exit 1 within 5 s naming the refusal (${ms} ms, rc $rc: $out)" \
+    bash -c '[[ $1 == 1 && $2 -lt 5000 && $3 == *"no broker reachable"*"Connection refused"* ]]' _ "$rc" "$ms" "$out"
+done
+t0=$(date +%s%N)
+golden produce_refused --stdin "$GR_TMP/keyed.txt" "$G" produce --bootstrap-server "127.0.0.1:$dead" --topic cli-h
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "produce of 3 lines, connection refused: failed within 5 s with the default max.block.ms (${ms} ms)" test "$ms" -lt 5000
+t0=$(date +%s%N)
+golden consume_refused "$G" consume --bootstrap-server "127.0.0.1:$dead" --topic cli-h
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "consume, connection refused: failed within 5 s (${ms} ms)" test "$ms" -lt 5000
+
 gr_finish

@@ -6,7 +6,9 @@
 #  - acks=0, acks=1, acks=all; the explicit idempotent producer (offsets in send order);
 #    enable.idempotence=true with acks=1 refused with Kafka's message;
 #  - buffer.memory exhausted: send fails with _QUEUE_FULL and a clear message;
-#  - broker unreachable at start: send fails after max.block.ms with the connect error;
+#  - broker unreachable at start (connections refused): 20 sends fail with _ALL_BROKERS_DOWN
+#    and the connect error within a few seconds, not max.block.ms (60 s) each; with
+#    unreachable.connect.attempts=0 a send waits max.block.ms, as Kafka's producer does;
 #  - examples/producer.
 # The admin client has its own test (test_libgregor_admin.sh). With --ref the same checks run
 # against Apache Kafka 4.3.1 (ctest: ref/test_libgregor_producer).
@@ -69,10 +71,18 @@ check "buffer.memory full: _QUEUE_FULL with a clear message ($(head -n 1 <<<"$ou
   grep -q "send error: _QUEUE_FULL: buffer.memory (100000 bytes) is full" <<<"$out"
 
 dead="$(free_port)"
+t0=$(date +%s%N)
+out="$(gr_timeout 60 "$PROD" -b "127.0.0.1:$dead" -t lg-dead -n 20 --keep-going 2>/dev/null || true)"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "refused connections: _ALL_BROKERS_DOWN naming the connect error ($(head -n 1 <<<"$out"))" \
+  grep -q "send error: _ALL_BROKERS_DOWN: Topic lg-dead not present in metadata: no broker reachable (127.0.0.1:$dead: connect failed: Connection refused" <<<"$out"
+check "refused connections: every one of 20 sends failed ($(tail -n 1 <<<"$out"))" grep -qx "send errors=20" <<<"$out"
+check "refused connections: 20 sends in under 5 s, not max.block.ms each (${ms} ms)" test "$ms" -lt 5000
 t0=$(date +%s)
-out="$(gr_timeout 60 "$PROD" -b "127.0.0.1:$dead" -t lg-dead -n 1 -X max.block.ms=3000 2>/dev/null || true)"
+out="$(gr_timeout 60 "$PROD" -b "127.0.0.1:$dead" -t lg-dead -n 1 -X max.block.ms=3000 -X unreachable.connect.attempts=0 \
+  2>/dev/null || true)"
 el=$(( $(date +%s) - t0 ))
-check "unreachable broker: _TIMED_OUT naming the connect error after max.block.ms (${el}s: $(head -n 1 <<<"$out"))" \
+check "unreachable.connect.attempts=0: _TIMED_OUT naming the connect error after max.block.ms (${el}s: $(head -n 1 <<<"$out"))" \
   grep -q "send error: _TIMED_OUT: Topic lg-dead not present in metadata after 3000 ms (127.0.0.1:$dead: connect failed: Connection refused" <<<"$out"
 check "unreachable broker: gave up within 10 s" test "$el" -le 10
 

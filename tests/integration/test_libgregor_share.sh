@@ -143,7 +143,7 @@ check "unknown topic: polls answer NONE with no records ($out)" grep -q "^unknow
 dead="$(free_port)"
 out="$(gr_timeout 30 "$SCEN" "127.0.0.1:$dead" unreachable t g 2>"$GR_TMP/unreach.err" || true)"
 check_eq "broker unreachable at start: clear error ($(cat "$GR_TMP/unreach.err"))" \
-  "$(printf 'poll: _TRANSPORT within 5 s: yes\nnames the connect error: yes\nclose: NONE')" "$out"
+  "$(printf 'poll: _ALL_BROKERS_DOWN within 5 s: yes\nnames the connect error: yes\nclose: NONE')" "$out"
 out="$(gr_timeout 30 "$SCEN" "$BOOTSTRAP" config t g 2>/dev/null || true)"
 for k in isolation.level auto.offset.reset enable.auto.commit group.instance.id session.timeout.ms \
          heartbeat.interval.ms group.protocol; do

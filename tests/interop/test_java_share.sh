@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Java KafkaShareConsumer 4.3.1 (Maven, tests/interop/java JavaShare): every share-consumer example
-# of the users' documents (../shared/seeds) with the outcome they describe -- implicit mode with
+# of KIP-932's usage patterns with the outcome they describe -- implicit mode with
 # poll and with commitSync, explicit ACCEPT/REJECT with commitSync, explicit RELEASE (redelivered,
 # deliveryCount 2), RENEW for processing longer than several lock durations (acquisitionLockTimeoutMs,
 # no redelivery to a second member), wakeup() shutdown, close() releasing unacknowledged records.

@@ -1,14 +1,14 @@
 /* Decode and re-encode the frames real clients put on the wire.
  *
- * For every NNN-<Api>-v<N>-request.bin under the shared wire-captures folder:
+ * For every NNN-<Api>-v<N>-request.bin under tests/data/wire-captures:
  * strip the length prefix, decode the header and the body, re-encode both and
  * compare byte for byte. The responses (written by librdkafka's mock cluster)
  * are decoded too and re-encoded byte for byte where the mock wrote what Kafka
  * would; the hand-built ApiVersions v3 error reply is skipped (see the README
  * in that folder). A few decoded fields are spot-checked.
  *
- * The folder is GR_SHARED_DIR/wire-captures when that variable is set, else
- * GR_SOURCE_DIR/../shared/wire-captures. If neither exists the test is skipped. */
+ * The captures are checked in (tests/data/wire-captures); a missing folder is a
+ * failure, never a skip. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,7 +102,8 @@ static bool same_bytes(const gr_wbuf_t *wb, const uint8_t *p, size_t n) {
     return wb->len == n && (n == 0 || !memcmp(wb->mem, p, n));
 }
 
-static void check_request(const char *scen, const char *file, const uint8_t *frame, size_t len, int16_t *key, int16_t *ver) {
+static void check_request(const char *scen, const char *file, const uint8_t *frame, size_t len, int16_t *key,
+                          int16_t *ver) {
     gr_rbuf_t rb;
     gr_req_header_t h;
     gr_arena_t a;
@@ -143,7 +144,8 @@ static void spot_check_response(const char *scen, int16_t key, const void *body)
     }
 }
 
-static void check_response(const char *scen, const char *file, const uint8_t *frame, size_t len, int16_t key, int16_t ver) {
+static void check_response(const char *scen, const char *file, const uint8_t *frame, size_t len, int16_t key,
+                           int16_t ver) {
     gr_rbuf_t rb;
     gr_arena_t a;
     gr_wbuf_t wb;
@@ -173,8 +175,10 @@ static void check_response(const char *scen, const char *file, const uint8_t *fr
     gr_wbuf_init(&wb);
     gr_resp_header_encode(corr, hv, &wb);
     gr_encode(m, ver, body, &wb);
-    if (same_bytes(&wb, frame + 4, len - 4 - trailing)) g_resp_exact++;
-    else fprintf(stderr, "   note: %s/%s decodes but re-encodes differently\n", scen, file);
+    if (same_bytes(&wb, frame + 4, len - 4 - trailing))
+        g_resp_exact++;
+    else
+        fprintf(stderr, "   note: %s/%s decodes but re-encodes differently\n", scen, file);
     gr_wbuf_free(&wb);
     gr_arena_free(&a);
     g_resp++;
@@ -217,12 +221,7 @@ static void check_scenario(const char *root, const char *scen) {
 
 static const char *find_root(char *buf, size_t size) {
     struct stat st;
-    const char *env = getenv("GR_SHARED_DIR");
-    if (env) {
-        join(buf, size, env, "wire-captures");
-        if (!stat(buf, &st)) return buf;
-    }
-    join(buf, size, GR_SOURCE_DIR, "../shared/wire-captures");
+    join(buf, size, GR_SOURCE_DIR, "tests/data/wire-captures");
     return stat(buf, &st) ? NULL : buf;
 }
 
@@ -230,8 +229,8 @@ int main(void) {
     char buf[4096];
     const char *root = find_root(buf, sizeof(buf));
     if (!root) {
-        fprintf(stderr, "wire captures not found (set GR_SHARED_DIR): skipped\n");
-        return 0;
+        fprintf(stderr, "wire captures not found under %s/tests/data/wire-captures\n", GR_SOURCE_DIR);
+        return 1;
     }
     struct dirent **ents;
     int n = scandir(root, &ents, NULL, alphasort);

@@ -26,7 +26,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 
 /**
- * The KafkaShareConsumer examples of the users' documents (../shared/seeds), run against a broker
+ * The KafkaShareConsumer usage examples (KIP-932, docs/share-groups.md), run against a broker
  * with the outcome the documents describe:
  * <ul>
  * <li>implicit_poll: implicit mode, every record delivered once (deliveryCount 1); the next poll
