@@ -55,7 +55,9 @@ gr_err_t gr_dirlock_acquire(const char *dir, gr_dirlock_t **out, char *errstr, s
     gr_err_t err = make_dirs(dir, errstr, errstr_size);
     if (err) return err;
     char path[4200];
-    snprintf(path, sizeof(path), "%s/%s", dir, GR_DIRLOCK_FILE);
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/') dl--; /* "data/" -> "data/.lock", not "data//.lock" */
+    snprintf(path, sizeof(path), "%.*s/%s", (int)dl, dir, GR_DIRLOCK_FILE);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
         snprintf(errstr, errstr_size, "cannot open the lock file %s: %s", path, strerror(errno));
