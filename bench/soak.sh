@@ -10,10 +10,12 @@
 #     offset, every record accepted), printing partition and offset of each record.
 # The log is kept bounded (log.segment.bytes / log.retention.bytes per partition, see
 # SOAK_GREGORD_ARGS), so segments roll and are deleted during the run as in production.
-# Every SOAK_REPORT_S seconds one line: elapsed s, gregord VmRSS (MB, /proc/PID/status), open fds
+# Every SOAK_REPORT_S seconds one line: elapsed s, gregord VmRSS (MB, /proc/PID/status; also split
+# into RssAnon, the heap, and RssFile, the mapped binary and libraries), open fds
 # (/proc/PID/fd), records sent and consumed so far. At the end, after the producers flushed and
 # the consumers caught up (at most 120 s): min/max RSS under load (the idle sample at start-up is
-# shown but not counted), the relative spread (max - min) / min, fds at the first load sample and at
+# shown but not counted), the relative spread (max - min) / min over all load samples and over the
+# second half of the run (the log at its retention size), fds at the first load sample and at
 # the end, records sent, records in the log (end offsets), records consumed (and distinct).
 # Goal (issue 8): RSS flat within +-10 % and no fd growth.
 # Writes $GR_BUILD_DIR/bench-results/soak.tsv (the samples) and soak.txt (the summary).
@@ -21,8 +23,10 @@
 # Environment:
 #   SOAK_S (600)  SOAK_RATE (2000 records/s in total)  SOAK_REPORT_S (60)  SOAK_SIZE (200 bytes)
 #   SOAK_PRODUCERS (2)  SOAK_CONSUMERS (2)  SOAK_PARTITIONS (4)
-#   SOAK_GREGORD_ARGS   extra gregord --override pairs, "key=value ..." (default: 16 MB segments,
-#                       64 MB retention per partition, a retention check every 30 s)
+#   SOAK_GREGORD_ARGS   extra gregord --override pairs, "key=value ..." (default: 2 MiB segments,
+#                       8 MiB retention per partition, a retention check every 10 s: at the default
+#                       rate segments roll every ~10 s and the log reaches its steady size within
+#                       ~2 minutes; the in-memory segment indexes grow until then)
 #   GR_BUILD_DIR (./build), GR_KEEP_TMP=1
 # `make bench BENCH_SOAK=1` runs it after the other benchmarks. Everything listens on 127.0.0.1
 # only; every process is started and stopped by PID.
@@ -36,7 +40,7 @@ SOAK_SIZE="${SOAK_SIZE:-200}"
 SOAK_PRODUCERS="${SOAK_PRODUCERS:-2}"
 SOAK_CONSUMERS="${SOAK_CONSUMERS:-2}"
 SOAK_PARTITIONS="${SOAK_PARTITIONS:-4}"
-SOAK_GREGORD_ARGS="${SOAK_GREGORD_ARGS:-log.segment.bytes=16777216 log.retention.bytes=67108864 log.retention.check.interval.ms=30000}"
+SOAK_GREGORD_ARGS="${SOAK_GREGORD_ARGS:-log.segment.bytes=2097152 log.retention.bytes=8388608 log.retention.check.interval.ms=10000}"
 GR_TEST_TIMEOUT=$((SOAK_S + 600))
 # shellcheck source=../tests/lib.sh
 source "$BENCH_SRC/../tests/lib.sh"
@@ -66,7 +70,7 @@ gr_timeout 60 "$CLI" topics --bootstrap-server "$BOOTSTRAP" --create --topic "$T
 gr_timeout 60 "$CLI" configs --bootstrap-server "$BOOTSTRAP" --entity-type groups --entity-name "$GROUP" \
   --alter --add-config share.auto.offset.reset=earliest >/dev/null || die "cannot configure group $GROUP"
 
-rss_kb() { awk '$1 == "VmRSS:" {print $2}' "/proc/$PID/status" 2>/dev/null; }
+rss_kb() { awk -v k="${1:-VmRSS}:" '$1 == k {print $2}' "/proc/$PID/status" 2>/dev/null; }
 fd_count() { ls "/proc/$PID/fd" 2>/dev/null | wc -l; }
 sent_count() { local f t=0; for f in "$GR_TMP"/sent.*; do [[ -s "$f" ]] && t=$((t + $(cat "$f"))); done; echo "$t"; }
 consumed_count() { cat "$GR_TMP"/consumer.*.out 2>/dev/null | wc -l; }
@@ -120,12 +124,13 @@ say "soak: $SOAK_RATE records/s of $SOAK_SIZE B for $SOAK_S s ($SOAK_PRODUCERS p
 
 # ------------------------------------------------------------------ samples
 TSV="$GR_TMP/soak.tsv"
-printf 'elapsed_s\trss_kb\tfds\tsent\tconsumed\n' >"$TSV"
+printf 'elapsed_s\trss_kb\tfds\tsent\tconsumed\trss_anon_kb\trss_file_kb\n' >"$TSV"
 sample() { # sample ELAPSED
-  local r f s c
-  r="$(rss_kb)" f="$(fd_count)" s="$(sent_count)" c="$(consumed_count)"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "${r:-0}" "$f" "$s" "$c" >>"$TSV"
-  printf '%8s s  rss %8s MB  fds %5s  sent %10s  consumed %10s\n' "$1" "$(calc "${r:-0} / 1024")" "$f" "$s" "$c"
+  local r f s c a m
+  r="$(rss_kb)" f="$(fd_count)" s="$(sent_count)" c="$(consumed_count)" a="$(rss_kb RssAnon)" m="$(rss_kb RssFile)"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "${r:-0}" "$f" "$s" "$c" "${a:-0}" "${m:-0}" >>"$TSV"
+  printf '%8s s  rss %8s MB (anon %7s, file %7s)  fds %5s  sent %10s  consumed %10s\n' "$1" \
+    "$(calc "${r:-0} / 1024")" "$(calc "${a:-0} / 1024")" "$(calc "${m:-0} / 1024")" "$f" "$s" "$c"
 }
 T0=$(date +%s)
 sample 0
@@ -176,6 +181,14 @@ spread = (hi - lo) / lo * 100 if lo else 0.0
 print("soak summary (%d samples under load, %d s)" % (len(load), load[-1][0]))
 print("  rss idle at start   %8.1f MB" % (idle[1] / 1024))
 print("  rss under load      min %.1f MB  max %.1f MB  spread %.1f %% (goal <= 10 %%)" % (lo / 1024, hi / 1024, spread))
+half = [r[1] for r in load if r[0] >= load[-1][0] / 2]
+print("  rss, second half    min %.1f MB  max %.1f MB  spread %.1f %% (%d samples from %d s)"
+      % (min(half) / 1024, max(half) / 1024, (max(half) - min(half)) / min(half) * 100 if min(half) else 0.0,
+         len(half), load[-1][0] / 2))
+anon = [r[5] for r in load]
+print("  rss anon (heap)     min %.1f MB  max %.1f MB  spread %.1f %%; file-backed %.1f -> %.1f MB"
+      % (min(anon) / 1024, max(anon) / 1024, (max(anon) - min(anon)) / min(anon) * 100 if min(anon) else 0.0,
+         load[0][6] / 1024, load[-1][6] / 1024))
 print("  rss at the end      %8.1f MB (after the drain)" % (rss_end / 1024))
 print("  open fds            idle %d  first load sample %d  end of load %d  after the drain %d  max %d"
       % (idle[2], load[0][2], load[-1][2], fd_end, max(r[2] for r in rows)))
