@@ -12,7 +12,7 @@
 # SOAK_GREGORD_ARGS), so segments roll and are deleted during the run as in production.
 # Every SOAK_REPORT_S seconds one line: elapsed s, gregord VmRSS (MB, /proc/PID/status; also split
 # into RssAnon, the heap, and RssFile, the mapped binary and libraries), open fds
-# (/proc/PID/fd), records sent and consumed so far. At the end, after the producers flushed and
+# (/proc/PID/fd), segment files of the topic (each holds an fd), records sent and consumed so far. At the end, after the producers flushed and
 # the consumers caught up (at most 120 s): min/max RSS under load (the idle sample at start-up is
 # shown but not counted), the relative spread (max - min) / min over all load samples and over the
 # second half of the run (the log at its retention size), fds at the first load sample and at
@@ -73,6 +73,7 @@ gr_timeout 60 "$CLI" configs --bootstrap-server "$BOOTSTRAP" --entity-type group
 rss_kb() { awk -v k="${1:-VmRSS}:" '$1 == k {print $2}' "/proc/$PID/status" 2>/dev/null; }
 fd_count() { ls "/proc/$PID/fd" 2>/dev/null | wc -l; }
 sent_count() { local f t=0; for f in "$GR_TMP"/sent.*; do [[ -s "$f" ]] && t=$((t + $(cat "$f"))); done; echo "$t"; }
+segment_count() { find "$GR_DATA_DIR" -name '*.log' -path "*/$TOPIC-*" 2>/dev/null | wc -l; }
 consumed_count() { cat "$GR_TMP"/consumer.*.out 2>/dev/null | wc -l; }
 
 # ------------------------------------------------------------------ clients
@@ -124,13 +125,14 @@ say "soak: $SOAK_RATE records/s of $SOAK_SIZE B for $SOAK_S s ($SOAK_PRODUCERS p
 
 # ------------------------------------------------------------------ samples
 TSV="$GR_TMP/soak.tsv"
-printf 'elapsed_s\trss_kb\tfds\tsent\tconsumed\trss_anon_kb\trss_file_kb\n' >"$TSV"
+printf 'elapsed_s\trss_kb\tfds\tsent\tconsumed\trss_anon_kb\trss_file_kb\tsegments\n' >"$TSV"
 sample() { # sample ELAPSED
-  local r f s c a m
+  local r f s c a m g
   r="$(rss_kb)" f="$(fd_count)" s="$(sent_count)" c="$(consumed_count)" a="$(rss_kb RssAnon)" m="$(rss_kb RssFile)"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "${r:-0}" "$f" "$s" "$c" "${a:-0}" "${m:-0}" >>"$TSV"
-  printf '%8s s  rss %8s MB (anon %7s, file %7s)  fds %5s  sent %10s  consumed %10s\n' "$1" \
-    "$(calc "${r:-0} / 1024")" "$(calc "${a:-0} / 1024")" "$(calc "${m:-0} / 1024")" "$f" "$s" "$c"
+  g="$(segment_count)"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "${r:-0}" "$f" "$s" "$c" "${a:-0}" "${m:-0}" "$g" >>"$TSV"
+  printf '%6s s  rss %7s MB (anon %6s, file %6s)  fds %4s  segments %4s  sent %9s  consumed %9s\n' "$1" \
+    "$(calc "${r:-0} / 1024")" "$(calc "${a:-0} / 1024")" "$(calc "${m:-0} / 1024")" "$f" "$g" "$s" "$c"
 }
 T0=$(date +%s)
 sample 0

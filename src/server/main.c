@@ -102,17 +102,18 @@ static int parse_args(int argc, char **argv, args_t *a) {
     return 0;
 }
 
-/* GREGOR_LOG (if set) wins over log.level: one run can be made verbose without editing the file. */
-static bool env_log_level(gr_log_level_t *lvl) {
+/* GREGOR_LOG (if set) wins over log.level: one run can be made verbose without editing the file.
+ * 1: set, 0: not set, -1: invalid (reported). */
+static int env_log_level(gr_log_level_t *lvl) {
     const char *env = getenv("GREGOR_LOG");
-    if (!env || !*env) return false;
+    if (!env || !*env) return 0;
     if (gr_log_level_parse(env, lvl)) {
         say_error("configuration error: Invalid value %s for environment variable GREGOR_LOG: "
                   "must be one of error, warn, info, debug",
                   env);
-        exit(EXIT_CONFIG);
+        return -1;
     }
-    return true;
+    return 1;
 }
 
 static bool wildcard_host(const char *h) { return !h[0] || !strcmp(h, "0.0.0.0") || !strcmp(h, "::"); }
@@ -209,7 +210,11 @@ int main(int argc, char **argv) {
         return rc < 0 ? 0 : EXIT_CONFIG;
     }
     gr_log_level_t env_lvl = GR_LOG_INFO;
-    bool from_env = env_log_level(&env_lvl);
+    int from_env = env_log_level(&env_lvl);
+    if (from_env < 0) {
+        free(a.ovr);
+        return EXIT_CONFIG;
+    }
     gr_log_set_level(env_lvl);
     GR_INFO("server", "gregord %s starting (pid %ld)", GREGORD_VERSION, (long)getpid());
     gr_server_config_t cfg;
