@@ -8,7 +8,8 @@
 #   make test-ref   run the script tests against the reference Apache Kafka (validates the tests)
 #   make asan       ASan+UBSan build in ./build-asan, run every ctest test there but the ref ones
 #   make fuzz       clang/libFuzzer build in ./build-fuzz, run each fuzz target FUZZ_SECONDS (default 10)
-#   make bench      build and run the benchmarks (bench/run.sh, then bench/clients.sh unless BENCH_SKIP_CLIENTS=1)
+#   make bench      build and run the benchmarks (bench/run.sh, then bench/clients.sh unless BENCH_SKIP_CLIENTS=1,
+#                   then the soak bench/soak.sh if BENCH_SOAK=1: SOAK_S, default 600 s)
 #   make format     clang-format the C sources in place
 #   make install    cmake --install (PREFIX=/usr/local, DESTDIR honoured): libgregor + gregor.pc, gregor,
 #                   gregord, PREFIX/etc/gregor/server.properties (kept if present), the systemd unit
@@ -80,6 +81,7 @@ bench: build
 	  [ $$found -eq 1 ] || echo "no benchmarks built (bench/bench_*.c)"; \
 	fi
 	@if [ "$${BENCH_SKIP_CLIENTS:-0}" != 1 ]; then bash bench/clients.sh; fi
+	@if [ "$${BENCH_SOAK:-0}" = 1 ]; then bash bench/soak.sh; fi
 
 format:
 	@files=$$(git ls-files '*.c' '*.h' | grep -v '^build'); \

@@ -118,14 +118,23 @@ gr_err_t gr_broker_new(gr_loop_t *loop, const gr_server_config_t *cfg, gr_broker
     b->loop = loop;
     b->cfg = cfg;
     b->syncq = gr_sync_queue_new();
-    gr_err_t err = open_state(b, errstr, errstr_size);
-    if (!err) err = open_listener(b, errstr, errstr_size);
+    /* Initialised first, so that gr_broker_free can undo any partial start-up. */
+    gr_timer_init(loop, &b->housekeeping, housekeeping, b);
+    char why[768];
+    gr_err_t err = open_state(b, why, sizeof(why));
+    if (err) {
+        snprintf(errstr, errstr_size, "%s=%s: %s", gr_props_get(&cfg->raw, "log.dirs") ? "log.dirs" : "log.dir",
+                 cfg->log_dir, why);
+    } else if ((err = open_listener(b, why, sizeof(why)))) {
+        snprintf(errstr, errstr_size, "listeners=%s://%s%s%s:%u: %s", cfg->listener_name,
+                 strchr(cfg->listen_host, ':') ? "[" : "", cfg->listen_host, strchr(cfg->listen_host, ':') ? "]" : "",
+                 cfg->listen_port, why);
+    }
     if (err) {
         gr_broker_free(b);
         return err;
     }
     gr_loop_add_before_sleep(loop, &b->before_sleep, before_sleep, b);
-    gr_timer_init(loop, &b->housekeeping, housekeeping, b);
     int64_t every = cfg->log_retention_check_interval_ms > 0 ? cfg->log_retention_check_interval_ms : 300000;
     gr_timer_start(&b->housekeeping, every, every);
     GR_INFO("broker", "node %d of cluster %s listening on %s:%u", cfg->node_id, gr_meta_cluster_id(b->meta),

@@ -27,6 +27,7 @@ static const char *const v_cleanup[] = {"compact", "delete", NULL};
 static const char *const v_compression[] = {"uncompressed", "zstd", "lz4", "snappy", "gzip", "producer", NULL};
 static const char *const v_roles[] = {"broker", "controller", NULL};
 static const char *const v_protocols[] = {"classic", "consumer", "share", "streams", NULL};
+static const char *const v_log_level[] = {"error", "warn", "info", "debug", NULL};
 
 static bool check_cleanup(const char *v, char *reason, size_t n) {
     if (strstr(v, "compact")) {
@@ -123,6 +124,9 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .doc = "Connections idle for longer are closed."},
     {BROKER("fetch.max.bytes", INT), .dflt = "57671680", .min = 1024, .flags = F_MIN, .importance = GR_CFG_MEDIUM,
      .doc = "Upper bound on the bytes returned by one Fetch request."},
+    /* gregor's own (Kafka configures logging with log4j): internal, so DescribeConfigs stays Kafka's. */
+    {BROKER("log.level", STRING), .dflt = "info", .valid = v_log_level, .importance = GR_CFG_LOW, .flags = F_INTERNAL,
+     .doc = "Lowest level logged: error, warn, info or debug. The GREGOR_LOG environment variable wins."},
     {BROKER("unstable.api.versions.enable", BOOLEAN), .dflt = "false", .importance = GR_CFG_LOW,
      .flags = F_UNUSED | F_INTERNAL,
      .doc = "Accepted for Kafka compatibility; gregor advertises only what it implements."},

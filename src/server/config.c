@@ -275,6 +275,10 @@ static void fill_typed(gr_server_config_t *cfg) {
     char buf[64];
     const char *dirs = gr_props_get(&cfg->raw, "log.dirs");
     cfg->log_dir = first_item(dirs ? dirs : get_str(cfg, "log.dir", buf, sizeof(buf)));
+    cfg->log_dir_is_default = !dirs && !gr_props_get(&cfg->raw, "log.dir");
+    gr_log_level_t lvl = GR_LOG_INFO;
+    gr_log_level_parse(get_str(cfg, "log.level", buf, sizeof(buf)), &lvl); /* validated by check_keys */
+    cfg->log_level = (int)lvl;
     cfg->num_partitions = (int32_t)get_i64(cfg, "num.partitions");
     cfg->default_replication_factor = (int32_t)get_i64(cfg, "default.replication.factor");
     cfg->auto_create_topics_enable = get_bool(cfg, "auto.create.topics.enable");

@@ -42,6 +42,8 @@ typedef struct gr_server_config {
 
     int32_t node_id; /* node.id, or broker.id, or 1 if neither is set */
     char *log_dir;   /* first entry of log.dirs, else of log.dir */
+    bool log_dir_is_default; /* neither log.dirs nor log.dir given: Kafka's /tmp/kafka-logs */
+    int log_level;           /* log.level as a gr_log_level_t (base/log.h) */
 
     int32_t num_partitions;
     int32_t default_replication_factor;
