@@ -117,7 +117,8 @@ void gr_share_part_wait(gr_share_part_t *part, gr_share_waiter_t *w, void (*fn)(
 void gr_share_waiter_unlink(gr_share_waiter_t *w);
 
 /** Release the member's acquired records on every SP of the group (§1.3 rule 3),
- *  persisting best effort and waking waiters. */
+ *  each as one transition with its write (a refused write keeps the records
+ *  ACQUIRED until their locks expire), and wake waiters. */
 void gr_share_parts_release_member(gr_broker_t *b, const char *group, const char *member);
 
 /** Forget SPs (see gr_share_drop_partitions in share_int.h); group NULL = all. */

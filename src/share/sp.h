@@ -217,7 +217,7 @@ gr_err_t gr_sp_acknowledge(gr_sp_t *sp, const gr_sp_ack_req_t *req, const gr_sp_
 
 /** Process every acquisition lock whose deadline ≤ now_ms (§1.4): the records
  *  become AVAILABLE, or ARCHIVED at the delivery limit or below SPSO. Changes
- *  go to `delta` (best-effort write). Returns the next deadline (INT64_MAX
+ *  go to `delta` (the broker writes them in a transaction). Returns the next deadline (INT64_MAX
  *  when no lock is held). */
 int64_t gr_sp_expire(gr_sp_t *sp, const gr_sp_conf_t *conf, int64_t now_ms, gr_sp_delta_t *delta);
 
