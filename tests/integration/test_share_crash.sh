@@ -19,7 +19,7 @@
 #   - no record's delivery count went down between successive deliveries (and counts stay 1..5), and after a
 #     confirmed RELEASE the next delivery of that record has a higher count.
 # Disk-full phase (gregord only; issue 8): the data dir is a tmpfs mounted by the test (size
-# GR_SHARE_CRASH_TMPFS, default 512m); after half of the kills the disk is filled (a filler file up to
+# GR_SHARE_CRASH_TMPFS, default 128m); after half of the kills the disk is filled (a filler file up to
 # ENOSPC) for GR_SHARE_CRASH_DISKFULL_S seconds (default 5; 0 = no phase) while the consumers keep
 # acknowledging (their acks are answered KAFKA_STORAGE_ERROR and rolled back; lock expiries cannot be
 # written and are retried), then freed; the kills go on and every invariant above must still hold.
@@ -76,7 +76,7 @@ MNT="$GR_TMP/gregord-data" # start_gregord's data dir
 mounted=0
 if [[ "$GR_TARGET" == gregord ]] && ((DISKFULL_S > 0)); then
   mkdir -p "$MNT"
-  if mount -t tmpfs -o "size=${GR_SHARE_CRASH_TMPFS:-512m},mode=0755" tmpfs "$MNT" 2>"$GR_TMP/mount.err"; then
+  if mount -t tmpfs -o "size=${GR_SHARE_CRASH_TMPFS:-128m},mode=0755" tmpfs "$MNT" 2>"$GR_TMP/mount.err"; then
     mounted=1
     crash_cleanup() { # unmount on every exit, after what runs on the mount
       local rc=$?
@@ -153,16 +153,19 @@ for ((k = 1; k <= KILLS; k++)); do
   if ((k == full_at + 1)); then
     c0=$(confirmed)
     for ((i = 0; i < 300; i++)); do (( $(confirmed) > c0 )) && break; sleep 0.1; done # consumers back at work
+    fill_disk
     c0=$(confirmed)
     read -r _ _ e0 < <(progress)
-    fill_disk
+    refused0=$(grep -c 'share-state write for .* failed' "$GR_TMP/gregord.log" || true)
     log "disk full ($(df -h --output=used,size "$MNT" | tail -n 1 | xargs)) for ${DISKFULL_S} s, confirmed so far $c0/$N"
     sleep "$DISKFULL_S"
     c1=$(confirmed)
     read -r _ _ e1 < <(progress)
     rm -f "$MNT/filler"
-    echo "$((c1 - c0)) $((e1 - e0))" >"$GR_TMP/diskfull"
-    log "disk freed: $((c1 - c0)) acknowledgements confirmed and $((e1 - e0)) errors while it was full"
+    refused=$(( $(grep -c 'share-state write for .* failed' "$GR_TMP/gregord.log" || true) - refused0 ))
+    echo "$((c1 - c0)) $((e1 - e0)) $refused" >"$GR_TMP/diskfull"
+    log "disk freed: $refused share-state writes refused; $((c1 - c0)) acknowledgements confirmed and $((e1 - e0)) client errors meanwhile (Kafka's client retries acks answered 56)"
+    check "share-state writes were refused while the disk was full" test "$refused" -gt 0
     check "gregord survived the full disk" alive "$GR_GREGORD_PID"
   fi
   ms=$((500 + RANDOM % 2501))
@@ -226,8 +229,8 @@ GR_PASSED=$((GR_PASSED + $(grep -c '^ok ' "$GR_TMP/check.out" || true)))
 GR_FAILED=$((GR_FAILED + $(grep -c '^FAIL ' "$GR_TMP/check.out" || true)))
 
 if [[ -f "$GR_TMP/diskfull" ]]; then
-  read -r dc de <"$GR_TMP/diskfull"
-  echo "stat disk_full_s $DISKFULL_S after kill $full_at: confirmed meanwhile $dc, client errors meanwhile $de"
+  read -r dc de dr <"$GR_TMP/diskfull"
+  echo "stat disk_full_s $DISKFULL_S after kill $full_at: share-state writes refused $dr, confirmed meanwhile $dc, client errors meanwhile $de"
   ok "disk-full phase ran ($DISKFULL_S s after kill $full_at); the checks above cover it"
 fi
 echo "stat duration_s drain $(( (tc1 - tc0) / 1000000000 )) (kill phase $(( (kill_end - tc0) / 1000000000 ))), kills $KILLS ($mid mid-drain), records $N"
