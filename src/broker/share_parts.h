@@ -73,7 +73,8 @@ gr_share_part_t *gr_share_part_find(gr_broker_t *b, const char *group, const gr_
 /** The SP, initialised on first use (§1.10) from the state store or from
  *  share.auto.offset.reset against the partition log p. Errors (wire codes):
  *  COORDINATOR_NOT_AVAILABLE (store not open), UNKNOWN_SERVER_ERROR (corrupt
- *  persisted state; the SP is not kept). Also applies the log start offset
+ *  persisted state; the SP is not kept), KAFKA_STORAGE_ERROR (the store has
+ *  failed, gr_share_state_failed). Also applies the log start offset
  *  (§1.8) to an SP already in memory. */
 gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p, gr_share_part_t **out);
 

@@ -20,9 +20,10 @@
 #     confirmed RELEASE the next delivery of that record has a higher count.
 # Disk-full phase (gregord only; issue 8): the data dir is a tmpfs mounted by the test (size
 # GR_SHARE_CRASH_TMPFS, default 128m); after half of the kills the disk is filled (a filler file up to
-# ENOSPC) for GR_SHARE_CRASH_DISKFULL_S seconds (default 5; 0 = no phase) while the consumers keep
-# acknowledging (their acks are answered KAFKA_STORAGE_ERROR and rolled back; lock expiries cannot be
-# written and are retried), then freed; the kills go on and every invariant above must still hold.
+# ENOSPC, topped up every 0.2 s since compaction frees segments) for GR_SHARE_CRASH_DISKFULL_S seconds
+# (default 8; 0 = no phase) while the consumers keep acknowledging (their acks are answered
+# KAFKA_STORAGE_ERROR and rolled back; Kafka's client retries them; lock expiries cannot be written and
+# are retried), then freed; the kills go on and every invariant above must still hold.
 # Without the right to mount (not root) the phase is skipped with a message.
 # Why 4 partitions: one share-partition per consumer at steady state and four share-partitions recovering
 # at every restart (one partition would make the four consumers share one SP; also worth a run:
@@ -33,7 +34,7 @@
 #   Kafka restart takes ~20 s and the next kill waits for the consumers to confirm again),
 #   GR_SHARE_CRASH_RATE (records/s per consumer, default N/25/CONSUMERS so that the drain spans the kill
 #   phase; 0 = no processing time), GR_SHARE_CRASH_RELEASE_EVERY (100; 0 = ACCEPT only),
-#   GR_SHARE_CRASH_PARTITIONS (4), GR_SHARE_CRASH_CONSUMERS (4), GR_SHARE_CRASH_DISKFULL_S (5), GR_SHARE_CRASH_SEED (kill timings and
+#   GR_SHARE_CRASH_PARTITIONS (4), GR_SHARE_CRASH_CONSUMERS (4), GR_SHARE_CRASH_DISKFULL_S (8), GR_SHARE_CRASH_SEED (kill timings and
 #   names; default time-based, printed), GR_SHARE_CRASH_TOOL=1 (also show kafka-share-groups --describe
 #   --offsets, from tests/ref/target/lib).
 set -euo pipefail
@@ -71,7 +72,7 @@ fi
 JWORKER=(java -Xmx512m -XX:+UseSerialGC -cp "$JCP:$JDIR/src/main/resources:$JDIR/target/lib/*" dev.gregor.interop.ShareCrashWorker)
 
 # --- broker (gregord: on a tmpfs for the disk-full phase)
-DISKFULL_S="${GR_SHARE_CRASH_DISKFULL_S:-5}"
+DISKFULL_S="${GR_SHARE_CRASH_DISKFULL_S:-8}"
 MNT="$GR_TMP/gregord-data" # start_gregord's data dir
 mounted=0
 if [[ "$GR_TARGET" == gregord ]] && ((DISKFULL_S > 0)); then
@@ -158,7 +159,9 @@ for ((k = 1; k <= KILLS; k++)); do
     read -r _ _ e0 < <(progress)
     refused0=$(grep -c 'share-state write for .* failed' "$GR_TMP/gregord.log" || true)
     log "disk full ($(df -h --output=used,size "$MNT" | tail -n 1 | xargs)) for ${DISKFULL_S} s, confirmed so far $c0/$N"
-    sleep "$DISKFULL_S"
+    # The store frees space itself (compaction deletes old segments): keep the disk full.
+    t_end=$(( $(date +%s%N) + DISKFULL_S * 1000000000 ))
+    while (( $(date +%s%N) < t_end )); do fill_disk; sleep 0.2; done
     c1=$(confirmed)
     read -r _ _ e1 < <(progress)
     rm -f "$MNT/filler"
