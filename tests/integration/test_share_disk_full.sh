@@ -84,4 +84,5 @@ holder=""
 
 check "gregord still running" alive "$GR_GREGORD_PID"
 stop_gregord
+check_eq "gregord stopped cleanly (no sanitizer report under ASan)" 0 "$GR_GREGORD_EXIT"
 gr_finish
