@@ -95,9 +95,16 @@ gr_err_t gr_store_log_append(gr_store_log_t *lg, int64_t *base) {
     gr_plog_append_result_t res;
     char es[256];
     if (gr_plog_append(lg->plog, lg->out.mem, lg->out.len, &ao, &res, es, sizeof(es))) {
-        GR_ERROR(lg->sub, "append: %s", es);
+        /* Once per episode (a full disk refuses every write until space returns). */
+        if (!lg->append_failing)
+            GR_ERROR(lg->sub, "append: %s (further failures are logged at debug level)", es);
+        else
+            GR_DEBUG(lg->sub, "append: %s", es);
+        lg->append_failing = true;
         return GR_ERR_KAFKA_STORAGE_ERROR;
     }
+    if (lg->append_failing) GR_INFO(lg->sub, "appends work again");
+    lg->append_failing = false;
     *base = res.base_offset;
     lg->appended_bytes += (int64_t)lg->out.len;
     return GR_ERR_NONE;

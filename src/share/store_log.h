@@ -39,6 +39,7 @@ typedef struct gr_store_log {
      * last good fsync may or may not be on disk, and memory may be ahead of it,
      * so every later append is refused until the store is reopened (restart). */
     bool failed;
+    bool append_failing; /* the last append failed (logged once per episode) */
 } gr_store_log_t;
 
 /** Open (create if missing) the log in dir: size-based segment rolls only, no
