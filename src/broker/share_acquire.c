@@ -94,11 +94,16 @@ static gr_err_t acquire_read(gr_share_acq_t *aq, const gr_plog_slice_t *sl, hdr_
         gr_plog_slice_release(sl->owner);
         return GR_ERR_NONE;
     }
-    gr_sp_acquire_req_t ar = {aq->member, (int32_t)(aq->budget > INT32_MAX ? INT32_MAX : aq->budget),
-                              aq->batch_size, aq->mode, hs->v, hs->n};
+    gr_sp_acquire_req_t ar = {
+        aq->member, (int32_t)(aq->budget > INT32_MAX ? INT32_MAX : aq->budget), aq->batch_size, aq->mode, hs->v, hs->n};
     gr_sp_acquire_res_t res;
     gr_sp_acquire_res_init(&res);
+    bool written;
+    /* What the acquisition archived (records gone from the log, §1.8) is written
+     * with it; if that write fails nothing was acquired (rolled back, answered 56). */
+    gr_share_part_begin(part);
     err = gr_sp_acquire(part->sp, &ar, aq->conf, aq->now, &res, &part->delta);
+    err = gr_share_part_end(part, err, NULL, NULL, &written);
     gr_share_part_touched(part);
     if (!err && res.n > 0) {
         int64_t pos, len;

@@ -7,13 +7,20 @@
  * share.auto.offset.reset now"; that computed SPSO is written with the first
  * write, not before (§1.10 step 2).
  *
- * Writes (§7.2): each SP accumulates its changes in one delta. An
- * acknowledgement writes the delta (including anything accumulated lazily,
- * such as an SPSO moved by the log start) and the request waits for the
- * durable callback. Lock expiry and session releases write at once without
- * waiting. A failed write leaves the in-memory transition in place: the store
- * refuses every later write after an I/O error (state_store.h), so the share
- * state goes offline as a whole and the acks are answered KAFKA_STORAGE_ERROR.
+ * Writes (§7.2): a transition and its write are one unit (docs/share-state.md,
+ * "Failed writes"). gr_share_part_begin saves the SP, the gr_sp_* call puts
+ * its changes in part->delta, gr_share_part_end appends them to the store;
+ * if the append fails (ENOSPC, I/O error, store failed) the SP is rolled back
+ * to the saved state, so memory never holds a change the store refused. An
+ * acknowledgement is answered only once its record is durable (or with 56 if
+ * it is not). A failed durability (fsync) request fails the whole store
+ * (gr_sstore_failed): from then on share-partitions answer
+ * KAFKA_STORAGE_ERROR and nothing moves until restart, because memory may be
+ * ahead of a disk that is in an unknown state.
+ *
+ * Only one change waits lazily in part->delta outside a transition: an SPSO
+ * moved by the log start (§1.8), which is derived from the partition log and
+ * so re-derived after a restart; it is written with the next write.
  *
  * @locality loop thread. */
 #include "broker/share_parts.h"
@@ -26,6 +33,8 @@
 #include "base/log.h"
 #include "base/uuid.h"
 #include "broker/broker_int.h"
+
+#define EXPIRY_RETRY_MS 1000 /* a lock expiry whose write failed is retried this much later */
 
 struct gr_share_parts {
     gr_share_part_t **buckets;
@@ -146,8 +155,8 @@ static gr_err_t part_write(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, b
         .state_epoch = d->state_epoch,
         .leader_epoch = -1,
         .start_offset = d->start_offset,
-        .delivery_complete_count = d->delivery_complete_count > INT32_MAX ? INT32_MAX
-                                                                         : (int32_t)d->delivery_complete_count,
+        .delivery_complete_count =
+            d->delivery_complete_count > INT32_MAX ? INT32_MAX : (int32_t)d->delivery_complete_count,
         .batches = bv,
         .n_batches = d->n,
     };
@@ -163,11 +172,49 @@ static gr_err_t part_write(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, b
     return GR_ERR_NONE;
 }
 
-/* Best-effort write (§1.4: the in-memory transition stands either way). */
-static void part_write_bg(gr_share_part_t *part) {
+/* Write the lazily pending SPSO move (evicting, closing); failing is harmless
+ * because the move is re-derived from the log start after a restart. */
+static void part_write_lazy(gr_share_part_t *part) {
     bool written;
-    (void)part_write(part, NULL, NULL, &written);
+    if (!gr_sstore_failed(part->b->share.sstore)) (void)part_write(part, NULL, NULL, &written);
 }
+
+void gr_share_part_begin(gr_share_part_t *part) {
+    part->lazy = part->delta.changed;
+    part->spso_begin = gr_sp_start_offset(part->sp);
+    gr_sp_begin(part->sp);
+}
+
+/* Undo the transition; the delta goes back to its lazy content (no batches). */
+static void part_rollback(gr_share_part_t *part) {
+    gr_sp_delta_t *d = &part->delta;
+    gr_sp_rollback(part->sp);
+    gr_sp_delta_reset(d);
+    d->changed = part->lazy;
+    d->start_offset = gr_sp_start_offset(part->sp);
+    d->delivery_complete_count = gr_sp_delivery_complete_count(part->sp);
+    d->state_epoch = gr_sp_state_epoch(part->sp);
+}
+
+gr_err_t gr_share_part_end(gr_share_part_t *part, gr_err_t op_err, gr_sstore_cb *cb, void *arg, bool *written) {
+    *written = false;
+    if (op_err) { /* the SP refused: nothing changed, but leave no doubt */
+        part_rollback(part);
+        return op_err;
+    }
+    /* Only the transition's own changes force a write (a lazy SPSO alone waits). */
+    const gr_sp_delta_t *d = &part->delta;
+    bool own = d->n > 0 || gr_sp_start_offset(part->sp) != part->spso_begin;
+    gr_err_t err = own ? part_write(part, cb, arg, written) : GR_ERR_NONE;
+    if (err) {
+        part_rollback(part);
+        return err;
+    }
+    gr_sp_commit(part->sp);
+    return GR_ERR_NONE;
+}
+
+bool gr_share_state_failed(const gr_broker_t *b) { return b->share.sstore && gr_sstore_failed(b->share.sstore); }
 
 /* Persister errors as the SPL surfaces them (§1.10 step 4). */
 static gr_err_t persister_error(gr_err_t err) {
@@ -212,22 +259,28 @@ void gr_share_part_conf(gr_share_part_t *part, gr_sp_conf_t *conf, gr_sgc_values
     conf->lock_duration_ms = vals->record_lock_duration_ms;
 }
 
-/* §1.4: expired locks make records AVAILABLE (or ARCHIVED); written best
- * effort; delayed fetches are woken to take them. */
+/* §1.4: expired locks make records AVAILABLE (or ARCHIVED); delayed fetches
+ * are woken to take them. Unlike Kafka (whose in-memory expiry stands when
+ * its write fails) a failed write rolls the expiry back: the records stay
+ * ACQUIRED by their owner, who may still acknowledge them, and the expiry is
+ * retried EXPIRY_RETRY_MS later, so memory never runs ahead of the disk. */
 static void on_lock_timer(gr_timer_t *t, int64_t now) {
     gr_share_part_t *part = t->data;
+    if (gr_share_state_failed(part->b)) return; /* offline until restart */
     gr_sp_conf_t conf;
     gr_share_part_conf(part, &conf, NULL);
+    gr_share_part_begin(part);
     (void)gr_sp_expire(part->sp, &conf, now, &part->delta);
-    part_write_bg(part);
+    bool written;
+    if (gr_share_part_end(part, GR_ERR_NONE, NULL, NULL, &written)) {
+        gr_timer_start(&part->timer, EXPIRY_RETRY_MS, 0);
+        return;
+    }
     rearm(part);
     notify(part);
 }
 
-void gr_share_part_touched(gr_share_part_t *part) {
-    part_write_bg(part);
-    rearm(part);
-}
+void gr_share_part_touched(gr_share_part_t *part) { rearm(part); }
 
 void gr_share_part_wait(gr_share_part_t *part, gr_share_waiter_t *w, void (*fn)(void *arg), void *arg) {
     w->fn = fn;
@@ -248,24 +301,30 @@ void gr_share_waiter_unlink(gr_share_waiter_t *w) {
 
 /* ---------------------------------------------------------------- acknowledgements */
 
-gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_share_ackwait_t *w,
-                           int16_t *err_slot, char *errstr, size_t errstr_size) {
+gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_share_ackwait_t *w, int16_t *err_slot,
+                           char *errstr, size_t errstr_size) {
     gr_sp_conf_t conf;
     gr_share_part_conf(part, &conf, NULL);
     int64_t now = gr_loop_now(part->b->loop);
+    bool written;
+    gr_share_part_begin(part);
     gr_err_t err = gr_sp_acknowledge(part->sp, ar, &conf, now, &part->delta, errstr, errstr_size);
-    if (err) return err;
+    if (err) return gr_share_part_end(part, err, NULL, NULL, &written);
     wait_slot_t *s = malloc(sizeof(*s));
     if (!s) abort();
     *s = (wait_slot_t){w, err_slot};
-    bool written;
-    err = part_write(part, slot_done, s, &written);
-    if (err || !written) free(s);
-    else w->pending++;
+    err = gr_share_part_end(part, GR_ERR_NONE, slot_done, s, &written);
+    if (err || !written)
+        free(s);
+    else
+        w->pending++;
+    if (err) { /* §3.4: rolled back, the records stay ACQUIRED with their count and lock */
+        snprintf(errstr, errstr_size, "The share state could not be written; the acknowledgement was not applied.");
+        return persister_error(err);
+    }
     rearm(part);
     notify(part); /* released records or freed capacity */
-    if (err) snprintf(errstr, errstr_size, "share state could not be written");
-    return err ? persister_error(err) : GR_ERR_NONE;
+    return GR_ERR_NONE;
 }
 
 /* §3.3 batch validation, before anything else is looked at. */
@@ -273,9 +332,12 @@ static bool acks_valid(const gr_sp_ack_batch_t *bt, size_t n, bool renew) {
     for (size_t i = 0; i < n; i++) {
         const gr_sp_ack_batch_t *a = &bt[i];
         const char *why = NULL;
-        if (a->first_offset > a->last_offset) why = "FirstOffset is greater than LastOffset";
-        else if (i > 0 && a->first_offset <= bt[i - 1].last_offset) why = "batches are not in ascending order";
-        else if (a->n_types == 0) why = "AcknowledgeTypes is empty";
+        if (a->first_offset > a->last_offset)
+            why = "FirstOffset is greater than LastOffset";
+        else if (i > 0 && a->first_offset <= bt[i - 1].last_offset)
+            why = "batches are not in ascending order";
+        else if (a->n_types == 0)
+            why = "AcknowledgeTypes is empty";
         else if (a->n_types > 1 && (int64_t)a->n_types - 1 != a->last_offset - a->first_offset)
             why = "AcknowledgeTypes does not match the batch size";
         for (size_t j = 0; !why && j < a->n_types; j++)
@@ -302,6 +364,10 @@ gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *m
     if (!part) {
         snprintf(errstr, errstr_size, "The share partition is not initialized on this broker.");
         return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    }
+    if (gr_share_state_failed(b)) {
+        snprintf(errstr, errstr_size, "The share state is offline after a failed write (restart the broker).");
+        return GR_ERR_KAFKA_STORAGE_ERROR;
     }
     gr_sgc_values_t vals;
     gr_share_group_values(b, group, &vals);
@@ -379,6 +445,7 @@ static void part_free(gr_share_part_t *part) {
 }
 
 gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p, gr_share_part_t **out) {
+    if (gr_share_state_failed(b)) return GR_ERR_KAFKA_STORAGE_ERROR; /* offline until restart */
     gr_share_part_t *part = gr_share_part_find(b, group, &p->topic_id, p->index);
     if (!part) {
         gr_share_parts_t *ps = b->share.parts;
@@ -405,14 +472,23 @@ gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p,
 
 void gr_share_parts_release_member(gr_broker_t *b, const char *group, const char *member) {
     gr_share_parts_t *ps = b->share.parts;
-    if (!ps) return;
+    if (!ps || gr_share_state_failed(b)) return;
     for (size_t i = 0; i < ps->n_buckets; i++)
         for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext) {
             if (strcmp(part->group, group)) continue;
             gr_sp_conf_t conf;
             gr_share_part_conf(part, &conf, NULL);
-            if (gr_sp_release_member(part->sp, &conf, member, &part->delta) == 0) continue;
-            part_write_bg(part); /* §7.2: written after a session-close release */
+            bool written;
+            gr_share_part_begin(part);
+            int64_t n = gr_sp_release_member(part->sp, &conf, member, &part->delta);
+            /* §7.2: written after a session-close release. A failed write keeps the
+             * records ACQUIRED until their locks expire (the expiry retries). */
+            if (gr_share_part_end(part, GR_ERR_NONE, NULL, NULL, &written)) {
+                GR_WARN("share", "release of %s in %s/%d not written: records stay locked until expiry", member,
+                        part->group, part->partition);
+                continue;
+            }
+            if (n == 0) continue;
             rearm(part);
             notify(part);
         }
@@ -447,7 +523,7 @@ void gr_share_parts_evict_group(gr_broker_t *b, const char *group) {
     if (!ps) return;
     for (size_t i = 0; i < ps->n_buckets; i++)
         for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext)
-            if (!strcmp(part->group, group)) part_write_bg(part);
+            if (!strcmp(part->group, group)) part_write_lazy(part);
     gr_share_parts_drop(b, group, NULL, -1);
 }
 
@@ -468,7 +544,7 @@ void gr_share_parts_close(gr_broker_t *b) {
     if (!ps) return;
     /* Lazily persisted changes (an SPSO moved by the log start) go out now. */
     for (size_t i = 0; i < ps->n_buckets; i++)
-        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext) part_write_bg(part);
+        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext) part_write_lazy(part);
     gr_share_parts_drop(b, NULL, NULL, -1);
     free(ps->buckets);
     free(ps);

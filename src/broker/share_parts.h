@@ -4,10 +4,12 @@
  * timers (§1.4), durable acknowledgements (§3.4, §7.2) and the wake-up lists
  * that delayed share fetches wait on (§2.7).
  *
- * Durability: every change an SP reports in its delta is written to the
- * share-state store; an acknowledgement is answered only after its write is
- * on disk (gr_share_ackwait_t counts the writes one request waits for). Lock
- * expiry and session releases are written best effort (no one waits).
+ * Durability: a transition and its write are one unit (gr_share_part_begin /
+ * gr_share_part_end): the change an SP reports in its delta is appended to the
+ * share-state store, and if the append fails the SP is rolled back. An
+ * acknowledgement is answered only after its write is on disk
+ * (gr_share_ackwait_t counts the writes one request waits for); lock expiry,
+ * session releases and acquisitions do not wait.
  *
  * @locality loop thread. */
 #ifndef GR_BROKER_SHARE_PARTS_H
@@ -21,6 +23,7 @@
 #include "proto/codec.h"
 #include "share/group.h"
 #include "share/sp.h"
+#include "share/state_store.h"
 
 typedef struct gr_broker gr_broker_t;
 typedef struct gr_share_part gr_share_part_t;
@@ -41,8 +44,10 @@ struct gr_share_part {
     gr_uuid_t topic_id;
     int32_t partition;
     gr_sp_t *sp;
-    gr_sp_delta_t delta;     /* changes not yet handed to the store */
-    gr_timer_t timer;        /* next acquisition-lock deadline */
+    gr_sp_delta_t delta;       /* changes not yet handed to the store */
+    bool lazy;                 /* delta.changed at gr_share_part_begin (a lazy SPSO move) */
+    int64_t spso_begin;        /* SPSO at gr_share_part_begin */
+    gr_timer_t timer;          /* next acquisition-lock deadline */
     gr_share_waiter_t waiters; /* list head */
     gr_broker_t *b;
 };
@@ -68,7 +73,8 @@ gr_share_part_t *gr_share_part_find(gr_broker_t *b, const char *group, const gr_
 /** The SP, initialised on first use (§1.10) from the state store or from
  *  share.auto.offset.reset against the partition log p. Errors (wire codes):
  *  COORDINATOR_NOT_AVAILABLE (store not open), UNKNOWN_SERVER_ERROR (corrupt
- *  persisted state; the SP is not kept). Also applies the log start offset
+ *  persisted state; the SP is not kept), KAFKA_STORAGE_ERROR (the store has
+ *  failed, gr_share_state_failed). Also applies the log start offset
  *  (§1.8) to an SP already in memory. */
 gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p, gr_share_part_t **out);
 
@@ -79,8 +85,8 @@ void gr_share_part_conf(gr_share_part_t *part, gr_sp_conf_t *conf, gr_sgc_values
  *  for AcknowledgeErrorCode when it is known at once. With NONE and something
  *  to persist, a write is queued on w and *err_slot gets a storage error if
  *  that write fails. errstr gets a reason on error. */
-gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_share_ackwait_t *w,
-                           int16_t *err_slot, char *errstr, size_t errstr_size);
+gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_share_ackwait_t *w, int16_t *err_slot,
+                           char *errstr, size_t errstr_size);
 
 /** One partition's acknowledgements of a ShareFetch/ShareAcknowledge, checked
  *  in the spec's order (§3.3): malformed batches -> INVALID_REQUEST, unknown
@@ -91,16 +97,29 @@ gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *m
                                 int32_t partition, const gr_sp_ack_batch_t *batches, size_t n, bool is_renew_ack,
                                 gr_share_ackwait_t *w, int16_t *err_slot, char *errstr, size_t errstr_size);
 
-/** After an acquisition: re-arm the lock timer and write what the SP archived
- *  meanwhile (records gone from the log, §1.8), best effort. */
+/** After an acquisition: re-arm the lock timer. */
 void gr_share_part_touched(gr_share_part_t *part);
+
+/** A transition as one unit with its write: gr_share_part_begin, one gr_sp_*
+ *  call with &part->delta, then gr_share_part_end with that call's error. If
+ *  the call failed, or the transition changed persisted state and its write
+ *  was refused (e.g. ENOSPC, store failed), the SP is rolled back to its state
+ *  at begin and the error returned. Otherwise the change stands; when a record
+ *  was appended (*written) cb(arg, err) runs once it is durable (cb may be NULL). */
+void gr_share_part_begin(gr_share_part_t *part);
+gr_err_t gr_share_part_end(gr_share_part_t *part, gr_err_t op_err, gr_sstore_cb *cb, void *arg, bool *written);
+
+/** True once the share-state store has failed (a durable write failed): share
+ *  data answers KAFKA_STORAGE_ERROR until restart. */
+bool gr_share_state_failed(const gr_broker_t *b);
 
 /** Waiters (delayed share fetches). */
 void gr_share_part_wait(gr_share_part_t *part, gr_share_waiter_t *w, void (*fn)(void *arg), void *arg);
 void gr_share_waiter_unlink(gr_share_waiter_t *w);
 
 /** Release the member's acquired records on every SP of the group (§1.3 rule 3),
- *  persisting best effort and waking waiters. */
+ *  each as one transition with its write (a refused write keeps the records
+ *  ACQUIRED until their locks expire), and wake waiters. */
 void gr_share_parts_release_member(gr_broker_t *b, const char *group, const char *member);
 
 /** Forget SPs (see gr_share_drop_partitions in share_int.h); group NULL = all. */

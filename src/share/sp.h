@@ -76,7 +76,7 @@ typedef struct gr_sp_delta {
     int64_t start_offset;            /**< SPSO after the last call */
     int64_t delivery_complete_count; /**< terminal records ≥ SPSO after the last call (KIP-1226) */
     int32_t state_epoch;
-    bool changed;                    /**< SPSO moved or batches changed: something to write */
+    bool changed; /**< SPSO moved or batches changed: something to write */
     gr_sp_batch_t *batches;
     size_t n, cap;
 } gr_sp_delta_t;
@@ -106,9 +106,8 @@ void gr_sp_init_offset(gr_sp_t *sp, int64_t start_offset, int32_t state_epoch);
  *  below start_offset are corrupt (§1.10: SP FAILED) → GR_ERR__MALFORMED
  *  with a reason in errstr. Holes between SPSO and the last batch form the
  *  "gap window": they are fetched and acquired first (count 1). */
-gr_err_t gr_sp_init_persisted(gr_sp_t *sp, int64_t start_offset, int32_t state_epoch,
-                              const gr_sp_batch_t *batches, size_t n, char *errstr,
-                              size_t errstr_size);
+gr_err_t gr_sp_init_persisted(gr_sp_t *sp, int64_t start_offset, int32_t state_epoch, const gr_sp_batch_t *batches,
+                              size_t n, char *errstr, size_t errstr_size);
 
 typedef enum gr_sp_reset {
     GR_SP_RESET_LATEST,
@@ -144,11 +143,11 @@ typedef struct gr_sp_acquired {
 } gr_sp_acquired_t;
 
 typedef struct gr_sp_acquire_req {
-    const char *member_id;             /**< copied (interned) by the SP */
-    int32_t max_records;               /**< MaxRecords budget left for this partition */
-    int32_t batch_size;                /**< BatchSize (≤ 0: same as max_records) */
-    int8_t mode;                       /**< GR_SP_MODE_* */
-    const gr_sp_log_batch_t *batches;  /**< log batches read from gr_sp_next_fetch_offset(), in order */
+    const char *member_id;            /**< copied (interned) by the SP */
+    int32_t max_records;              /**< MaxRecords budget left for this partition */
+    int32_t batch_size;               /**< BatchSize (≤ 0: same as max_records) */
+    int8_t mode;                      /**< GR_SP_MODE_* */
+    const gr_sp_log_batch_t *batches; /**< log batches read from gr_sp_next_fetch_offset(), in order */
     size_t n_batches;
 } gr_sp_acquire_req_t;
 
@@ -180,8 +179,8 @@ bool gr_sp_can_acquire(gr_sp_t *sp, const gr_sp_conf_t *conf);
  *  NULL). Returns GR_ERR_INVALID_REQUEST for an unknown acquire mode,
  *  GR_ERR__INVALID_ARG for unsorted/overlapping batches, else NONE (possibly
  *  with nothing acquired). Lock deadline = now_ms + conf->lock_duration_ms. */
-gr_err_t gr_sp_acquire(gr_sp_t *sp, const gr_sp_acquire_req_t *req, const gr_sp_conf_t *conf,
-                       int64_t now_ms, gr_sp_acquire_res_t *res, gr_sp_delta_t *delta);
+gr_err_t gr_sp_acquire(gr_sp_t *sp, const gr_sp_acquire_req_t *req, const gr_sp_conf_t *conf, int64_t now_ms,
+                       gr_sp_acquire_res_t *res, gr_sp_delta_t *delta);
 
 /* ---------------------------------------------------------------------- */
 /* Acknowledgement (ShareAcknowledge / piggybacked, spec §3.3–3.5)          */
@@ -199,8 +198,8 @@ typedef struct gr_sp_ack_req {
     const char *member_id;
     const gr_sp_ack_batch_t *batches;
     size_t n_batches;
-    bool is_renew_ack;   /**< request is v2 with IsRenewAck=true: type 4 allowed */
-    bool renew_enabled;  /**< group config share.renew.acknowledge.enable */
+    bool is_renew_ack;  /**< request is v2 with IsRenewAck=true: type 4 allowed */
+    bool renew_enabled; /**< group config share.renew.acknowledge.enable */
 } gr_sp_ack_req_t;
 
 /** Apply the acknowledgements of one partition atomically (all or nothing).
@@ -210,16 +209,15 @@ typedef struct gr_sp_ack_req {
  *  nothing changed. On success `delta` (may be NULL) holds what must be
  *  durable before the response is sent (empty for RENEW-only requests).
  *  If errstr is non-NULL a reason is written there on error. */
-gr_err_t gr_sp_acknowledge(gr_sp_t *sp, const gr_sp_ack_req_t *req, const gr_sp_conf_t *conf,
-                           int64_t now_ms, gr_sp_delta_t *delta, char *errstr,
-                           size_t errstr_size);
+gr_err_t gr_sp_acknowledge(gr_sp_t *sp, const gr_sp_ack_req_t *req, const gr_sp_conf_t *conf, int64_t now_ms,
+                           gr_sp_delta_t *delta, char *errstr, size_t errstr_size);
 
 /* ---------------------------------------------------------------------- */
 /* Timers, members, log start                                              */
 
 /** Process every acquisition lock whose deadline ≤ now_ms (§1.4): the records
  *  become AVAILABLE, or ARCHIVED at the delivery limit or below SPSO. Changes
- *  go to `delta` (best-effort write). Returns the next deadline (INT64_MAX
+ *  go to `delta` (the broker writes them in a transaction). Returns the next deadline (INT64_MAX
  *  when no lock is held). */
 int64_t gr_sp_expire(gr_sp_t *sp, const gr_sp_conf_t *conf, int64_t now_ms, gr_sp_delta_t *delta);
 
@@ -242,6 +240,22 @@ int64_t gr_sp_release_member(gr_sp_t *sp, const gr_sp_conf_t *conf, const char *
 void gr_sp_update_log_start(gr_sp_t *sp, int64_t log_start, gr_sp_delta_t *delta);
 
 /* ---------------------------------------------------------------------- */
+/* Transactions: a transition and its durable write as one unit (§3.4)    */
+
+/** Save the SP's state before a transition whose delta must be written
+ *  (acquire, acknowledge, expire, release_member, update_log_start). Then
+ *  exactly one of gr_sp_commit (the write was accepted) or gr_sp_rollback
+ *  (it failed: every change since gr_sp_begin is undone — states, counts,
+ *  owners, lock deadlines and timers, SPSO, counters) must follow before the
+ *  next gr_sp_begin. Cost: one copy of the window (O(ranges + locks +
+ *  members)); buffers are reused. Member ids released inside the transaction
+ *  are freed after the commit, by the next collection. */
+void gr_sp_begin(gr_sp_t *sp);
+void gr_sp_commit(gr_sp_t *sp);
+void gr_sp_rollback(gr_sp_t *sp);
+bool gr_sp_in_txn(const gr_sp_t *sp);
+
+/* ---------------------------------------------------------------------- */
 /* Snapshot, accessors, invariants                                         */
 
 /** Full persisted view for a periodic snapshot: SPSO, deliveryCompleteCount
@@ -250,19 +264,19 @@ void gr_sp_update_log_start(gr_sp_t *sp, int64_t log_start, gr_sp_delta_t *delta
  *  merged. `out` is reset first. */
 void gr_sp_export(const gr_sp_t *sp, gr_sp_snapshot_t *out);
 
-int64_t gr_sp_start_offset(const gr_sp_t *sp);              /**< SPSO */
-int64_t gr_sp_end_offset(const gr_sp_t *sp);                /**< SPEO (= SPSO when the window is empty) */
-int64_t gr_sp_span(const gr_sp_t *sp);                      /**< numInFlight = SPEO−SPSO+1, 0 if empty */
+int64_t gr_sp_start_offset(const gr_sp_t *sp); /**< SPSO */
+int64_t gr_sp_end_offset(const gr_sp_t *sp);   /**< SPEO (= SPSO when the window is empty) */
+int64_t gr_sp_span(const gr_sp_t *sp);         /**< numInFlight = SPEO−SPSO+1, 0 if empty */
 int64_t gr_sp_delivery_complete_count(const gr_sp_t *sp);
-int64_t gr_sp_acquired_count(const gr_sp_t *sp);            /**< records currently ACQUIRED */
-size_t gr_sp_range_count(const gr_sp_t *sp);                /**< cached ranges (memory use) */
+int64_t gr_sp_acquired_count(const gr_sp_t *sp); /**< records currently ACQUIRED */
+size_t gr_sp_range_count(const gr_sp_t *sp);     /**< cached ranges (memory use) */
 int32_t gr_sp_state_epoch(const gr_sp_t *sp);
 
 /** State of one offset. Returns false when it is not cached (below SPSO, a
  *  gap-window hole, or beyond SPEO). *member is owned by the SP (NULL unless
  *  ACQUIRED); any out-pointer may be NULL. */
-bool gr_sp_record(const gr_sp_t *sp, int64_t offset, int *state, int16_t *count,
-                  const char **member, int64_t *deadline);
+bool gr_sp_record(const gr_sp_t *sp, int64_t offset, int *state, int16_t *count, const char **member,
+                  int64_t *deadline);
 
 /** Check every structural invariant (sorted, non-overlapping, coalesced
  *  ranges; at most one owner per record; nothing but ACQUIRED below SPSO;

@@ -25,8 +25,10 @@ size_t gr__sp_lower_bound(const gr_sp_t *sp, int64_t off) {
     const gr__sp_rng_t *r = sp->r + sp->head;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (r[mid].last < off) lo = mid + 1;
-        else hi = mid;
+        if (r[mid].last < off)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -39,8 +41,7 @@ gr__sp_rng_t *gr__sp_insert(gr_sp_t *sp, size_t idx, size_t cnt) {
         memmove(sp->r + sp->head - cnt, sp->r + sp->head, idx * sizeof(*sp->r));
         sp->head -= cnt;
     } else if (sp->head + sp->n + cnt <= sp->cap) {
-        memmove(sp->r + sp->head + idx + cnt, sp->r + sp->head + idx,
-                (sp->n - idx) * sizeof(*sp->r));
+        memmove(sp->r + sp->head + idx + cnt, sp->r + sp->head + idx, (sp->n - idx) * sizeof(*sp->r));
     } else {
         size_t ncap = 2 * (sp->n + cnt) + 16;
         gr__sp_rng_t *nr = gr__sp_xrealloc(NULL, ncap, sizeof(*nr));
@@ -67,8 +68,7 @@ void gr__sp_remove(gr_sp_t *sp, size_t idx, size_t cnt) {
         memmove(sp->r + sp->head + cnt, sp->r + sp->head, idx * sizeof(*sp->r));
         sp->head += cnt;
     } else {
-        memmove(sp->r + sp->head + idx, sp->r + sp->head + idx + cnt,
-                (sp->n - idx - cnt) * sizeof(*sp->r));
+        memmove(sp->r + sp->head + idx, sp->r + sp->head + idx + cnt, (sp->n - idx - cnt) * sizeof(*sp->r));
     }
     sp->n -= cnt;
     if (sp->n == 0) sp->head = sp->cap / 2;
@@ -118,7 +118,7 @@ void gr__sp_isolate(gr_sp_t *sp, int64_t a, int64_t b, size_t *i0, size_t *i1) {
 static int mergeable(const gr_sp_t *sp, const gr__sp_rng_t *x, const gr__sp_rng_t *y) {
     if (x->last + 1 != y->first || x->state != y->state || x->count != y->count) return 0;
     if (x->last < sp->spso && y->first >= sp->spso) return 0; /* never straddle SPSO */
-    if (gr__sp_terminal(x->state)) return 1; /* batch identity no longer matters */
+    if (gr__sp_terminal(x->state)) return 1;                  /* batch identity no longer matters */
     return x->tracked && y->tracked && x->member == y->member && x->deadline == y->deadline;
 }
 
@@ -140,8 +140,8 @@ size_t gr__sp_coalesce_at(gr_sp_t *sp, size_t idx) {
 /* The single point where a range changes state. Keeps n_acquired, the
  * deliveryCompleteCount (§1.7), the first-available hint and the delta in
  * step. ACQUIRED is never written to the delta (§7.2). */
-void gr__sp_set(gr_sp_t *sp, size_t idx, int state, int16_t count, uint32_t member,
-                int64_t deadline, gr_sp_delta_t *delta) {
+void gr__sp_set(gr_sp_t *sp, size_t idx, int state, int16_t count, uint32_t member, int64_t deadline,
+                gr_sp_delta_t *delta) {
     gr__sp_rng_t *e = GR__SP_AT(sp, idx);
     int64_t len = e->last - e->first + 1;
     assert(!gr__sp_terminal(e->state)); /* §1.2: terminal states never change */
@@ -196,7 +196,9 @@ uint32_t gr__sp_member_find(const gr_sp_t *sp, const char *id) {
 }
 
 void gr__sp_member_drop(gr_sp_t *sp, uint32_t m) {
-    if (!m || !sp->members[m].id) return;
+    /* Inside a transaction a rollback may need the id again: the unused
+     * entry stays and the next collection frees it. */
+    if (!m || !sp->members[m].id || sp->in_txn) return;
     free(sp->members[m].id);
     sp->members[m].id = NULL;
     sp->members_live--;
@@ -204,7 +206,7 @@ void gr__sp_member_drop(gr_sp_t *sp, uint32_t m) {
 
 /* Members that hold nothing any more (their locks expired or were acked)
  * are forgotten once the table has doubled, so it stays O(active members). */
-static void member_gc(gr_sp_t *sp) {
+void gr__sp_member_gc(gr_sp_t *sp) {
     unsigned char *used = calloc(sp->n_members ? sp->n_members : 1, 1);
     if (!used) abort();
     for (size_t i = 0; i < sp->n; i++) used[GR__SP_AT(sp, i)->member] = 1;
@@ -217,10 +219,13 @@ static void member_gc(gr_sp_t *sp) {
 uint32_t gr__sp_member_intern(gr_sp_t *sp, const char *id) {
     uint32_t m = gr__sp_member_find(sp, id);
     if (m) return m;
-    if (sp->members_live >= sp->members_gc_at) member_gc(sp);
+    if (sp->members_live >= sp->members_gc_at && !sp->in_txn) gr__sp_member_gc(sp);
     size_t slot = 0;
     for (size_t i = 1; i < sp->n_members; i++)
-        if (!sp->members[i].id) { slot = i; break; }
+        if (!sp->members[i].id) {
+            slot = i;
+            break;
+        }
     if (!slot) {
         if (sp->n_members == 0) sp->n_members = 1; /* slot 0 = no owner */
         if (sp->n_members >= sp->members_cap) {
@@ -302,8 +307,7 @@ void gr__sp_timer_pop(gr_sp_t *sp) {
 /* ---- deltas ------------------------------------------------------------ */
 
 static void delta_push(gr_sp_delta_t *d, gr_sp_batch_t b) {
-    if (d->n && d->batches[d->n - 1].last_offset + 1 == b.first_offset &&
-        d->batches[d->n - 1].state == b.state &&
+    if (d->n && d->batches[d->n - 1].last_offset + 1 == b.first_offset && d->batches[d->n - 1].state == b.state &&
         d->batches[d->n - 1].delivery_count == b.delivery_count) {
         d->batches[d->n - 1].last_offset = b.last_offset;
         return;

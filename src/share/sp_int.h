@@ -15,6 +15,7 @@
 #ifndef GR_SHARE_SP_INT_H
 #define GR_SHARE_SP_INT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -41,6 +42,19 @@ typedef struct gr__sp_member {
     uint32_t hash;
 } gr__sp_member_t;
 
+/* The state saved by gr_sp_begin (sp_txn.c). Buffers are kept between
+ * transactions; members[] holds the same id pointers as the live table. */
+typedef struct gr__sp_saved {
+    gr__sp_rng_t *r;
+    size_t n, cap;
+    int64_t spso, end, dcc, n_acquired, avail_hint;
+    int32_t state_epoch;
+    gr__sp_timer_t *heap;
+    size_t heap_n, heap_cap;
+    gr__sp_member_t *members;
+    size_t n_members, members_cap, members_live, members_gc_at;
+} gr__sp_saved_t;
+
 struct gr_sp {
     gr__sp_rng_t *r;
     size_t head, n, cap;
@@ -54,13 +68,13 @@ struct gr_sp {
     size_t heap_n, heap_cap;
     gr__sp_member_t *members; /* slot 0 unused: member 0 = no owner */
     size_t n_members, members_cap, members_live, members_gc_at;
+    bool in_txn;          /* between gr_sp_begin and commit/rollback: ids are never freed */
+    gr__sp_saved_t saved; /* the state at gr_sp_begin */
 };
 
 #define GR__SP_AT(sp, i) (&(sp)->r[(sp)->head + (i)])
 
-static inline int gr__sp_terminal(int state) {
-    return state == GR_SP_ACKNOWLEDGED || state == GR_SP_ARCHIVED;
-}
+static inline int gr__sp_terminal(int state) { return state == GR_SP_ACKNOWLEDGED || state == GR_SP_ARCHIVED; }
 
 /* Abort-on-OOM allocation for small internal structures (STYLE §4). */
 void *gr__sp_xrealloc(void *p, size_t nmemb, size_t size);
@@ -71,8 +85,8 @@ gr__sp_rng_t *gr__sp_insert(gr_sp_t *sp, size_t idx, size_t cnt);
 void gr__sp_remove(gr_sp_t *sp, size_t idx, size_t cnt);
 void gr__sp_isolate(gr_sp_t *sp, int64_t a, int64_t b, size_t *i0, size_t *i1);
 size_t gr__sp_coalesce_at(gr_sp_t *sp, size_t idx);
-void gr__sp_set(gr_sp_t *sp, size_t idx, int state, int16_t count, uint32_t member,
-                int64_t deadline, gr_sp_delta_t *delta);
+void gr__sp_set(gr_sp_t *sp, size_t idx, int state, int16_t count, uint32_t member, int64_t deadline,
+                gr_sp_delta_t *delta);
 void gr__sp_advance(gr_sp_t *sp);
 
 /* Timers and members. */
@@ -80,6 +94,10 @@ void gr__sp_timer_push(gr_sp_t *sp, int64_t deadline, int64_t first, int64_t las
 uint32_t gr__sp_member_find(const gr_sp_t *sp, const char *id);
 uint32_t gr__sp_member_intern(gr_sp_t *sp, const char *id);
 void gr__sp_member_drop(gr_sp_t *sp, uint32_t m);
+void gr__sp_member_gc(gr_sp_t *sp);
+
+/* Transactions (sp_txn.c): free the saved-state buffers. */
+void gr__sp_saved_free(gr_sp_t *sp);
 
 /* Deltas. */
 void gr__sp_delta_put(gr_sp_delta_t *d, int64_t first, int64_t last, int state, int16_t count);

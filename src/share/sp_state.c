@@ -24,6 +24,7 @@ static void sp_clear(gr_sp_t *sp) {
     free(sp->members);
     free(sp->r);
     free(sp->heap);
+    gr__sp_saved_free(sp);
     memset(sp, 0, sizeof(*sp));
     sp->members_gc_at = 64;
 }
@@ -53,18 +54,16 @@ static gr_err_t fail(char *errstr, size_t n, const char *fmt, ...) {
 
 /* §1.10 step 3: persisted batches become cached ranges with their state and
  * count and no owner; holes up to the last batch are the gap window. */
-gr_err_t gr_sp_init_persisted(gr_sp_t *sp, int64_t start_offset, int32_t state_epoch,
-                              const gr_sp_batch_t *b, size_t n, char *errstr,
-                              size_t errstr_size) {
+gr_err_t gr_sp_init_persisted(gr_sp_t *sp, int64_t start_offset, int32_t state_epoch, const gr_sp_batch_t *b, size_t n,
+                              char *errstr, size_t errstr_size) {
     if (start_offset < 0) return fail(errstr, errstr_size, "start offset %" PRId64, start_offset);
     for (size_t i = 0; i < n; i++) {
         if (b[i].first_offset < start_offset)
-            return fail(errstr, errstr_size, "batch %" PRId64 " below start offset %" PRId64,
-                        b[i].first_offset, start_offset);
+            return fail(errstr, errstr_size, "batch %" PRId64 " below start offset %" PRId64, b[i].first_offset,
+                        start_offset);
         if (b[i].first_offset > b[i].last_offset || b[i].delivery_count < 0 ||
             (b[i].state != GR_SP_AVAILABLE && !gr__sp_terminal(b[i].state)))
-            return fail(errstr, errstr_size, "bad batch %" PRId64 "-%" PRId64, b[i].first_offset,
-                        b[i].last_offset);
+            return fail(errstr, errstr_size, "bad batch %" PRId64 "-%" PRId64, b[i].first_offset, b[i].last_offset);
         if (i && b[i].first_offset <= b[i - 1].last_offset)
             return fail(errstr, errstr_size, "batches overlap at %" PRId64, b[i].first_offset);
     }
@@ -115,8 +114,8 @@ int64_t gr_sp_acquired_count(const gr_sp_t *sp) { return sp->n_acquired; }
 size_t gr_sp_range_count(const gr_sp_t *sp) { return sp->n; }
 int32_t gr_sp_state_epoch(const gr_sp_t *sp) { return sp->state_epoch; }
 
-bool gr_sp_record(const gr_sp_t *sp, int64_t offset, int *state, int16_t *count,
-                  const char **member, int64_t *deadline) {
+bool gr_sp_record(const gr_sp_t *sp, int64_t offset, int *state, int16_t *count, const char **member,
+                  int64_t *deadline) {
     size_t i = gr__sp_lower_bound(sp, offset);
     if (i >= sp->n) return false;
     const gr__sp_rng_t *e = sp->r + sp->head + i;
@@ -142,17 +141,15 @@ static gr_err_t chk_fail(char *errstr, size_t n, const char *fmt, ...) {
     return GR_ERR__STATE;
 }
 
-static gr_err_t check_range(const gr_sp_t *sp, const gr__sp_rng_t *e, const gr_sp_conf_t *conf,
-                            char *errstr, size_t errstr_size) {
+static gr_err_t check_range(const gr_sp_t *sp, const gr__sp_rng_t *e, const gr_sp_conf_t *conf, char *errstr,
+                            size_t errstr_size) {
     if (e->first > e->last) BAD("range %" PRId64 "-%" PRId64 " inverted", e->first, e->last);
     if (e->state != GR_SP_AVAILABLE && e->state != GR_SP_ACQUIRED && !gr__sp_terminal(e->state))
         BAD("range %" PRId64 " bad state %d", e->first, e->state);
     if (e->count < 0) BAD("range %" PRId64 " negative count", e->first);
-    if (conf && e->count > conf->delivery_count_limit)
-        BAD("range %" PRId64 " count %d > limit", e->first, e->count);
+    if (conf && e->count > conf->delivery_count_limit) BAD("range %" PRId64 " count %d > limit", e->first, e->count);
     if (e->first < sp->spso && (e->state != GR_SP_ACQUIRED || e->last >= sp->spso))
-        BAD("range %" PRId64 "-%" PRId64 " state %d below SPSO %" PRId64, e->first, e->last,
-            e->state, sp->spso);
+        BAD("range %" PRId64 "-%" PRId64 " state %d below SPSO %" PRId64, e->first, e->last, e->state, sp->spso);
     if (e->first >= sp->spso && e->last >= sp->end) BAD("range %" PRId64 " past end", e->first);
     if (e->state == GR_SP_ACQUIRED) {
         if (!e->member || e->member >= sp->n_members || !sp->members[e->member].id)
@@ -160,8 +157,8 @@ static gr_err_t check_range(const gr_sp_t *sp, const gr__sp_rng_t *e, const gr_s
         if (e->count < 1) BAD("range %" PRId64 " acquired with count 0", e->first);
         int covered = sp->heap_n * sp->n > 200000; /* too costly: skip */
         for (size_t h = 0; h < sp->heap_n && !covered; h++)
-            covered = sp->heap[h].deadline <= e->deadline && sp->heap[h].first <= e->first &&
-                      sp->heap[h].last >= e->first;
+            covered =
+                sp->heap[h].deadline <= e->deadline && sp->heap[h].first <= e->first && sp->heap[h].last >= e->first;
         if (!covered) BAD("range %" PRId64 " locked without a timer", e->first);
     } else if (e->member || e->deadline) {
         BAD("range %" PRId64 " owner on unacquired state", e->first);
@@ -183,21 +180,18 @@ gr_err_t gr_sp_check(const gr_sp_t *sp, const gr_sp_conf_t *conf, char *errstr, 
             if (pr->last >= e->first) BAD("ranges overlap at %" PRId64, e->first);
             if (pr->last + 1 == e->first && pr->state == e->state && pr->count == e->count &&
                 !(pr->last < sp->spso && e->first >= sp->spso) &&
-                (gr__sp_terminal(e->state) || (pr->tracked && e->tracked &&
-                                                pr->member == e->member &&
-                                                pr->deadline == e->deadline)))
+                (gr__sp_terminal(e->state) ||
+                 (pr->tracked && e->tracked && pr->member == e->member && pr->deadline == e->deadline)))
                 BAD("ranges %" PRId64 " and %" PRId64 " not coalesced", pr->first, e->first);
         }
         if (e->state == GR_SP_ACQUIRED) acq += e->last - e->first + 1;
         if (e->first < sp->spso) continue;
         if (gr__sp_terminal(e->state)) dcc += e->last - e->first + 1;
-        if (first_avail < 0 && (e->first > p || e->state == GR_SP_AVAILABLE))
-            first_avail = e->first > p ? p : e->first;
+        if (first_avail < 0 && (e->first > p || e->state == GR_SP_AVAILABLE)) first_avail = e->first > p ? p : e->first;
         p = e->last + 1;
     }
     if (first_avail < 0 && p < sp->end) first_avail = p;
-    if (sp->end > sp->spso && p != sp->end)
-        BAD("last range ends at %" PRId64 ", SPEO+1 is %" PRId64, p - 1, sp->end);
+    if (sp->end > sp->spso && p != sp->end) BAD("last range ends at %" PRId64 ", SPEO+1 is %" PRId64, p - 1, sp->end);
     if (dcc != sp->dcc) BAD("deliveryCompleteCount %" PRId64 " != %" PRId64, sp->dcc, dcc);
     if (acq != sp->n_acquired) BAD("acquired count %" PRId64 " != %" PRId64, sp->n_acquired, acq);
     if (first_avail >= 0 && sp->avail_hint > first_avail)

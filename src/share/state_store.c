@@ -18,9 +18,9 @@
 #include "share/state_store.h"
 #include "share/store_log.h"
 
-#define SUB "sstore"
-#define REC_OVERHEAD 8           /* estimated per-record framing, for live_bytes */
-#define PRUNE_CHECK_EVERY 1024   /* appends between two scans for the oldest needed snapshot */
+#define SUB               "sstore"
+#define REC_OVERHEAD      8    /* estimated per-record framing, for live_bytes */
+#define PRUNE_CHECK_EVERY 1024 /* appends between two scans for the oldest needed snapshot */
 
 typedef struct ss_entry {
     gr_hnode_t node;
@@ -45,7 +45,7 @@ struct gr_sstore {
     gr_sstore_stats_t st;
 };
 
-#define ENTRY(hn) GR_HTAB_ENTRY(hn, ss_entry_t, node)
+#define ENTRY(hn)            GR_HTAB_ENTRY(hn, ss_entry_t, node)
 #define FOREACH_ENTRY(ss, e) for (ss_entry_t *e = first_entry(ss); e; e = next_entry(ss, e))
 
 /* ------------------------------------------------------------------------- */
@@ -101,9 +101,12 @@ static void remove_key(gr_sstore_t *ss, const gr_sstore_key_t *key) {
 }
 
 static void fill_state(const ss_entry_t *e, gr_sstore_state_t *out) {
-    *out = (gr_sstore_state_t){.state_epoch = e->state_epoch, .leader_epoch = e->leader_epoch,
-                               .start_offset = e->start_offset, .delivery_complete_count = e->dcc,
-                               .snapshot_epoch = e->snapshot_epoch, .batches = e->batches.v,
+    *out = (gr_sstore_state_t){.state_epoch = e->state_epoch,
+                               .leader_epoch = e->leader_epoch,
+                               .start_offset = e->start_offset,
+                               .delivery_complete_count = e->dcc,
+                               .snapshot_epoch = e->snapshot_epoch,
+                               .batches = e->batches.v,
                                .n_batches = e->batches.n};
 }
 
@@ -269,9 +272,12 @@ static gr_err_t append_one(gr_sstore_t *ss, const gr_sstore_key_t *key, const gr
     int64_t bytes = rec_bytes(ss), off;
     gr_err_t err = append_built(ss, &off);
     if (err) return err;
-    if (!v) ss->st.n_tombstones++;
-    else if (v->kind == GR_SSTORE_REC_SNAPSHOT) ss->st.n_snapshots++;
-    else ss->st.n_updates++;
+    if (!v)
+        ss->st.n_tombstones++;
+    else if (v->kind == GR_SSTORE_REC_SNAPSHOT)
+        ss->st.n_snapshots++;
+    else
+        ss->st.n_updates++;
     apply_value(ss, key, v, off, bytes);
     return GR_ERR_NONE;
 }
@@ -304,8 +310,8 @@ static gr_err_t check_write(const ss_entry_t *e, const gr_sstore_key_t *key, con
     return GR_ERR_NONE;
 }
 
-gr_err_t gr_sstore_write(gr_sstore_t *ss, const gr_sstore_key_t *key, const gr_sstore_update_t *up,
-                         gr_sstore_cb *cb, void *arg) {
+gr_err_t gr_sstore_write(gr_sstore_t *ss, const gr_sstore_key_t *key, const gr_sstore_update_t *up, gr_sstore_cb *cb,
+                         void *arg) {
     ss_entry_t *e = find(ss, key);
     gr_err_t err = check_write(e, key, up);
     if (err) return err;
@@ -336,14 +342,17 @@ gr_err_t gr_sstore_write(gr_sstore_t *ss, const gr_sstore_key_t *key, const gr_s
     return GR_ERR_NONE;
 }
 
-gr_err_t gr_sstore_initialize(gr_sstore_t *ss, const gr_sstore_key_t *key, int32_t state_epoch,
-                              int64_t start_offset, gr_sstore_cb *cb, void *arg) {
+gr_err_t gr_sstore_initialize(gr_sstore_t *ss, const gr_sstore_key_t *key, int32_t state_epoch, int64_t start_offset,
+                              gr_sstore_cb *cb, void *arg) {
     if (key->group_len > GR_SSTORE_MAX_GROUP_LEN || key->partition < 0 || start_offset < -1)
         return GR_ERR_INVALID_REQUEST;
     ss_entry_t *e = find(ss, key);
     if (e && state_epoch < e->state_epoch) return GR_ERR_FENCED_STATE_EPOCH;
-    gr_sstore_value_t v = {.kind = GR_SSTORE_REC_SNAPSHOT, .snapshot_epoch = e ? e->snapshot_epoch + 1 : 0,
-                           .state_epoch = state_epoch, .leader_epoch = -1, .start_offset = start_offset,
+    gr_sstore_value_t v = {.kind = GR_SSTORE_REC_SNAPSHOT,
+                           .snapshot_epoch = e ? e->snapshot_epoch + 1 : 0,
+                           .state_epoch = state_epoch,
+                           .leader_epoch = -1,
+                           .start_offset = start_offset,
                            .delivery_complete_count = start_offset >= 0 ? 0 : -1};
     gr_err_t err = append_one(ss, key, &v);
     if (err) return err;
@@ -371,14 +380,13 @@ static gr_err_t delete_matching(gr_sstore_t *ss, const char *group, size_t group
     size_t n = 0, k = 0;
     ss_entry_t **victims = NULL;
     FOREACH_ENTRY(ss, e)
-        if (group_match(e, group, group_len) && (!topic || !memcmp(e->key.topic_id.b, topic->b, 16))) n++;
+    if (group_match(e, group, group_len) && (!topic || !memcmp(e->key.topic_id.b, topic->b, 16))) n++;
     if (n_deleted) *n_deleted = n;
     if (n == 0) return GR_ERR_NONE;
     victims = malloc(n * sizeof(*victims));
     if (!victims) abort();
     FOREACH_ENTRY(ss, e)
-        if (group_match(e, group, group_len) && (!topic || !memcmp(e->key.topic_id.b, topic->b, 16)))
-            victims[k++] = e;
+    if (group_match(e, group, group_len) && (!topic || !memcmp(e->key.topic_id.b, topic->b, 16))) victims[k++] = e;
     for (size_t i = 0; i < n; i++) add_record(ss, &victims[i]->key, NULL);
     int64_t off;
     gr_err_t err = append_built(ss, &off);
@@ -425,7 +433,7 @@ size_t gr_sstore_foreach(gr_sstore_t *ss, const char *group, size_t group_len, g
 static int64_t oldest_needed(gr_sstore_t *ss) {
     int64_t min = gr_plog_end_offset(ss->log.plog);
     FOREACH_ENTRY(ss, e)
-        if (e->snap_offset < min) min = e->snap_offset;
+    if (e->snap_offset < min) min = e->snap_offset;
     return min;
 }
 
@@ -438,10 +446,14 @@ gr_err_t gr_sstore_compact(gr_sstore_t *ss) {
     gr_err_t err = GR_ERR_NONE;
     for (ss_entry_t *e = first_entry(ss); e && !err; e = next_entry(ss, e)) {
         if (e->snap_offset >= before) continue;
-        gr_sstore_value_t v = {.kind = GR_SSTORE_REC_SNAPSHOT, .snapshot_epoch = e->snapshot_epoch + 1,
-                               .state_epoch = e->state_epoch, .leader_epoch = e->leader_epoch,
-                               .start_offset = e->start_offset, .delivery_complete_count = e->dcc,
-                               .batches = e->batches.v, .n_batches = e->batches.n};
+        gr_sstore_value_t v = {.kind = GR_SSTORE_REC_SNAPSHOT,
+                               .snapshot_epoch = e->snapshot_epoch + 1,
+                               .state_epoch = e->state_epoch,
+                               .leader_epoch = e->leader_epoch,
+                               .start_offset = e->start_offset,
+                               .delivery_complete_count = e->dcc,
+                               .batches = e->batches.v,
+                               .n_batches = e->batches.n};
         /* One record per batch keeps apply simple; compaction is rare and amortised. */
         err = append_one(ss, &e->key, &v);
     }
@@ -468,6 +480,8 @@ static void maybe_compact(gr_sstore_t *ss) {
 }
 
 gr_err_t gr_sstore_sync(gr_sstore_t *ss) { return gr_store_log_sync(&ss->log); }
+
+bool gr_sstore_failed(const gr_sstore_t *ss) { return ss->log.failed; }
 
 void gr_sstore_stats(const gr_sstore_t *ss, gr_sstore_stats_t *st) {
     *st = ss->st;

@@ -68,20 +68,20 @@ gr_sstore_key_t gr_sstore_key(const char *group, gr_uuid_t topic_id, int32_t par
 /** The merged, current state of one share-partition. */
 typedef struct gr_sstore_state {
     int32_t state_epoch;
-    int32_t leader_epoch;              /* -1: none recorded */
-    int64_t start_offset;              /* SPSO; -1: never set */
-    int32_t delivery_complete_count;   /* -1: unknown */
-    int32_t snapshot_epoch;            /* number of snapshots written for this key (informational) */
-    const gr_sstore_batch_t *batches;  /* sorted, non-overlapping, all >= start_offset */
+    int32_t leader_epoch;             /* -1: none recorded */
+    int64_t start_offset;             /* SPSO; -1: never set */
+    int32_t delivery_complete_count;  /* -1: unknown */
+    int32_t snapshot_epoch;           /* number of snapshots written for this key (informational) */
+    const gr_sstore_batch_t *batches; /* sorted, non-overlapping, all >= start_offset */
     size_t n_batches;
 } gr_sstore_state_t;
 
 /** What one WriteShareGroupState carries. */
 typedef struct gr_sstore_update {
-    int32_t state_epoch;             /* lower than stored -> GR_ERR_FENCED_STATE_EPOCH */
-    int32_t leader_epoch;            /* lower than stored -> GR_ERR_FENCED_LEADER_EPOCH; higher is recorded */
-    int64_t start_offset;            /* -1: unchanged */
-    int32_t delivery_complete_count; /* -1: unchanged */
+    int32_t state_epoch;              /* lower than stored -> GR_ERR_FENCED_STATE_EPOCH */
+    int32_t leader_epoch;             /* lower than stored -> GR_ERR_FENCED_LEADER_EPOCH; higher is recorded */
+    int64_t start_offset;             /* -1: unchanged */
+    int32_t delivery_complete_count;  /* -1: unchanged */
     const gr_sstore_batch_t *batches; /* changed batches, any order, may overlap each other */
     size_t n_batches;
 } gr_sstore_update_t;
@@ -90,17 +90,17 @@ typedef struct gr_sstore gr_sstore_t;
 
 /** Store options. gr_sstore_options_default fills Kafka's defaults. */
 typedef struct gr_sstore_options {
-    uint32_t snapshot_every;     /* share.coordinator.snapshot.update.records.per.snapshot (500); 0 = always */
-    int64_t segment_bytes;       /* store log segment size (8 MiB: small, so compaction frees space soon) */
-    int64_t compact_min_bytes;   /* compaction when log bytes > 2 * live snapshot bytes + this (4 MiB) */
-    gr_flusher_t *flusher;       /* durability; NULL only if every callback passed is NULL */
-    int64_t now_ms;              /* wall clock at open (segment naming) */
+    uint32_t snapshot_every;   /* share.coordinator.snapshot.update.records.per.snapshot (500); 0 = always */
+    int64_t segment_bytes;     /* store log segment size (8 MiB: small, so compaction frees space soon) */
+    int64_t compact_min_bytes; /* compaction when log bytes > 2 * live snapshot bytes + this (4 MiB) */
+    gr_flusher_t *flusher;     /* durability; NULL only if every callback passed is NULL */
+    int64_t now_ms;            /* wall clock at open (segment naming) */
 } gr_sstore_options_t;
 
 void gr_sstore_options_default(gr_sstore_options_t *opts);
 
 /** Completion of a durable write: err 0 means the record is on disk; otherwise
- *  GR_ERR_KAFKA_STORAGE_ERROR (the store then refuses further writes). Runs on the
+ *  GR_ERR_KAFKA_STORAGE_ERROR (the store then refuses further writes, gr_sstore_failed). Runs on the
  *  loop thread from gr_flusher_run_completions, never inside the call that queued it. */
 typedef void gr_sstore_cb(void *arg, gr_err_t err);
 
@@ -131,14 +131,14 @@ gr_err_t gr_sstore_read(gr_sstore_t *ss, const gr_sstore_key_t *key, gr_sstore_s
  *  GR_ERR_KAFKA_STORAGE_ERROR (append failed; state unchanged). On 0, cb(arg, err)
  *  runs once the record is durable (if cb is not NULL). The in-memory state changes
  *  at once: a read before the callback sees it. */
-gr_err_t gr_sstore_write(gr_sstore_t *ss, const gr_sstore_key_t *key, const gr_sstore_update_t *up,
-                         gr_sstore_cb *cb, void *arg);
+gr_err_t gr_sstore_write(gr_sstore_t *ss, const gr_sstore_key_t *key, const gr_sstore_update_t *up, gr_sstore_cb *cb,
+                         void *arg);
 
 /** InitializeShareGroupState / AlterShareGroupOffsets: replace the key's state with
  *  {state_epoch, leader epoch -1, start_offset, no batches} as a snapshot.
  *  GR_ERR_FENCED_STATE_EPOCH if state_epoch is lower than the stored one. Callback as write. */
-gr_err_t gr_sstore_initialize(gr_sstore_t *ss, const gr_sstore_key_t *key, int32_t state_epoch,
-                              int64_t start_offset, gr_sstore_cb *cb, void *arg);
+gr_err_t gr_sstore_initialize(gr_sstore_t *ss, const gr_sstore_key_t *key, int32_t state_epoch, int64_t start_offset,
+                              gr_sstore_cb *cb, void *arg);
 
 /** DeleteShareGroupState: tombstone the key (no-op record if absent). Callback as write. */
 gr_err_t gr_sstore_delete(gr_sstore_t *ss, const gr_sstore_key_t *key, gr_sstore_cb *cb, void *arg);
@@ -168,6 +168,12 @@ gr_err_t gr_sstore_compact(gr_sstore_t *ss);
  *  every write and by the store's own flush completions. Returns how far it went. */
 int64_t gr_sstore_maintain(gr_sstore_t *ss);
 
+/** True once a durable write failed (fsync error): memory may be ahead of the
+ *  disk, every later write answers GR_ERR_KAFKA_STORAGE_ERROR until the store
+ *  is reopened. A failed append (ENOSPC) does not fail the store: it changes
+ *  nothing, and the next append may succeed. */
+bool gr_sstore_failed(const gr_sstore_t *ss);
+
 /** fsync the store log now (tests, benchmarks, shutdown). */
 gr_err_t gr_sstore_sync(gr_sstore_t *ss);
 
@@ -176,10 +182,10 @@ typedef struct gr_sstore_stats {
     size_t n_keys;
     uint64_t n_snapshots, n_updates, n_tombstones; /* records appended since open */
     uint64_t n_compactions;
-    uint64_t n_replayed;        /* records read by the last open */
+    uint64_t n_replayed; /* records read by the last open */
     int64_t log_start_offset, log_end_offset, log_bytes;
     size_t n_segments;
-    int64_t live_bytes;         /* encoded size of the latest snapshot of every live key */
+    int64_t live_bytes; /* encoded size of the latest snapshot of every live key */
 } gr_sstore_stats_t;
 void gr_sstore_stats(const gr_sstore_t *ss, gr_sstore_stats_t *st);
 
@@ -212,11 +218,11 @@ enum { GR_SSTORE_REC_SNAPSHOT = 0, GR_SSTORE_REC_UPDATE = 1 };
 
 /** A decoded record value (batches point into bv of the decode call). */
 typedef struct gr_sstore_value {
-    int kind;                        /* GR_SSTORE_REC_* */
+    int kind; /* GR_SSTORE_REC_* */
     int32_t snapshot_epoch;
     int32_t state_epoch, leader_epoch;
-    int64_t start_offset;            /* update: -1 unchanged */
-    int32_t delivery_complete_count; /* update: -1 unchanged */
+    int64_t start_offset;             /* update: -1 unchanged */
+    int32_t delivery_complete_count;  /* update: -1 unchanged */
     const gr_sstore_batch_t *batches; /* sorted and non-overlapping */
     size_t n_batches;
 } gr_sstore_value_t;

@@ -79,6 +79,11 @@ void gr_store_log_add(gr_store_log_t *lg, const void *key, size_t key_len, const
 }
 
 gr_err_t gr_store_log_append(gr_store_log_t *lg, int64_t *base) {
+    if (lg->failed) {
+        gr_batch_builder_free(&lg->bb);
+        gr_batch_builder_init(&lg->bb);
+        return GR_ERR_KAFKA_STORAGE_ERROR;
+    }
     gr_batch_builder_opts_t bo;
     gr_batch_builder_opts_init(&bo);
     gr_wbuf_reset(&lg->out);
@@ -90,17 +95,46 @@ gr_err_t gr_store_log_append(gr_store_log_t *lg, int64_t *base) {
     gr_plog_append_result_t res;
     char es[256];
     if (gr_plog_append(lg->plog, lg->out.mem, lg->out.len, &ao, &res, es, sizeof(es))) {
-        GR_ERROR(lg->sub, "append: %s", es);
+        /* Once per episode (a full disk refuses every write until space returns). */
+        if (!lg->append_failing)
+            GR_ERROR(lg->sub, "append: %s (further failures are logged at debug level)", es);
+        else
+            GR_DEBUG(lg->sub, "append: %s", es);
+        lg->append_failing = true;
         return GR_ERR_KAFKA_STORAGE_ERROR;
     }
+    if (lg->append_failing) GR_INFO(lg->sub, "appends work again");
+    lg->append_failing = false;
     *base = res.base_offset;
     lg->appended_bytes += (int64_t)lg->out.len;
     return GR_ERR_NONE;
 }
 
+static void set_failed(gr_store_log_t *lg) {
+    if (lg->failed) return;
+    lg->failed = true;
+    GR_ERROR(lg->sub, "a durable write failed: the store refuses every write until restart");
+}
+
+typedef struct durable_req {
+    gr_store_log_t *lg;
+    gr_flusher_cb *cb;
+    void *arg;
+} durable_req_t;
+
+static void on_durable(void *arg, gr_err_t err) {
+    durable_req_t *r = arg;
+    if (err) set_failed(r->lg);
+    r->cb(r->arg, err);
+    free(r);
+}
+
 void gr_store_log_request(gr_store_log_t *lg, gr_flusher_cb *cb, void *arg) {
     if (!lg->flusher) abort(); /* a durable write needs a flusher (API misuse) */
-    gr_flusher_request(lg->flusher, lg->plog, gr_plog_end_offset(lg->plog), cb, arg);
+    durable_req_t *r = malloc(sizeof(*r));
+    if (!r) abort();
+    *r = (durable_req_t){lg, cb, arg};
+    gr_flusher_request(lg->flusher, lg->plog, gr_plog_end_offset(lg->plog), on_durable, r);
 }
 
 /* Waiting for the end offset of now (not just `to`) is what makes the prune
@@ -130,7 +164,10 @@ bool gr_store_log_compaction_due(const gr_store_log_t *lg, int64_t live_bytes, i
 static void on_internal_flush(void *arg, gr_err_t err) {
     gr_store_log_t *lg = arg;
     lg->n_internal_flushes--;
-    if (!err) gr_store_log_maintain(lg);
+    if (err)
+        set_failed(lg);
+    else
+        gr_store_log_maintain(lg);
 }
 
 void gr_store_log_compacted(gr_store_log_t *lg, int64_t to) {

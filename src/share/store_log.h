@@ -35,6 +35,11 @@ typedef struct gr_store_log {
     int64_t prune_to, prune_after;
     int64_t appended_bytes; /* appended since the last compaction (at open: the log size) */
     int n_internal_flushes; /* our own flusher requests not yet completed */
+    /* A durability request failed (fsync error): what was appended since the
+     * last good fsync may or may not be on disk, and memory may be ahead of it,
+     * so every later append is refused until the store is reopened (restart). */
+    bool failed;
+    bool append_failing; /* the last append failed (logged once per episode) */
 } gr_store_log_t;
 
 /** Open (create if missing) the log in dir: size-based segment rolls only, no
@@ -58,11 +63,12 @@ void gr_store_log_add(gr_store_log_t *lg, const void *key, size_t key_len, const
 
 /** Append the batch being built as one batch (written or lost whole) and start a
  *  new one; *base gets its first offset. @returns 0, the builder's error, or
- *  GR_ERR_KAFKA_STORAGE_ERROR (logged) if the append failed. */
+ *  GR_ERR_KAFKA_STORAGE_ERROR (logged) if the append failed (e.g. ENOSPC: nothing
+ *  was added, a later append may succeed) or the log has failed (lg->failed). */
 gr_err_t gr_store_log_append(gr_store_log_t *lg, int64_t *base);
 
 /** Ask the flusher to call cb(arg, err) once everything appended so far is
- *  durable. Aborts without a flusher (API misuse). */
+ *  durable. An error sets lg->failed. Aborts without a flusher (API misuse). */
 void gr_store_log_request(gr_store_log_t *lg, gr_flusher_cb *cb, void *arg);
 
 /** Plan to move the log start to `to` once everything below the current end is

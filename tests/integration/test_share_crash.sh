@@ -18,6 +18,13 @@
 #     its delivery and the confirmation);
 #   - no record's delivery count went down between successive deliveries (and counts stay 1..5), and after a
 #     confirmed RELEASE the next delivery of that record has a higher count.
+# Disk-full phase (gregord only; issue 8): the data dir is a tmpfs mounted by the test (size
+# GR_SHARE_CRASH_TMPFS, default 128m); after half of the kills the disk is filled (a filler file up to
+# ENOSPC, topped up every 0.2 s since compaction frees segments) for GR_SHARE_CRASH_DISKFULL_S seconds
+# (default 8; 0 = no phase) while the consumers keep acknowledging (their acks are answered
+# KAFKA_STORAGE_ERROR and rolled back; Kafka's client retries them; lock expiries cannot be written and
+# are retried), then freed; the kills go on and every invariant above must still hold.
+# Without the right to mount (not root) the phase is skipped with a message.
 # Why 4 partitions: one share-partition per consumer at steady state and four share-partitions recovering
 # at every restart (one partition would make the four consumers share one SP; also worth a run:
 # GR_SHARE_CRASH_PARTITIONS=1).
@@ -27,7 +34,7 @@
 #   Kafka restart takes ~20 s and the next kill waits for the consumers to confirm again),
 #   GR_SHARE_CRASH_RATE (records/s per consumer, default N/25/CONSUMERS so that the drain spans the kill
 #   phase; 0 = no processing time), GR_SHARE_CRASH_RELEASE_EVERY (100; 0 = ACCEPT only),
-#   GR_SHARE_CRASH_PARTITIONS (4), GR_SHARE_CRASH_CONSUMERS (4), GR_SHARE_CRASH_SEED (kill timings and
+#   GR_SHARE_CRASH_PARTITIONS (4), GR_SHARE_CRASH_CONSUMERS (4), GR_SHARE_CRASH_DISKFULL_S (8), GR_SHARE_CRASH_SEED (kill timings and
 #   names; default time-based, printed), GR_SHARE_CRASH_TOOL=1 (also show kafka-share-groups --describe
 #   --offsets, from tests/ref/target/lib).
 set -euo pipefail
@@ -64,12 +71,37 @@ if ! jar_has_worker || [[ "$SRC" -nt "$JCP" ]]; then
 fi
 JWORKER=(java -Xmx512m -XX:+UseSerialGC -cp "$JCP:$JDIR/src/main/resources:$JDIR/target/lib/*" dev.gregor.interop.ShareCrashWorker)
 
-# --- broker
+# --- broker (gregord: on a tmpfs for the disk-full phase)
+DISKFULL_S="${GR_SHARE_CRASH_DISKFULL_S:-8}"
+MNT="$GR_TMP/gregord-data" # start_gregord's data dir
+mounted=0
+if [[ "$GR_TARGET" == gregord ]] && ((DISKFULL_S > 0)); then
+  mkdir -p "$MNT"
+  if mount -t tmpfs -o "size=${GR_SHARE_CRASH_TMPFS:-128m},mode=0755" tmpfs "$MNT" 2>"$GR_TMP/mount.err"; then
+    mounted=1
+    crash_cleanup() { # unmount on every exit, after what runs on the mount
+      local rc=$?
+      set +e
+      [[ -n "${GR_GREGORD_PID:-}" ]] && stop_gregord 10
+      mountpoint -q "$MNT" && umount "$MNT"
+      (exit "$rc")
+      gr_cleanup
+    }
+    trap crash_cleanup EXIT
+  else
+    echo "SKIP disk-full phase: cannot mount a tmpfs ($(cat "$GR_TMP/mount.err")); run as root to test it"
+  fi
+fi
 if [[ "$GR_TARGET" == ref ]]; then
   start_ref_kafka group.share.min.record.lock.duration.ms=1000
 else
   start_gregord --override group.share.min.record.lock.duration.ms=1000
 fi
+# fill_disk: a filler file up to ENOSPC, to the last page
+fill_disk() {
+  local bs
+  for bs in 1M 4k 1; do dd if=/dev/zero of="$MNT/filler" bs="$bs" oflag=append conv=notrunc 2>/dev/null || true; done
+}
 kill9_broker() {
   if [[ "$GR_TARGET" == ref ]]; then
     kill9_ref_kafka
@@ -114,10 +146,31 @@ done
 (( $(confirmed) > 0 )) || die "consumers confirmed nothing within 60 s: $(grep -v '^\s*at ' "$GR_TMP/worker.err" | tail -n 5)"
 log "consumers started confirming after $(( ($(date +%s%N) - tc0) / 1000000 )) ms"
 
-# --- kill -9 / restart at random moments
+# --- kill -9 / restart at random moments (the disk-full phase after half of them)
 mid=0
 restart_ms=()
+full_at=$(( mounted ? (KILLS + 1) / 2 : -1 ))
 for ((k = 1; k <= KILLS; k++)); do
+  if ((k == full_at + 1)); then
+    c0=$(confirmed)
+    for ((i = 0; i < 300; i++)); do (( $(confirmed) > c0 )) && break; sleep 0.1; done # consumers back at work
+    fill_disk
+    c0=$(confirmed)
+    read -r _ _ e0 < <(progress)
+    refused0=$(grep -c 'share-state write for .* failed' "$GR_TMP/gregord.log" || true)
+    log "disk full ($(df -h --output=used,size "$MNT" | tail -n 1 | xargs)) for ${DISKFULL_S} s, confirmed so far $c0/$N"
+    # The store frees space itself (compaction deletes old segments): keep the disk full.
+    t_end=$(( $(date +%s%N) + DISKFULL_S * 1000000000 ))
+    while (( $(date +%s%N) < t_end )); do fill_disk; sleep 0.2; done
+    c1=$(confirmed)
+    read -r _ _ e1 < <(progress)
+    rm -f "$MNT/filler"
+    refused=$(( $(grep -c 'share-state write for .* failed' "$GR_TMP/gregord.log" || true) - refused0 ))
+    echo "$((c1 - c0)) $((e1 - e0)) $refused" >"$GR_TMP/diskfull"
+    log "disk freed: $refused share-state writes refused; $((c1 - c0)) acknowledgements confirmed and $((e1 - e0)) client errors meanwhile (Kafka's client retries acks answered 56)"
+    check "share-state writes were refused while the disk was full" test "$refused" -gt 0
+    check "gregord survived the full disk" alive "$GR_GREGORD_PID"
+  fi
   ms=$((500 + RANDOM % 2501))
   sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
   c=$(confirmed)
@@ -178,6 +231,11 @@ cat "$GR_TMP/check.out"
 GR_PASSED=$((GR_PASSED + $(grep -c '^ok ' "$GR_TMP/check.out" || true)))
 GR_FAILED=$((GR_FAILED + $(grep -c '^FAIL ' "$GR_TMP/check.out" || true)))
 
+if [[ -f "$GR_TMP/diskfull" ]]; then
+  read -r dc de dr <"$GR_TMP/diskfull"
+  echo "stat disk_full_s $DISKFULL_S after kill $full_at: share-state writes refused $dr, confirmed meanwhile $dc, client errors meanwhile $de"
+  ok "disk-full phase ran ($DISKFULL_S s after kill $full_at); the checks above cover it"
+fi
 echo "stat duration_s drain $(( (tc1 - tc0) / 1000000000 )) (kill phase $(( (kill_end - tc0) / 1000000000 ))), kills $KILLS ($mid mid-drain), records $N"
 if [[ "$GR_TARGET" == gregord ]]; then
   check "gregord still running at the end" alive "$GR_GREGORD_PID"

@@ -5,15 +5,18 @@
 
 #include <dirent.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "base/log.h"
 #include "proto/records.h"
 #include "share/state_store.h"
 
-#define AV GR_SSTORE_AVAILABLE
-#define ACK GR_SSTORE_ACKNOWLEDGED
-#define ARC GR_SSTORE_ARCHIVED
+#define AV            GR_SSTORE_AVAILABLE
+#define ACK           GR_SSTORE_ACKNOWLEDGED
+#define ARC           GR_SSTORE_ARCHIVED
 #define B(f, l, s, c) ((gr_sstore_batch_t){.first_offset = (f), .last_offset = (l), .state = (s), .count = (c)})
 
 static char root[256], dir[512];
@@ -66,8 +69,9 @@ static void dump_visit(void *arg, const gr_sstore_key_t *key, const gr_sstore_st
                        key->topic_id.b[0], key->topic_id.b[15], key->partition, st->state_epoch, st->leader_epoch,
                        (long long)st->start_offset, st->delivery_complete_count);
     for (size_t i = 0; i < st->n_batches && len < (int)sizeof(buf) - 64; i++)
-        len += snprintf(buf + len, sizeof(buf) - (size_t)len, " %lld-%lld/%d/%d", (long long)st->batches[i].first_offset,
-                        (long long)st->batches[i].last_offset, st->batches[i].state, st->batches[i].count);
+        len +=
+            snprintf(buf + len, sizeof(buf) - (size_t)len, " %lld-%lld/%d/%d", (long long)st->batches[i].first_offset,
+                     (long long)st->batches[i].last_offset, st->batches[i].state, st->batches[i].count);
     if (d->n == d->cap) {
         d->cap = d->cap ? d->cap * 2 : 16;
         d->lines = realloc(d->lines, d->cap * sizeof(char *));
@@ -95,11 +99,11 @@ static char *dump(gr_sstore_t *ss) {
     return s;
 }
 
-#define ASSERT_DUMP(ss, want)                                                   \
-    do {                                                                        \
-        char *_g = dump(ss);                                                    \
+#define ASSERT_DUMP(ss, want)                                                            \
+    do {                                                                                 \
+        char *_g = dump(ss);                                                             \
         if (strcmp(_g, want)) GR__FAIL("state differs:\n got:\n%s want:\n%s", _g, want); \
-        free(_g);                                                               \
+        free(_g);                                                                        \
     } while (0)
 
 /* ---- a write helper ---- */
@@ -107,8 +111,12 @@ static char *dump(gr_sstore_t *ss) {
 static gr_err_t wr(gr_sstore_t *ss, const char *g, int t, int p, int32_t se, int32_t le, int64_t so, int32_t dcc,
                    const gr_sstore_batch_t *b, size_t n) {
     gr_sstore_key_t k = gr_sstore_key(g, tid(t), p);
-    gr_sstore_update_t up = {.state_epoch = se, .leader_epoch = le, .start_offset = so,
-                             .delivery_complete_count = dcc, .batches = b, .n_batches = n};
+    gr_sstore_update_t up = {.state_epoch = se,
+                             .leader_epoch = le,
+                             .start_offset = so,
+                             .delivery_complete_count = dcc,
+                             .batches = b,
+                             .n_batches = n};
     return gr_sstore_write(ss, &k, &up, NULL, NULL);
 }
 
@@ -157,7 +165,8 @@ static void log_kinds(gr_sstore_t *ss, char *out, size_t n) {
     gr_plog_slice_t sl;
     char es[256];
     ASSERT_EQ(gr_plog_read_copy(plog, gr_plog_start_offset(plog), 1 << 20, gr_plog_end_offset(plog), &wb, &sl, es,
-                                sizeof(es)), 0);
+                                sizeof(es)),
+              0);
     size_t k = 0;
     gr_batch_iter_t it;
     gr_batch_view_t bv;
@@ -169,7 +178,8 @@ static void log_kinds(gr_sstore_t *ss, char *out, size_t n) {
         gr_record_t rec;
         while (gr_record_iter_next(&ri, &rec, es, sizeof(es)) == 0 && k + 1 < n) {
             gr_sstore_value_t v;
-            if (!rec.value) out[k++] = 'T';
+            if (!rec.value)
+                out[k++] = 'T';
             else {
                 ASSERT_EQ(gr_sstore_value_decode(rec.value, (size_t)rec.value_len, &v, &bvec, NULL), 0);
                 out[k++] = v.kind == GR_SSTORE_REC_SNAPSHOT ? 'S' : 'U';
@@ -251,7 +261,8 @@ static void test_deletes(void) {
     gr_sstore_t *ss = open_store(500, 0, NULL);
     for (int g = 0; g < 3; g++)
         for (int t = 0; t < 2; t++)
-            for (int p = 0; p < 4; p++) ASSERT_EQ(wr(ss, g == 0 ? "a" : g == 1 ? "b" : "c", t, p, 0, 0, 0, 0, NULL, 0), 0);
+            for (int p = 0; p < 4; p++)
+                ASSERT_EQ(wr(ss, g == 0 ? "a" : g == 1 ? "b" : "c", t, p, 0, 0, 0, 0, NULL, 0), 0);
     int n = 0;
     ASSERT_EQ(gr_sstore_foreach(ss, "a", 1, count_visit, &n), 8);
     ASSERT_EQ(n, 8);
@@ -316,8 +327,8 @@ static void test_durable_callbacks(void) {
     for (int i = 0; i < N; i++) {
         gr_sstore_key_t k = gr_sstore_key("g", tid(1), i % 7);
         gr_sstore_batch_t b = B(i, i, ACK, 1);
-        gr_sstore_update_t up = {.leader_epoch = 0, .start_offset = -1, .delivery_complete_count = -1,
-                                 .batches = &b, .n_batches = 1};
+        gr_sstore_update_t up = {
+            .leader_epoch = 0, .start_offset = -1, .delivery_complete_count = -1, .batches = &b, .n_batches = 1};
         w[i].d = &d;
         ASSERT_EQ(gr_sstore_write(ss, &k, &up, on_durable, &w[i]), 0);
         w[i].need = gr_plog_end_offset(d.plog);
@@ -338,6 +349,51 @@ static void test_durable_callbacks(void) {
     ss = open_store(10, 0, NULL);
     ASSERT_DUMP(ss, before);
     free(before);
+    gr_sstore_close(ss);
+}
+
+/* ---- a refused append (ENOSPC-like) changes nothing, and the store stays usable ---- */
+
+/* RLIMIT_FSIZE makes every write past the current segment size fail (EFBIG, with
+ * SIGXFSZ ignored): a full disk without a file system. */
+static void limit_file_size(rlim_t n) {
+    struct rlimit rl;
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &rl), 0);
+    rl.rlim_cur = n;
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &rl), 0);
+}
+
+static void seg_path(char *out, size_t n);
+
+static void test_refused_append(void) {
+    fresh_dir();
+    gr_sstore_t *ss = open_store(3, 0, NULL);
+    gr_sstore_batch_t acc = B(0, 9, ACK, 1), rej = B(10, 19, ARC, 1);
+    ASSERT_EQ(wr(ss, "g", 1, 0, 0, 0, 0, 0, &acc, 1), 0);
+    char *before = dump(ss);
+    struct stat stt;
+    char seg[600];
+    seg_path(seg, sizeof(seg));
+    ASSERT_EQ(stat(seg, &stt), 0);
+    signal(SIGXFSZ, SIG_IGN);
+    limit_file_size((rlim_t)stt.st_size);
+    gr_sstore_key_t k = gr_sstore_key("g", tid(1), 0);
+    for (int i = 0; i < 5; i++) /* updates and (every 3rd) snapshots */
+        ASSERT_EQ(wr(ss, "g", 1, 0, 0, 0, 20, 10, &rej, 1), GR_ERR_KAFKA_STORAGE_ERROR);
+    ASSERT_EQ(gr_sstore_initialize(ss, &k, 1, 5, NULL, NULL), GR_ERR_KAFKA_STORAGE_ERROR);
+    ASSERT_EQ(gr_sstore_delete(ss, &k, NULL, NULL), GR_ERR_KAFKA_STORAGE_ERROR);
+    ASSERT_EQ(gr_sstore_delete_group(ss, "g", 1, NULL, NULL, NULL), GR_ERR_KAFKA_STORAGE_ERROR);
+    ASSERT_DUMP(ss, before);       /* nothing refused reached memory */
+    ASSERT(!gr_sstore_failed(ss)); /* a refused append does not fail the store */
+    limit_file_size(RLIM_INFINITY);
+    ASSERT_EQ(wr(ss, "g", 1, 0, 0, 0, 0, 10, &rej, 1), 0); /* space is back */
+    char *after = dump(ss);
+    ASSERT(strstr(after, "so=0 dcc=10: 0-9/2/1 10-19/4/1") != NULL);
+    gr_sstore_abandon(ss);
+    ss = open_store(3, 0, NULL); /* replay: the refused records left no bytes */
+    ASSERT_DUMP(ss, after);
+    free(before);
+    free(after);
     gr_sstore_close(ss);
 }
 
@@ -390,16 +446,16 @@ static void torn_tail(uint32_t every, last_op_fn *last) {
         ASSERT_EQ(truncate(fn, cut), 0);
         ss = open_store(every, 0, NULL);
         ASSERT_DUMP(ss, cut == size1 ? after : before); /* earlier writes are never lost */
-        if (cut < size1) workload(ss, 1); /* and the store keeps working after the repair */
-        gr_sstore_abandon(ss); /* (no fsync: keeps the test fast) */
+        if (cut < size1) workload(ss, 1);               /* and the store keeps working after the repair */
+        gr_sstore_abandon(ss);                          /* (no fsync: keeps the test fast) */
     }
     free(before);
     free(after);
 }
 
 static void test_torn_tail(void) {
-    torn_tail(500, last_update);  /* last record is an update */
-    torn_tail(0, last_update);    /* last record is a snapshot */
+    torn_tail(500, last_update); /* last record is an update */
+    torn_tail(0, last_update);   /* last record is a snapshot */
     torn_tail(500, last_delete_group);
     torn_tail(500, last_initialize);
 }
@@ -523,7 +579,8 @@ static void random_op(gr_sstore_t *a, gr_sstore_t *b, unsigned *seed) {
                                  .leader_epoch = rand_r(seed) % 10 ? 3 : rand_r(seed) % 4,
                                  .start_offset = rand_r(seed) % 3 ? -1 : rand_r(seed) % 150,
                                  .delivery_complete_count = rand_r(seed) % 2 ? -1 : rand_r(seed) % 100,
-                                 .batches = bs, .n_batches = n};
+                                 .batches = bs,
+                                 .n_batches = n};
         ASSERT_EQ(gr_sstore_write(a, &k, &up, NULL, NULL), gr_sstore_write(b, &k, &up, NULL, NULL));
     }
 }
@@ -550,8 +607,10 @@ static void test_random_replay(void) {
         }
         if (i % 1000 == 999) {
             char *want = dump(b);
-            if (i % 2000 == 999) gr_sstore_abandon(a);
-            else gr_sstore_close(a);
+            if (i % 2000 == 999)
+                gr_sstore_abandon(a);
+            else
+                gr_sstore_close(a);
             ASSERT_EQ(gr_sstore_open(dir, &o, &a, es, sizeof(es)), 0);
             ASSERT_DUMP(a, want);
             free(want);
@@ -567,8 +626,14 @@ static void test_random_replay(void) {
 
 static void test_codec(void) {
     gr_sstore_batch_t bs[] = {B(0, 0, AV, 0), B(5, 1000000, ARC, 32767), B(INT64_MAX - 2, INT64_MAX - 1, ACK, 3)};
-    gr_sstore_value_t v = {.kind = GR_SSTORE_REC_UPDATE, .snapshot_epoch = 9, .state_epoch = -3, .leader_epoch = 7,
-                           .start_offset = -1, .delivery_complete_count = 12, .batches = bs, .n_batches = 3};
+    gr_sstore_value_t v = {.kind = GR_SSTORE_REC_UPDATE,
+                           .snapshot_epoch = 9,
+                           .state_epoch = -3,
+                           .leader_epoch = 7,
+                           .start_offset = -1,
+                           .delivery_complete_count = 12,
+                           .batches = bs,
+                           .n_batches = 3};
     gr_wbuf_t wb;
     gr_wbuf_init(&wb);
     gr_sstore_value_encode(&v, &wb);
@@ -594,6 +659,7 @@ int main(void) {
     RUN_TEST(test_fencing);
     RUN_TEST(test_deletes);
     RUN_TEST(test_durable_callbacks);
+    RUN_TEST(test_refused_append);
     RUN_TEST(test_torn_tail);
     RUN_TEST(test_compaction_crash_steps);
     RUN_TEST(test_compaction_frees_segments);
