@@ -106,6 +106,11 @@ static gr_err_t open_listener(gr_broker_t *b, char *errstr, size_t errstr_size) 
     gr_conn_opts_default(&opts);
     opts.max_request_bytes = (size_t)b->cfg->socket_request_max_bytes;
     opts.idle_ms = b->cfg->connections_max_idle_ms;
+    opts.queued_max_bytes = b->cfg->queued_max_request_bytes > 0 ? (size_t)b->cfg->queued_max_request_bytes : 0;
+    opts.request_timeout_ms = b->cfg->socket_request_read_timeout_ms;
+    opts.max_connections = b->cfg->max_connections;
+    opts.max_connections_per_ip = b->cfg->max_connections_per_ip;
+    opts.per_ip_overrides = b->cfg->max_connections_per_ip_overrides;
     gr_conn_handler_t h = {.on_frame = gr_broker_on_frame, .on_close = gr_broker_on_close, .ctx = b};
     return gr_listener_open(b->loop, b->cfg->listen_host, b->cfg->listen_port, &opts, &h, &b->listener, errstr,
                             errstr_size);
