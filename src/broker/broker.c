@@ -123,6 +123,7 @@ gr_err_t gr_broker_new(gr_loop_t *loop, const gr_server_config_t *cfg, gr_broker
     b->loop = loop;
     b->cfg = cfg;
     b->syncq = gr_sync_queue_new();
+    gr_broker_topic_jobs_init(b);
     gr_err_t err = open_state(b, errstr, errstr_size);
     if (!err) err = open_listener(b, errstr, errstr_size);
     if (err) {
@@ -149,6 +150,7 @@ void gr_broker_free(gr_broker_t *b) {
     /* Parked requests (long polls) answer now; their connections are closed
      * so the answers are dropped. */
     gr_broker_cancel_parked(b);
+    gr_broker_topic_jobs_stop(b);
     gr_sync_queue_free(b->syncq);
     if (b->flusher) gr_flusher_destroy(b->flusher);
     /* After the flusher: every share store callback has run (answering its request). */

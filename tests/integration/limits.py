@@ -227,7 +227,7 @@ def create(n):
     check("ApiVersions+Metadata answered within 100 ms during the create (worst %.1f ms)" % (worst[0] * 1000),
           worst[0] < 0.100)
     # Every partition is usable once the answer came.
-    r = probe.call(3, 12, carr([cstr("limits-big") + kwire.ZERO_UUID + TAGS], None) + kwire.boolean(False) +
+    r = probe.call(3, 12, carr([kwire.ZERO_UUID + cstr("limits-big") + TAGS], None) + kwire.boolean(False) +
                    kwire.boolean(False) + TAGS)
     r.i32()
     r.carr(lambda r: (r.i32(), r.cstr(), r.i32(), r.cstr(), r.tags()))
@@ -259,6 +259,13 @@ def groups(cap):
     check("group %d is refused with GROUP_MAX_SIZE_REACHED (81): %s" % (cap + 1, msg), err == 81, "error %d" % err)
     err, _ = hb("limits-g0")
     check("an existing group still accepts heartbeats at the cap", err == 0, "error %d" % err)
+    # Their members stop heartbeating: after the session timeout (2 s here) the groups, which
+    # never held share state, are forgotten and make room for new ones.
+    deadline, err = time.monotonic() + 15, -1
+    while time.monotonic() < deadline and err != 0:
+        time.sleep(0.5)
+        err, _ = hb("limits-g-over")
+    check("once the idle groups expired, a new group is accepted", err == 0, "error %d" % err)
 
 
 cmd = sys.argv[3]

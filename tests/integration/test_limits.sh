@@ -62,7 +62,9 @@ if ((n >= 1 && n <= 2)); then ok "rejections logged, rate-limited ($n line(s) fo
 else fail "expected 1-2 'too many connections' lines, got $n"; fi
 finish_gregord "the connection-limit phase"
 
-start_gregord --override group.share.max.groups=5
+start_gregord --override group.share.max.groups=5 --override group.share.min.session.timeout.ms=1000 \
+  --override group.share.session.timeout.ms=2000 --override group.share.min.heartbeat.interval.ms=500 \
+  --override group.share.heartbeat.interval.ms=500
 phase groups 60 groups 5
 finish_gregord "the share-group cap phase"
 
