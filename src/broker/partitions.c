@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/log.h"
 #include "broker/producers.h"
 #include "proto/records.h"
@@ -29,12 +30,8 @@ struct gr_parts {
     size_t n_all, cap_all;
 };
 
-static uint32_t hash_bytes(const void *p, size_t n) {
-    const uint8_t *s = p;
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
-    return h;
-}
+/* Keyed: topic names are the clients' choice. */
+static uint32_t hash_bytes(const void *p, size_t n) { return (uint32_t)gr_hash(p, n); }
 static uint32_t name_bucket(const char *name) { return hash_bytes(name, strlen(name)) % PARTS_BUCKETS; }
 static uint32_t id_bucket(const gr_uuid_t *id) { return hash_bytes(id->b, 16) % PARTS_BUCKETS; }
 
