@@ -26,7 +26,6 @@ static bool is_internal(const char *name) {
            !strcmp(name, "__share_group_state");
 }
 
-
 /* The metadata half of a topic creation (no logs opened yet). */
 static gr_err_t topic_create_meta(gr_broker_t *b, const char *name, int32_t partitions, const gr_props_t *configs,
                                   bool validate_only, const gr_meta_topic_t **out, char *errstr, size_t errstr_size) {

@@ -143,8 +143,8 @@ gr_err_t gr_parts_add_topic(gr_parts_t *ps, const gr_meta_topic_t *mt, int64_t n
     return gr_parts_add_topic_some(ps, mt, now_ms, INT32_MAX, &done, errstr, errstr_size);
 }
 
-gr_err_t gr_parts_add_topic_some(gr_parts_t *ps, const gr_meta_topic_t *mt, int64_t now_ms, int32_t max_new,
-                                 bool *done, char *errstr, size_t errstr_size) {
+gr_err_t gr_parts_add_topic_some(gr_parts_t *ps, const gr_meta_topic_t *mt, int64_t now_ms, int32_t max_new, bool *done,
+                                 char *errstr, size_t errstr_size) {
     *done = false;
     parts_topic_t *t = topic_by_name(ps, mt->name);
     if (!t) {

@@ -71,7 +71,8 @@ static void open_step(gr_timer_t *timer, int64_t now) {
         gr_err_t err = GR_ERR_NONE;
         char errstr[256] = "";
         /* A topic deleted meanwhile is simply done. */
-        if (mt) err = gr_parts_add_topic_some(b->parts, mt, gr_clock_wall_ms(), OPEN_BATCH, &done, errstr, sizeof(errstr));
+        if (mt)
+            err = gr_parts_add_topic_some(b->parts, mt, gr_clock_wall_ms(), OPEN_BATCH, &done, errstr, sizeof(errstr));
         if (!err && !done) continue;
         b->topic_jobs = job->next;
         if (err) {

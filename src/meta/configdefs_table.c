@@ -97,7 +97,8 @@ static bool check_ip_overrides(const char *v, char *reason, size_t n) {
         long long count = colon ? strtoll(colon + 1, &e, 10) : -1;
         while (e && e < p + len && *e == ' ') e++;
         if (!colon || colon == p || e != p + len || colon + 1 == p + len || count < 0 || count > INT_MAX) {
-            snprintf(reason, n, "Invalid entry %.*s: expected host:count with a count in [0, %d]", (int)len, p, INT_MAX);
+            snprintf(reason, n, "Invalid entry %.*s: expected host:count with a count in [0, %d]", (int)len, p,
+                     INT_MAX);
             return false;
         }
         p += len;

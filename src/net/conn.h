@@ -48,20 +48,20 @@
 typedef struct gr_conn gr_conn_t;
 typedef struct gr_listener gr_listener_t;
 
-#define GR_CONN_DEFAULT_MAX_REQUEST_BYTES 104857600 /* socket.request.max.bytes */
-#define GR_CONN_DEFAULT_IDLE_MS           600000    /* connections.max.idle.ms */
-#define GR_CONN_DEFAULT_QUEUED_MAX_BYTES  104857600 /* queued.max.request.bytes (Kafka: -1) */
-#define GR_CONN_DEFAULT_REQUEST_TIMEOUT_MS 30000    /* socket.request.read.timeout.ms */
-#define GR_CONN_DEFAULT_MAX_CONNECTIONS   2147483647 /* max.connections, max.connections.per.ip */
-#define GR_CONN_DEFAULT_MAX_INFLIGHT      64
-#define GR_CONN_DEFAULT_MAX_OUT_BYTES     (64u << 20)
+#define GR_CONN_DEFAULT_MAX_REQUEST_BYTES  104857600  /* socket.request.max.bytes */
+#define GR_CONN_DEFAULT_IDLE_MS            600000     /* connections.max.idle.ms */
+#define GR_CONN_DEFAULT_QUEUED_MAX_BYTES   104857600  /* queued.max.request.bytes (Kafka: -1) */
+#define GR_CONN_DEFAULT_REQUEST_TIMEOUT_MS 30000      /* socket.request.read.timeout.ms */
+#define GR_CONN_DEFAULT_MAX_CONNECTIONS    2147483647 /* max.connections, max.connections.per.ip */
+#define GR_CONN_DEFAULT_MAX_INFLIGHT       64
+#define GR_CONN_DEFAULT_MAX_OUT_BYTES      (64u << 20)
 
 typedef struct gr_conn_opts {
-    size_t max_request_bytes; /* frames larger than this close the connection */
-    uint32_t max_inflight;    /* stop reading at this many unwritten requests (>= 1) */
-    size_t max_out_bytes;     /* stop reading while more output than this is queued */
-    int64_t idle_ms;          /* close after this long without traffic; <= 0 disables */
-    size_t queued_max_bytes;  /* memory pool bound for requests being read or queued; 0 = none */
+    size_t max_request_bytes;       /* frames larger than this close the connection */
+    uint32_t max_inflight;          /* stop reading at this many unwritten requests (>= 1) */
+    size_t max_out_bytes;           /* stop reading while more output than this is queued */
+    int64_t idle_ms;                /* close after this long without traffic; <= 0 disables */
+    size_t queued_max_bytes;        /* memory pool bound for requests being read or queued; 0 = none */
     int64_t request_timeout_ms;     /* a frame must be complete this long after its first byte; <= 0 disables */
     int64_t max_connections;        /* open connections of the listener */
     int64_t max_connections_per_ip; /* open connections per peer address */

@@ -79,8 +79,8 @@ static bool parse_item(gr__ip_limits_t *ips, const char *p, size_t len, char *er
     char *end = NULL;
     long long limit = colon ? strtoll(colon + 1, &end, 10) : -1;
     if (!colon || colon == item || !end || end == colon + 1 || *end || limit < 0 || limit > INT32_MAX) {
-        snprintf(errstr, sz,
-                 "Invalid value %s for configuration max.connections.per.ip.overrides: expected host:count", item);
+        snprintf(errstr, sz, "Invalid value %s for configuration max.connections.per.ip.overrides: expected host:count",
+                 item);
         return false;
     }
     *colon = '\0';

@@ -286,7 +286,8 @@ static void fill_limits(gr_server_config_t *cfg) {
 /* Kafka's rule: a per-IP limit of 0 only makes sense with overrides that let someone in. */
 static gr_err_t check_limits(const gr_server_config_t *cfg, char *errstr, size_t sz) {
     if (cfg->max_connections_per_ip == 0 && !cfg->max_connections_per_ip_overrides[0]) {
-        snprintf(errstr, sz, "Invalid value 0 for configuration max.connections.per.ip: max.connections.per.ip can "
+        snprintf(errstr, sz,
+                 "Invalid value 0 for configuration max.connections.per.ip: max.connections.per.ip can "
                  "be set to zero only if max.connections.per.ip.overrides property is set.");
         return GR_ERR_INVALID_CONFIG;
     }
