@@ -18,7 +18,7 @@
 #include "broker/broker_int.h"
 
 #define OPEN_BUDGET_MS 5 /* loop time spent opening logs per iteration */
-#define OPEN_BATCH     4 /* logs opened between two looks at the clock */
+#define OPEN_BATCH     1 /* logs opened between two looks at the clock (one costs several fsyncs) */
 
 struct gr_topic_job {
     gr_topic_job_t *next;
