@@ -199,37 +199,36 @@ def serve(s):
         return False
 
 
-def create(n):
-    """CreateTopics with n partitions; a probe answers ApiVersions + Metadata within 100 ms meanwhile."""
-    c = Conn(BOOT, timeout=300)
-    probe = Conn(BOOT)
-    worst, count, stop = [0.0], [0], [False]
+class Probe:
+    """A second client sending ApiVersions + Metadata in a loop; records the slowest answer."""
 
-    def loop():
-        while not stop[0]:
+    def __init__(self):
+        self.c = Conn(BOOT)
+        self.worst, self.count, self.stop = 0.0, 0, False
+        self.th = threading.Thread(target=self.loop)
+        self.th.start()
+        time.sleep(0.2)
+
+    def loop(self):
+        while not self.stop:
             t = time.monotonic()
-            api_versions(probe)
-            probe.call(3, 12, carr([], None) + kwire.boolean(False) + kwire.boolean(False) + TAGS)
-            worst[0] = max(worst[0], time.monotonic() - t)
-            count[0] += 1
+            api_versions(self.c)
+            self.c.call(3, 12, carr([], None) + kwire.boolean(False) + kwire.boolean(False) + TAGS)
+            self.worst = max(self.worst, time.monotonic() - t)
+            self.count += 1
             time.sleep(0.005)
-    th = threading.Thread(target=loop)
-    th.start()
-    time.sleep(0.2)
-    t0 = time.monotonic()
-    err, _ = kwire.create_topic(c, "limits-big", n)
-    took = time.monotonic() - t0
-    time.sleep(0.1)
-    stop[0] = True
-    th.join()
-    note("CreateTopics of %d partitions took %.1f s; %d probes, the slowest %.1f ms"
-         % (n, took, count[0], worst[0] * 1000))
-    check("CreateTopics with %d partitions succeeds" % n, err == 0, "error %d" % err)
-    check("ApiVersions+Metadata answered within 100 ms during the create (worst %.1f ms)" % (worst[0] * 1000),
-          worst[0] < 0.100)
-    # Every partition is usable once the answer came.
-    r = probe.call(3, 12, carr([kwire.ZERO_UUID + cstr("limits-big") + TAGS], None) + kwire.boolean(False) +
-                   kwire.boolean(False) + TAGS)
+
+    def finish(self):
+        time.sleep(0.1)
+        self.stop = True
+        self.th.join()
+        return self.worst
+
+
+def partition_errors(c, name):
+    """Metadata v12 for one topic: the error code of each partition."""
+    r = c.call(3, 12, carr([kwire.ZERO_UUID + cstr(name) + TAGS], None) + kwire.boolean(False) +
+               kwire.boolean(False) + TAGS)
     r.i32()
     r.carr(lambda r: (r.i32(), r.cstr(), r.i32(), r.cstr(), r.tags()))
     r.cstr()
@@ -239,8 +238,45 @@ def create(n):
                                                  r.carr(lambda r: r.i32()), r.carr(lambda r: r.i32()),
                                                  r.carr(lambda r: r.i32()), r.tags())[0]),
                                r.i32(), r.tags()))
-    parts = topics[0][4]
+    return topics[0][4]
+
+
+def create_partitions(c, name, count):
+    """CreatePartitions v3; returns the error code."""
+    topic = cstr(name) + i32(count) + carr(None) + TAGS
+    r = c.call(37, 3, carr([topic], None) + i32(60000) + kwire.boolean(False) + TAGS)
+    r.i32()
+    return r.carr(lambda r: (r.cstr(), r.i16(), r.cstr(), r.tags()))[0][1]
+
+
+def create(n):
+    """CreateTopics with n partitions, then CreatePartitions adding up to 500; meanwhile a probe's
+    ApiVersions + Metadata are answered within 100 ms."""
+    c = Conn(BOOT, timeout=300)
+    probe = Probe()
+    t0 = time.monotonic()
+    err, _ = kwire.create_topic(c, "limits-big", n)
+    took = time.monotonic() - t0
+    worst = probe.finish()
+    note("CreateTopics of %d partitions took %.1f s; %d probes, the slowest %.1f ms"
+         % (n, took, probe.count, worst * 1000))
+    check("CreateTopics with %d partitions succeeds" % n, err == 0, "error %d" % err)
+    check("ApiVersions+Metadata answered within 100 ms during the create (worst %.1f ms)" % (worst * 1000),
+          worst < 0.100)
+    parts = partition_errors(c, "limits-big")
     check("Metadata lists %d partitions, all without error" % n, len(parts) == n and not any(parts))
+    grown = n + min(n // 4, 500)  # each partition holds a file descriptor: stay well under the fd limit
+    probe = Probe()
+    t0 = time.monotonic()
+    err = create_partitions(c, "limits-big", grown)
+    took = time.monotonic() - t0
+    worst = probe.finish()
+    note("CreatePartitions to %d took %.1f s; the slowest probe %.1f ms" % (grown, took, worst * 1000))
+    check("CreatePartitions to %d succeeds" % grown, err == 0, "error %d" % err)
+    check("ApiVersions+Metadata answered within 100 ms during CreatePartitions (worst %.1f ms)" % (worst * 1000),
+          worst < 0.100)
+    parts = partition_errors(c, "limits-big")
+    check("Metadata lists %d partitions, all without error" % grown, len(parts) == grown and not any(parts))
 
 
 def groups(cap):
