@@ -109,6 +109,10 @@ uint16_t gr_listener_port(const gr_listener_t *l);
 /** Number of connections accepted by l that are still open. */
 size_t gr_listener_conn_count(const gr_listener_t *l);
 
+/** Bytes in l's memory pool: buffers of frames being read plus frames handed out
+ *  and not answered yet (see queued_max_bytes). */
+size_t gr_listener_mem_used(const gr_listener_t *l);
+
 /** Stop accepting, close every open connection of l (on_close runs for each)
  *  and free the listener. Connections with unanswered requests stay allocated
  *  until those are answered, as usual. Call it outside the listener's own

@@ -183,6 +183,7 @@ gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, cons
 
 uint16_t gr_listener_port(const gr_listener_t *l) { return l->port; }
 size_t gr_listener_conn_count(const gr_listener_t *l) { return l->n_conns; }
+size_t gr_listener_mem_used(const gr_listener_t *l) { return l->mem_used; }
 
 void gr_listener_close(gr_listener_t *l) {
     if (!l) return;
