@@ -296,6 +296,13 @@ def groups(cap):
     check("group %d is refused with GROUP_MAX_SIZE_REACHED (81): %s" % (cap + 1, msg), err == 81, "error %d" % err)
     err, _ = hb("limits-g0")
     check("an existing group still accepts heartbeats at the cap", err == 0, "error %d" % err)
+    # AlterShareGroupOffsets would create the group too: the same cap and error.
+    part = i32(0) + kwire.i64(0) + TAGS
+    body = cstr("limits-g-alter") + carr([cstr("limits-t") + carr([part], None) + TAGS], None) + TAGS
+    r = c.call(91, 0, body)
+    r.i32()
+    err = r.i16()
+    check("AlterShareGroupOffsets creating group %d is refused with 81" % (cap + 1), err == 81, "error %d" % err)
     # Their members stop heartbeating: after the session timeout (2 s here) the groups, which
     # never held share state, are forgotten and make room for new ones.
     deadline, err = time.monotonic() + 15, -1
