@@ -84,4 +84,10 @@ start_gregord
 if [[ -z "${GR_LIMITS_PARTITIONS:-}" ]] && grep -q asan "/proc/$GR_GREGORD_PID/maps" 2>/dev/null; then PARTS=3000; fi
 phase create 600 create "$PARTS"
 finish_gregord "the large CreateTopics" 120
+if grep -nE 'AddressSanitizer|LeakSanitizer|runtime error:|SUMMARY: UndefinedBehavior' "$GR_TMP/gregord.log" \
+     | head -n 20 >"$GR_TMP/san.txt" && [[ -s "$GR_TMP/san.txt" ]]; then
+  fail "sanitizer report in gregord's log:"; cat "$GR_TMP/san.txt"
+else
+  ok "no sanitizer report in gregord's log"
+fi
 gr_finish
