@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hash.h"
+
 /** The link an entry embeds. hash is set by gr_htab_insert. */
 typedef struct gr_hnode {
     struct gr_hnode *next;
@@ -33,11 +35,12 @@ static inline void *gr_htab_entry_at(const gr_hnode_t *node, size_t offset) {
 /** True if node holds key (the hashes already match). */
 typedef bool gr_htab_eq_fn(const gr_hnode_t *node, const void *key);
 
-/** The seed the share stores start their FNV-1a hashes from. (It is not the
- *  published FNV offset basis 14695981039346656037, one digit shorter; kept so the
- *  stores' in-memory order is what it has always been. Any seed serves a table.) */
+/** A seed for gr_hash_fnv1a. (It is not the published FNV offset basis
+ *  14695981039346656037, one digit shorter; any seed serves.) */
 #define GR_HASH_FNV1A_INIT 1469598103934665603ull
-/** FNV-1a of n bytes at p, continuing from h. */
+/** FNV-1a of n bytes at p, continuing from h. Unkeyed: anyone can compute colliding
+ *  keys, so a table whose keys a client chooses hashes them with gr_hash (base/hash.h,
+ *  keyed per process) instead. */
 uint64_t gr_hash_fnv1a(uint64_t h, const void *p, size_t n);
 
 /** An empty table of n_buckets buckets (a power of two, > 0). Aborts when out of memory. */

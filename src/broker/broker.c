@@ -106,6 +106,11 @@ static gr_err_t open_listener(gr_broker_t *b, char *errstr, size_t errstr_size) 
     gr_conn_opts_default(&opts);
     opts.max_request_bytes = (size_t)b->cfg->socket_request_max_bytes;
     opts.idle_ms = b->cfg->connections_max_idle_ms;
+    opts.queued_max_bytes = b->cfg->queued_max_request_bytes > 0 ? (size_t)b->cfg->queued_max_request_bytes : 0;
+    opts.request_timeout_ms = b->cfg->socket_request_read_timeout_ms;
+    opts.max_connections = b->cfg->max_connections;
+    opts.max_connections_per_ip = b->cfg->max_connections_per_ip;
+    opts.per_ip_overrides = b->cfg->max_connections_per_ip_overrides;
     gr_conn_handler_t h = {.on_frame = gr_broker_on_frame, .on_close = gr_broker_on_close, .ctx = b};
     return gr_listener_open(b->loop, b->cfg->listen_host, b->cfg->listen_port, &opts, &h, &b->listener, errstr,
                             errstr_size);
@@ -120,6 +125,7 @@ gr_err_t gr_broker_new(gr_loop_t *loop, const gr_server_config_t *cfg, gr_broker
     b->syncq = gr_sync_queue_new();
     /* Initialised first, so that gr_broker_free can undo any partial start-up. */
     gr_timer_init(loop, &b->housekeeping, housekeeping, b);
+    gr_broker_topic_jobs_init(b);
     char why[768];
     gr_err_t err = open_state(b, why, sizeof(why));
     if (err) {
@@ -153,6 +159,7 @@ void gr_broker_free(gr_broker_t *b) {
     /* Parked requests (long polls) answer now; their connections are closed
      * so the answers are dropped. */
     gr_broker_cancel_parked(b);
+    gr_broker_topic_jobs_stop(b);
     gr_sync_queue_free(b->syncq);
     if (b->flusher) gr_flusher_destroy(b->flusher);
     /* After the flusher: every share store callback has run (answering its request). */

@@ -31,6 +31,8 @@ void gr_sync_queue_free(gr_sync_queue_t *q);
 void gr_sync_queue_add(gr_sync_queue_t *q, gr_partition_t *p, int64_t offset, gr_sync_cb *cb, void *arg);
 void gr_sync_queue_run(gr_sync_queue_t *q);
 
+typedef struct gr_topic_job gr_topic_job_t;
+
 struct gr_broker {
     gr_loop_t *loop;
     const gr_server_config_t *cfg;
@@ -46,6 +48,8 @@ struct gr_broker {
     int64_t producer_id_limit; /* ids below this are reserved on disk */
     uint64_t n_requests;       /* in flight */
     gr_req_t parked;           /* list head of parked requests */
+    gr_topic_job_t *topic_jobs; /* partition logs still to open (topic_open.c) */
+    gr_timer_t topic_timer;
     bool shutting_down;
 };
 
@@ -72,6 +76,17 @@ gr_err_t gr_broker_producer_ids_open(gr_broker_t *b, char *errstr, size_t errstr
  *  Implemented in h_topics.c. */
 gr_err_t gr_broker_topic_create(gr_broker_t *b, const char *name, int32_t partitions, const gr_props_t *configs,
                                 bool validate_only, const gr_meta_topic_t **out, char *errstr, size_t errstr_size);
+/** Progressive opening of partition logs (topic_open.c): the logs of topic t that are
+ *  not open yet are opened a few per loop iteration; a failure is reported into
+ *  *err_code / *err_msg of req's response (and, with drop_on_error, deletes the topic).
+ *  Call gr_broker_topic_respond_when_open(req, resp) once after queuing: it answers
+ *  at once if nothing was queued for req, else when the last of its topics is done. */
+void gr_broker_topic_jobs_init(gr_broker_t *b);
+void gr_broker_topic_jobs_stop(gr_broker_t *b);
+void gr_broker_topic_open_later(gr_broker_t *b, gr_req_t *req, const gr_meta_topic_t *t, bool drop_on_error,
+                                int16_t *err_code, gr_str_t *err_msg);
+void gr_broker_topic_respond_when_open(gr_req_t *req, const void *resp);
+
 /** Auto-create a topic if auto.create.topics.enable is true (Metadata, Produce).
  *  Returns the topic or NULL (the error code in *err). */
 const gr_meta_topic_t *gr_broker_auto_create(gr_broker_t *b, const char *name, gr_err_t *err);

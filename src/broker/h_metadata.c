@@ -39,7 +39,8 @@ static void fill_partitions(gr_req_t *req, gr_MetadataResponse_MetadataResponseT
         p->PartitionIndex = i;
         p->LeaderId = node;
         p->LeaderEpoch = part ? part->leader_epoch : 0;
-        p->ErrorCode = part && !part->offline ? GR_ERR_NONE : GR_ERR_KAFKA_STORAGE_ERROR;
+        /* No log yet: the topic is being created (topic_open.c); Kafka says the same until a leader is up. */
+        p->ErrorCode = !part ? GR_ERR_LEADER_NOT_AVAILABLE : part->offline ? GR_ERR_KAFKA_STORAGE_ERROR : GR_ERR_NONE;
         one_node(req, &p->ReplicaNodes, node);
         one_node(req, &p->IsrNodes, node);
         p->OfflineReplicas.n = 0;

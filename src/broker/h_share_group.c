@@ -106,6 +106,15 @@ void gr_h_share_group_heartbeat(gr_req_t *req) {
     hb_resp_t *resp = gr_req_resp_new(req);
     gr_sg_heartbeat_req_t h;
     hb_request(req, &h);
+    char capmsg[256];
+    if (h.member_epoch == 0 && !gr_share_group_may_create(b, h.group_id, capmsg, sizeof(capmsg))) {
+        /* Kafka's error for a group that cannot take more: the client stops with it. */
+        resp->ErrorCode = GR_ERR_GROUP_MAX_SIZE_REACHED;
+        resp->ErrorMessage = gr_req_msg(req, "%s", capmsg);
+        resp->MemberId = GR_STR_NULL;
+        gr_req_respond(req, resp);
+        return;
+    }
     gr_sgc_values_t cfg;
     gr_share_group_values(b, h.group_id, &cfg);
     gr_sg_topic_view_t view = gr_share_topic_view(b);

@@ -26,21 +26,26 @@ static bool is_internal(const char *name) {
            !strcmp(name, "__share_group_state");
 }
 
-
-gr_err_t gr_broker_topic_create(gr_broker_t *b, const char *name, int32_t partitions, const gr_props_t *configs,
-                                bool validate_only, const gr_meta_topic_t **out, char *errstr, size_t errstr_size) {
-    const gr_meta_topic_t *t = NULL;
-    if (out) *out = NULL;
+/* The metadata half of a topic creation (no logs opened yet). */
+static gr_err_t topic_create_meta(gr_broker_t *b, const char *name, int32_t partitions, const gr_props_t *configs,
+                                  bool validate_only, const gr_meta_topic_t **out, char *errstr, size_t errstr_size) {
+    *out = NULL;
     /* These names are the directories of the internal share-state and group stores. */
     if (!strcmp(name, "__share_group_state") || !strcmp(name, "__share_group_metadata")) {
         snprintf(errstr, errstr_size, "Topic name %s is reserved for internal use.", name);
         return GR_ERR_INVALID_TOPIC_EXCEPTION;
     }
-    int64_t now = gr_clock_wall_ms();
-    gr_err_t err =
-        gr_meta_topic_create(b->meta, name, partitions, configs, now, validate_only, &t, errstr, errstr_size);
+    return gr_meta_topic_create(b->meta, name, partitions, configs, gr_clock_wall_ms(), validate_only, out, errstr,
+                                errstr_size);
+}
+
+gr_err_t gr_broker_topic_create(gr_broker_t *b, const char *name, int32_t partitions, const gr_props_t *configs,
+                                bool validate_only, const gr_meta_topic_t **out, char *errstr, size_t errstr_size) {
+    const gr_meta_topic_t *t = NULL;
+    if (out) *out = NULL;
+    gr_err_t err = topic_create_meta(b, name, partitions, configs, validate_only, &t, errstr, errstr_size);
     if (err || validate_only) return err;
-    err = gr_parts_add_topic(b->parts, t, now, errstr, errstr_size);
+    err = gr_parts_add_topic(b->parts, t, gr_clock_wall_ms(), errstr, errstr_size);
     if (err) {
         /* No half-created topic: drop the logs opened so far and the meta entry. */
         GR_ERROR("topics", "creating the logs of topic %s failed: %s", name, errstr);
@@ -247,7 +252,12 @@ static gr_err_t create_one(gr_req_t *req, const ct_t *ct, const char *name, bool
     else if (!err)
         err = check_counts(req, ct, &count, errstr, sz);
     const gr_meta_topic_t *t = NULL;
-    if (!err) err = gr_broker_topic_create(b, name, count, &props, validate_only, &t, errstr, sz);
+    /* The logs are opened a few per loop iteration (topic_open.c); the answer waits for them. */
+    if (!err) err = topic_create_meta(b, name, count, &props, validate_only, &t, errstr, sz);
+    if (!err && t) {
+        GR_INFO("topics", "created topic %s with %d partition(s)", name, t->partitions);
+        gr_broker_topic_open_later(b, req, t, true, &res->ErrorCode, &res->ErrorMessage);
+    }
     if (!err) {
         /* validate_only: Kafka answers a fresh random id that no topic gets. */
         res->TopicId = t ? t->id : gr_uuid_random();
@@ -291,10 +301,10 @@ void gr_h_create_topics(gr_req_t *req) {
         } else {
             err = create_one(req, ct, gr_req_cstr(req, ct->Name), r->validateOnly, res, errstr, sizeof(errstr));
         }
-        res->ErrorCode = (int16_t)err;
+        res->ErrorCode = (int16_t)err; /* a failed log open later overwrites both */
         res->ErrorMessage = err ? gr_req_msg(req, "%s", errstr) : GR_STR_NULL;
     }
-    gr_req_respond(req, resp);
+    gr_broker_topic_respond_when_open(req, resp);
 }
 
 /* ------------------------------------------------------------------ DeleteTopics */
@@ -401,7 +411,8 @@ typedef gr_CreatePartitionsRequest_CreatePartitionsTopic_t cpt_t;
 
 /* Kafka checks the new count first, then that there is one assignment per new
  * partition, then each assignment. A null Assignments means "place them yourself". */
-static gr_err_t grow_one(gr_req_t *req, const cpt_t *cp, bool validate_only, char *errstr, size_t sz) {
+static gr_err_t grow_one(gr_req_t *req, const cpt_t *cp, bool validate_only, int16_t *err_code, gr_str_t *err_msg,
+                         char *errstr, size_t sz) {
     gr_broker_t *b = req->b;
     char *name = gr_req_cstr(req, cp->Name);
     const gr_meta_topic_t *t = gr_meta_topic_find(b->meta, name);
@@ -425,10 +436,7 @@ static gr_err_t grow_one(gr_req_t *req, const cpt_t *cp, bool validate_only, cha
     if (validate_only) return GR_ERR_NONE;
     if ((err = gr_meta_topic_add_partitions(b->meta, name, cp->Count, false, errstr, sz))) return err;
     t = gr_meta_topic_find(b->meta, name);
-    if ((err = gr_parts_add_topic(b->parts, t, gr_clock_wall_ms(), errstr, sz))) {
-        GR_ERROR("topics", "opening new partitions of %s failed: %s", name, errstr);
-        return GR_ERR_KAFKA_STORAGE_ERROR;
-    }
+    gr_broker_topic_open_later(b, req, t, false, err_code, err_msg); /* logs opened progressively */
     GR_INFO("topics", "topic %s grown from %d to %d partition(s)", name, old, cp->Count);
     return GR_ERR_NONE;
 }
@@ -452,10 +460,10 @@ void gr_h_create_partitions(gr_req_t *req) {
             err = GR_ERR_INVALID_REQUEST;
             snprintf(errstr, sizeof(errstr), "Duplicate topic name.");
         } else {
-            err = grow_one(req, cp, r->ValidateOnly, errstr, sizeof(errstr));
+            err = grow_one(req, cp, r->ValidateOnly, &res->ErrorCode, &res->ErrorMessage, errstr, sizeof(errstr));
         }
         res->ErrorCode = (int16_t)err;
         res->ErrorMessage = err && errstr[0] ? gr_req_msg(req, "%s", errstr) : GR_STR_NULL;
     }
-    gr_req_respond(req, resp);
+    gr_broker_topic_respond_when_open(req, resp);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/log.h"
 #include "broker/producers.h"
 #include "proto/records.h"
@@ -29,12 +30,8 @@ struct gr_parts {
     size_t n_all, cap_all;
 };
 
-static uint32_t hash_bytes(const void *p, size_t n) {
-    const uint8_t *s = p;
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
-    return h;
-}
+/* Keyed: topic names are the clients' choice. */
+static uint32_t hash_bytes(const void *p, size_t n) { return (uint32_t)gr_hash(p, n); }
 static uint32_t name_bucket(const char *name) { return hash_bytes(name, strlen(name)) % PARTS_BUCKETS; }
 static uint32_t id_bucket(const gr_uuid_t *id) { return hash_bytes(id->b, 16) % PARTS_BUCKETS; }
 
@@ -142,6 +139,13 @@ static gr_err_t open_partition(gr_parts_t *ps, parts_topic_t *t, const gr_meta_t
 
 gr_err_t gr_parts_add_topic(gr_parts_t *ps, const gr_meta_topic_t *mt, int64_t now_ms, char *errstr,
                             size_t errstr_size) {
+    bool done;
+    return gr_parts_add_topic_some(ps, mt, now_ms, INT32_MAX, &done, errstr, errstr_size);
+}
+
+gr_err_t gr_parts_add_topic_some(gr_parts_t *ps, const gr_meta_topic_t *mt, int64_t now_ms, int32_t max_new, bool *done,
+                                 char *errstr, size_t errstr_size) {
+    *done = false;
     parts_topic_t *t = topic_by_name(ps, mt->name);
     if (!t) {
         t = calloc(1, sizeof(*t));
@@ -154,19 +158,19 @@ gr_err_t gr_parts_add_topic(gr_parts_t *ps, const gr_meta_topic_t *mt, int64_t n
         t->next_id = ps->by_id[ib];
         ps->by_id[ib] = t;
     }
-    if (mt->partitions <= t->n) return GR_ERR_NONE;
+    *done = mt->partitions <= t->n;
+    if (*done) return GR_ERR_NONE;
     gr_partition_t **np = realloc(t->p, (size_t)mt->partitions * sizeof(*np));
     if (!np) abort();
     t->p = np;
-    for (int32_t i = t->n; i < mt->partitions; i++) {
+    int32_t end = mt->partitions - t->n > max_new ? t->n + max_new : mt->partitions;
+    for (int32_t i = t->n; i < end; i++) {
         t->p[i] = NULL;
         gr_err_t err = open_partition(ps, t, mt, i, now_ms, errstr, errstr_size);
-        if (err) {
-            t->n = i;
-            return err;
-        }
+        if (err) return err;
+        t->n = i + 1; /* lookups see each partition as soon as its log is open */
     }
-    t->n = mt->partitions;
+    *done = t->n == mt->partitions;
     return GR_ERR_NONE;
 }
 

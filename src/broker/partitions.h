@@ -57,6 +57,9 @@ gr_partition_t *gr_parts_at(gr_parts_t *ps, size_t i);
 /** Open logs for partitions [from, topic->partitions) of a topic just created or grown. */
 gr_err_t gr_parts_add_topic(gr_parts_t *ps, const gr_meta_topic_t *topic, int64_t now_ms, char *errstr,
                             size_t errstr_size);
+/** The same, opening at most max_new logs; *done says whether every partition is open. */
+gr_err_t gr_parts_add_topic_some(gr_parts_t *ps, const gr_meta_topic_t *topic, int64_t now_ms, int32_t max_new,
+                                 bool *done, char *errstr, size_t errstr_size);
 /** Delete every partition log of a topic (before the meta entry is deleted). */
 void gr_parts_delete_topic(gr_parts_t *ps, const gr_uuid_t *topic_id);
 /** Re-read the topic's effective configs into its logs (after a config change). */

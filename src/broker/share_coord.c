@@ -294,6 +294,35 @@ void gr_share_initialize(gr_broker_t *b, const char *group_id, const gr_sg_assig
     gr_share_group_mark_initialized(b->share.groups, group_id, parts, changed);
 }
 
+/* ------------------------------------------------------------------ group cap */
+
+bool gr_share_group_may_create(gr_broker_t *b, const char *group_id, char *errstr, size_t errstr_size) {
+    int32_t cap = b->cfg->share.max_groups;
+    if (cap <= 0 || !*group_id || gr_share_group_exists(b->share.groups, group_id) ||
+        gr_share_group_count(b->share.groups) < cap)
+        return true;
+    snprintf(errstr, errstr_size,
+             "The share group %s cannot be created: the broker already holds the maximum of %d share groups "
+             "(group.share.max.groups).",
+             group_id, cap);
+    return false;
+}
+
+/* A group whose last member expired and that never had share state or configs (for
+ * instance one made up by an anonymous heartbeat) is forgotten, so such groups do not
+ * pile up against group.share.max.groups. Groups with state stay, as in Kafka. */
+static void forget_if_unused(gr_broker_t *b, const char *group_id) {
+    const gr_sg_group_t *g;
+    gr_sg_state_t st;
+    char e[64];
+    if (gr_share_group_describe(b->share.groups, group_id, false, &g, &st, e, sizeof(e))) return;
+    if (g->n_members > 0 || g->initialized.n_topics > 0 || gr_share_group_configs(b, group_id)) return;
+    gr_share_drop_partitions(b, group_id, NULL, -1);
+    if (gr_share_group_delete(b->share.groups, group_id, NULL)) return;
+    GR_INFO("share", "share group %s forgotten: empty after its last member expired, and it never held state",
+            group_id);
+}
+
 /* ------------------------------------------------------------------ member expiry (§4.6) */
 
 static void expiry_fire(gr_timer_t *t, int64_t now) {
@@ -303,7 +332,8 @@ static void expiry_fire(gr_timer_t *t, int64_t now) {
     for (int32_t i = 0; i < n; i++) {
         GR_INFO("share", "member %s of share group %s expired (session timeout)", ex[i].member_id, ex[i].group_id);
         gr_share_release_member(b, ex[i].group_id, ex[i].member_id);
-        gr_share_persist(b, ex[i].group_id, NULL);
+        forget_if_unused(b, ex[i].group_id);
+        gr_share_persist(b, ex[i].group_id, NULL); /* a forgotten group is deleted from the store */
     }
     gr_sg_expired_free(ex, n);
     gr_share_rearm_expiry(b);

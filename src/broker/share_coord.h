@@ -65,6 +65,9 @@ void gr_share_initialize(gr_broker_t *b, const char *group_id, const gr_sg_assig
                          gr_share_wait_t *w, bool *changed);
 /** Re-arm the member expiry timer at the registry's next deadline. */
 void gr_share_rearm_expiry(gr_broker_t *b);
+/** group.share.max.groups: true if a heartbeat may create group_id (it exists, or the
+ *  broker holds fewer share groups than the cap); else fills errstr with the reason. */
+bool gr_share_group_may_create(gr_broker_t *b, const char *group_id, char *errstr, size_t errstr_size);
 /** "/1.2.3.4" from a connection peer "1.2.3.4:5678" (Kafka's InetAddress form), in the arena. */
 const char *gr_share_client_host(gr_req_t *req);
 

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/hash.h"
 #include "base/log.h"
 #include "base/uuid.h"
 #include "broker/broker_int.h"
@@ -92,10 +93,12 @@ static void slot_done(void *arg, gr_err_t err) {
 /* ---------------------------------------------------------------- map */
 
 static uint64_t key_hash(const char *group, const gr_uuid_t *topic_id, int32_t partition) {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *c = group; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ull;
-    for (int i = 0; i < 16; i++) h = (h ^ topic_id->b[i]) * 1099511628211ull;
-    return (h ^ (uint32_t)partition) * 1099511628211ull;
+    gr_hasher_t h; /* keyed: group ids are the clients' choice */
+    gr_hasher_init(&h);
+    gr_hasher_update(&h, group, strlen(group));
+    gr_hasher_update(&h, topic_id->b, 16);
+    gr_hasher_update(&h, &partition, sizeof(partition));
+    return gr_hasher_final(&h);
 }
 
 static gr_share_part_t **bucket_of(gr_share_parts_t *ps, const char *group, const gr_uuid_t *topic_id,

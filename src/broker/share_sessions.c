@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/log.h"
 #include "base/uuid.h"
 #include "broker/broker_int.h"
@@ -24,11 +25,11 @@ struct gr_share_sessions {
 };
 
 static size_t sess_hash(const char *group, const char *member) {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *c = group; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ull;
-    h = (h ^ 0xff) * 1099511628211ull;
-    for (const char *c = member; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ull;
-    return (size_t)(h % SESS_BUCKETS);
+    gr_hasher_t h; /* keyed: group and member ids are the clients' choice */
+    gr_hasher_init(&h);
+    gr_hasher_update(&h, group, strlen(group) + 1); /* the NUL separates the two ids */
+    gr_hasher_update(&h, member, strlen(member));
+    return (size_t)(gr_hasher_final(&h) % SESS_BUCKETS);
 }
 
 gr_share_session_t *gr_share_session_find(gr_broker_t *b, const char *group, const char *member) {

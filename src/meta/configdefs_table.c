@@ -85,6 +85,28 @@ static bool check_listeners(const char *v, char *reason, size_t n) {
     return true;
 }
 
+/* max.connections.per.ip.overrides: "host:count[,host:count...]" (a [v6] host in brackets). */
+static bool check_ip_overrides(const char *v, char *reason, size_t n) {
+    for (const char *p = v; *p;) {
+        while (*p == ',' || *p == ' ') p++;
+        if (!*p) break;
+        size_t len = strcspn(p, ",");
+        const char *colon = NULL;
+        for (const char *c = p; c < p + len; c++)
+            if (*c == ':') colon = c;
+        char *e = NULL;
+        long long count = colon ? strtoll(colon + 1, &e, 10) : -1;
+        while (e && e < p + len && *e == ' ') e++;
+        if (!colon || colon == p || e != p + len || colon + 1 == p + len || count < 0 || count > INT_MAX) {
+            snprintf(reason, n, "Invalid entry %.*s: expected host:count with a count in [0, %d]", (int)len, p,
+                     INT_MAX);
+            return false;
+        }
+        p += len;
+    }
+    return true;
+}
+
 const gr_cfgdef_t gr__cfgdefs[] = {
     /* ---- broker: identity, network ---- */
     /* node.id and process.roles have no default in Kafka 4.x (KRaft requires them), so
@@ -122,6 +144,22 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .doc = "SO_RCVBUF for client sockets; -1 keeps the OS default."},
     {BROKER("connections.max.idle.ms", LONG), .dflt = "600000", .importance = GR_CFG_MEDIUM,
      .doc = "Connections idle for longer are closed."},
+    /* Resource limits (docs/configuration.md "Resource limits"). Kafka can change the
+     * max.connections* ones at run time; gregord reads them at start-up. */
+    {BROKER("max.connections", INT), .dflt = "2147483647", .min = 0, .flags = F_MIN, .importance = GR_CFG_MEDIUM,
+     .doc = "Open client connections; above it new connections are accepted and closed at once."},
+    {BROKER("max.connections.per.ip", INT), .dflt = "2147483647", .min = 0, .flags = F_MIN,
+     .importance = GR_CFG_MEDIUM, .doc = "Open connections per client address; 0 needs overrides."},
+    {BROKER("max.connections.per.ip.overrides", STRING), .dflt = "", .check = check_ip_overrides,
+     .importance = GR_CFG_MEDIUM, .doc = "Per-host exceptions to max.connections.per.ip: host:count,host:count."},
+    /* Kafka's default is -1 (no bound); gregord bounds it (docs/compatibility.md). */
+    {BROKER("queued.max.request.bytes", LONG), .dflt = "104857600", .importance = GR_CFG_MEDIUM,
+     .doc = "Bytes of requests being read or waiting to be answered before the broker stops reading "
+     "from clients; <= 0 for no bound."},
+    {BROKER("socket.request.read.timeout.ms", LONG), .dflt = "30000", .min = 0, .flags = F_MIN,
+     .importance = GR_CFG_MEDIUM,
+     .doc = "gregord only: a request must be complete this long after its first byte, else the connection is "
+     "closed; 0 disables."},
     {BROKER("fetch.max.bytes", INT), .dflt = "57671680", .min = 1024, .flags = F_MIN, .importance = GR_CFG_MEDIUM,
      .doc = "Upper bound on the bytes returned by one Fetch request."},
     /* gregor's own (Kafka configures logging with log4j): internal, so DescribeConfigs stays Kafka's. */
@@ -243,6 +281,9 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .flags = F_RANGE, .importance = GR_CFG_MEDIUM, .doc = "Highest in-flight cap a group may set."},
     {BROKER("group.share.max.size", INT), .dflt = "200", .min = 1, .max = 1000, .flags = F_RANGE,
      .importance = GR_CFG_MEDIUM, .doc = "Members per share group."},
+    /* Kafka 4.0 had it (default 10, [1, 100]); gregord enforces it with a larger default. */
+    {BROKER("group.share.max.groups", INT), .dflt = "1000", .min = 1, .flags = F_MIN, .importance = GR_CFG_MEDIUM,
+     .doc = "Share groups on this broker; a heartbeat for a new group beyond it gets GROUP_MAX_SIZE_REACHED."},
     {BROKER("group.share.max.share.sessions", INT), .dflt = "2000", .min = 1, .flags = F_MIN,
      .importance = GR_CFG_MEDIUM, .doc = "Share sessions per broker; must be at least group.share.max.size."},
     {BROKER("group.share.session.timeout.ms", INT), .dflt = "45000", .min = 1, .flags = F_MIN,

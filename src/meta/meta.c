@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/hash.h"
 #include "base/uuid.h"
 #include "meta/meta_int.h"
 
@@ -16,11 +17,8 @@ static char *xstrdup(const char *s) {
 
 /* ---- indexes: rebuilt after every insert/remove (changes are rare and O(n) anyway) ---- */
 
-static uint64_t hash_name(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-    return h;
-}
+/* Keyed: topic names are the clients' choice. */
+static uint64_t hash_name(const char *s) { return gr_hash_str(s); }
 
 static uint64_t hash_id(const gr_uuid_t *id) {
     uint64_t h;

@@ -16,15 +16,83 @@
 
 #define IOV_BATCH 64
 
+/* First buffer of a frame; it doubles as bytes arrive, up to the frame's size. */
+#define FRAME_FIRST_CAP (64u << 10)
+
 static void settle(gr_conn_t *conn);
 static void conn_io_cb(gr_io_t *io, uint32_t events, int64_t now);
 static void idle_cb(gr_timer_t *timer, int64_t now);
+static void req_timer_cb(gr_timer_t *timer, int64_t now);
 
 void gr_conn_opts_default(gr_conn_opts_t *opts) {
+    memset(opts, 0, sizeof(*opts));
     opts->max_request_bytes = GR_CONN_DEFAULT_MAX_REQUEST_BYTES;
     opts->max_inflight = GR_CONN_DEFAULT_MAX_INFLIGHT;
     opts->max_out_bytes = GR_CONN_DEFAULT_MAX_OUT_BYTES;
     opts->idle_ms = GR_CONN_DEFAULT_IDLE_MS;
+    opts->queued_max_bytes = GR_CONN_DEFAULT_QUEUED_MAX_BYTES;
+    opts->request_timeout_ms = GR_CONN_DEFAULT_REQUEST_TIMEOUT_MS;
+    opts->max_connections = GR_CONN_DEFAULT_MAX_CONNECTIONS;
+    opts->max_connections_per_ip = GR_CONN_DEFAULT_MAX_CONNECTIONS;
+}
+
+/* ---------------------------------------------------------------- memory pool */
+
+static bool mem_full(const gr_listener_t *l) {
+    return l->opts.queued_max_bytes && l->mem_used >= l->opts.queued_max_bytes;
+}
+
+/* Resume paused connections from a timer, never from inside another connection's callbacks. */
+static void mem_kick(gr_listener_t *l) {
+    if (!gr_timer_is_active(&l->mem_timer)) gr_timer_start(&l->mem_timer, 0, 0);
+}
+
+void gr__mem_release(gr_listener_t *l, size_t bytes) {
+    bool was_full = mem_full(l);
+    assert(l->mem_used >= bytes);
+    l->mem_used -= bytes;
+    if (was_full && !mem_full(l)) mem_kick(l);
+}
+
+static bool mid_frame(const gr_conn_t *conn) { return conn->frame && conn->frame_have < conn->frame_len; }
+
+/* The connection allowed to grow its frame while the pool is full: the one furthest
+ * along, so a trickling client does not hold everyone up. */
+static gr_conn_t *pick_owner(gr_listener_t *l) {
+    gr_conn_t *best = NULL;
+    for (gr_conn_t *c = l->conns; c; c = c->lnext)
+        if (mid_frame(c) && (!best || c->frame_have > best->frame_have)) best = c;
+    return best;
+}
+
+static void owner_done(gr_conn_t *conn) {
+    gr_listener_t *l = conn->listener;
+    if (!l || l->mem_owner != conn) return;
+    l->mem_owner = NULL;
+    if (mem_full(l)) mem_kick(l); /* hand the right to grow to the next connection */
+}
+
+static bool may_grow(gr_conn_t *conn) {
+    gr_listener_t *l = conn->listener;
+    if (!mem_full(l)) return true;
+    if (!l->mem_owner) {
+        l->mem_owner = pick_owner(l);
+        if (l->mem_owner != conn) mem_kick(l);
+    }
+    return l->mem_owner == conn;
+}
+
+/* Grow the frame buffer to hold at least `want` bytes (geometrically, at most frame_len). */
+static void grow_frame(gr_conn_t *conn, size_t want) {
+    size_t cap = conn->frame_cap ? conn->frame_cap : FRAME_FIRST_CAP / 2;
+    while (cap < want) cap *= 2;
+    if (cap > conn->frame_len) cap = conn->frame_len;
+    if (cap <= conn->frame_cap) return;
+    uint8_t *p = realloc(conn->frame, cap);
+    if (!p) abort();
+    conn->frame = p;
+    conn->listener->mem_used += cap - conn->frame_cap;
+    conn->frame_cap = cap;
 }
 
 /* ---------------------------------------------------------------- lifetime */
@@ -38,7 +106,7 @@ static void conn_unref(gr_conn_t *conn) {
     free(conn);
 }
 
-void gr__conn_start(gr_listener_t *l, int fd, const char *peer) {
+void gr__conn_start(gr_listener_t *l, int fd, const char *peer, const uint8_t addr[16], void *ip_entry) {
     gr_conn_t *conn = calloc(1, sizeof(*conn));
     if (!conn) abort();
     conn->loop = l->loop;
@@ -48,6 +116,8 @@ void gr__conn_start(gr_listener_t *l, int fd, const char *peer) {
     conn->refs = 1;
     conn->last_active = gr_loop_now(l->loop);
     snprintf(conn->peer, sizeof(conn->peer), "%s", peer);
+    memcpy(conn->addr, addr, sizeof(conn->addr));
+    conn->ip_entry = ip_entry;
     conn->listener = l;
     conn->lnext = l->conns;
     if (l->conns) l->conns->lprev = conn;
@@ -55,6 +125,7 @@ void gr__conn_start(gr_listener_t *l, int fd, const char *peer) {
     l->n_conns++;
     gr_io_init(&conn->io, fd, conn_io_cb, conn);
     gr_timer_init(l->loop, &conn->idle, idle_cb, conn);
+    gr_timer_init(l->loop, &conn->req_timer, req_timer_cb, conn);
     if (conn->opts.idle_ms > 0) gr_timer_start(&conn->idle, conn->opts.idle_ms, 0);
     conn_ref(conn); /* on_accept may close the connection */
     if (conn->h.on_accept) conn->h.on_accept(conn->h.ctx, conn);
@@ -71,6 +142,11 @@ static void unlink_listener(gr_conn_t *conn) {
         l->conns = conn->lnext;
     if (conn->lnext) conn->lnext->lprev = conn->lprev;
     conn->lprev = conn->lnext = NULL;
+    owner_done(conn);
+    gr__mem_release(l, conn->frame_cap + conn->queued_bytes);
+    conn->frame_cap = conn->queued_bytes = 0;
+    if (conn->ip_entry) gr__ip_limits_release(l->ips, conn->ip_entry);
+    conn->ip_entry = NULL;
     conn->listener = NULL;
     l->n_conns--;
 }
@@ -95,6 +171,7 @@ static void conn_close(gr_conn_t *conn) {
     gr_io_stop(&conn->io);
     close(conn->io.fd);
     gr_timer_stop(&conn->idle);
+    gr_timer_stop(&conn->req_timer);
     free(conn->frame);
     free(conn->pend);
     conn->frame = conn->pend = NULL;
@@ -144,17 +221,29 @@ static void deliver(gr_conn_t *conn) {
     gr__slot_t *slot = &conn->slots[seq & (conn->slot_cap - 1)];
     gr_wbuf_init(&slot->wb);
     slot->state = GR__SLOT_WAITING;
+    /* The buffer is exactly frame_len now; it stays in the pool until answered. */
+    slot->frame_bytes = conn->frame_cap;
+    conn->queued_bytes += conn->frame_cap;
     conn->unanswered++;
     conn_ref(conn); /* dropped when seq is answered */
     uint8_t *frame = conn->frame;
     size_t len = conn->frame_len;
     conn->frame = NULL;
-    conn->frame_len = conn->frame_have = 0;
+    conn->frame_len = conn->frame_have = conn->frame_cap = 0;
     conn->hdr_have = 0;
+    owner_done(conn);
     conn->h.on_frame(conn->h.ctx, conn, seq, frame, len);
 }
 
-/* Validate the size prefix in conn->hdr and allocate the frame. */
+/* The first byte of a frame arrived: its socket.request.read.timeout.ms starts. */
+static void frame_begun(gr_conn_t *conn) {
+    conn->frame_start = gr_loop_now(conn->loop);
+    if (conn->opts.request_timeout_ms > 0 && !gr_timer_is_active(&conn->req_timer))
+        gr_timer_start(&conn->req_timer, conn->opts.request_timeout_ms, 0);
+}
+
+/* Validate the size prefix in conn->hdr and start the frame with a small buffer;
+ * the size is only a claim, memory follows the bytes that actually arrive. */
 static bool start_frame(gr_conn_t *conn) {
     int32_t size = (int32_t)gr_be32(conn->hdr);
     if (size < 0 || (size_t)size > conn->opts.max_request_bytes) {
@@ -163,24 +252,24 @@ static bool start_frame(gr_conn_t *conn) {
         conn_close(conn);
         return false;
     }
-    conn->frame = malloc(size ? (size_t)size : 1);
-    if (!conn->frame) {
-        GR_WARN("net", "closing connection from %s: cannot allocate %d bytes for a request", conn->peer, size);
-        conn_close(conn);
-        return false;
-    }
     conn->frame_len = (size_t)size;
-    conn->frame_have = 0;
+    conn->frame_have = conn->frame_cap = 0;
+    conn->frame = malloc(1); /* a zero-size frame still gets a pointer to hand out */
+    if (!conn->frame) abort();
+    grow_frame(conn, (size_t)size < FRAME_FIRST_CAP ? (size_t)size : FRAME_FIRST_CAP);
     return true;
 }
 
-/* Consume frames from p[0..n). Stops at a frame boundary under backpressure
- * and when the connection closes. Returns the bytes consumed. */
+/* Consume frames from p[0..n). Stops at a frame boundary under backpressure or
+ * while the memory pool is full, and when the connection closes. Bytes of the
+ * frame in progress are always taken (at most one shared read buffer's worth).
+ * Returns the bytes consumed. */
 static size_t parse(gr_conn_t *conn, const uint8_t *p, size_t n) {
     size_t off = 0;
     while (!conn->closed) {
         if (!conn->frame) {
-            if (conn->hdr_have == 0 && over_limits(conn)) break;
+            if (conn->hdr_have == 0 && (over_limits(conn) || mem_full(conn->listener))) break;
+            if (conn->hdr_have == 0) frame_begun(conn);
             size_t take = 4 - conn->hdr_have < n - off ? 4 - conn->hdr_have : n - off;
             memcpy(conn->hdr + conn->hdr_have, p + off, take);
             conn->hdr_have += take;
@@ -189,6 +278,7 @@ static size_t parse(gr_conn_t *conn, const uint8_t *p, size_t n) {
         }
         size_t need = conn->frame_len - conn->frame_have;
         size_t take = need < n - off ? need : n - off;
+        if (conn->frame_have + take > conn->frame_cap) grow_frame(conn, conn->frame_have + take);
         memcpy(conn->frame + conn->frame_have, p + off, take);
         conn->frame_have += take;
         off += take;
@@ -210,13 +300,27 @@ static void park_rest(gr_conn_t *conn, const uint8_t *p, size_t n) {
     conn->pend_len = n;
 }
 
+/* May the connection read now? Backpressure and parked input say no; so does a
+ * full memory pool, unless the frame in progress still has room or this
+ * connection owns the pool. Remembers a memory pause for gr__mem_resume. */
+static bool can_read(gr_conn_t *conn) {
+    conn->mem_paused = false;
+    if (conn->closed || conn->pend || over_limits(conn)) return false;
+    if (mid_frame(conn) && conn->frame_have < conn->frame_cap) return true;
+    bool ok = mid_frame(conn) ? may_grow(conn) : !mem_full(conn->listener);
+    conn->mem_paused = !ok;
+    return ok;
+}
+
 /* One read(2) per readiness event keeps many busy connections fair. A frame in
- * progress is read straight into its buffer, so big produce requests are not
- * copied twice; everything else goes through the listener's shared buffer. */
+ * progress is read straight into its buffer (grown first when full), so big
+ * produce requests are not copied twice; everything else goes through the
+ * listener's shared buffer. */
 static void read_some(gr_conn_t *conn) {
-    bool direct = conn->frame != NULL && conn->frame_have < conn->frame_len;
+    bool direct = mid_frame(conn);
+    if (direct && conn->frame_have == conn->frame_cap) grow_frame(conn, conn->frame_cap + 1);
     uint8_t *buf = direct ? conn->frame + conn->frame_have : conn->listener->rbuf;
-    size_t cap = direct ? conn->frame_len - conn->frame_have : GR__CONN_RBUF_SIZE;
+    size_t cap = direct ? conn->frame_cap - conn->frame_have : GR__CONN_RBUF_SIZE;
     ssize_t n = read(conn->io.fd, buf, cap);
     if (n == 0) {
         GR_DEBUG("net", "connection from %s closed by peer", conn->peer);
@@ -387,7 +491,7 @@ static void settle(gr_conn_t *conn) {
     }
     if (!conn->closed) {
         uint32_t ev = conn->want_write ? GR_IO_WRITE : 0;
-        if (!over_limits(conn) && !conn->pend) ev |= GR_IO_READ;
+        if (can_read(conn)) ev |= GR_IO_READ;
         if (gr_io_start(conn->loop, &conn->io, ev)) conn_close(conn);
     }
     conn->busy = false;
@@ -399,7 +503,7 @@ static void conn_io_cb(gr_io_t *io, uint32_t events, int64_t now) {
     conn_ref(conn);
     conn->busy = true;
     if (events & GR_IO_WRITE) flush(conn);
-    if ((events & GR_IO_READ) && !conn->closed && !conn->pend && !over_limits(conn)) read_some(conn);
+    if ((events & GR_IO_READ) && can_read(conn)) read_some(conn);
     if ((events & GR_IO_ERROR) && !(events & GR_IO_READ) && !conn->closed) {
         GR_DEBUG("net", "socket error or hang-up on connection from %s", conn->peer);
         conn_close(conn);
@@ -426,6 +530,51 @@ static void idle_cb(gr_timer_t *timer, int64_t now) {
     conn_close(conn);
 }
 
+/* A frame must be complete socket.request.read.timeout.ms after its first byte, so a
+ * client trickling bytes cannot hold a connection (and its buffer) forever. Time
+ * spent paused by our own output backpressure does not count; time paused by a full
+ * memory pool does, so frames stuck behind a full pool give their memory back too. */
+static void req_timer_cb(gr_timer_t *timer, int64_t now) {
+    gr_conn_t *conn = timer->data;
+    int64_t limit = conn->opts.request_timeout_ms;
+    if (!conn->frame && conn->hdr_have == 0) return; /* between frames: nothing to time */
+    if (conn->pend || over_limits(conn)) {
+        conn->frame_start = now;
+        gr_timer_start(timer, limit, 0);
+        return;
+    }
+    int64_t age = now - conn->frame_start;
+    if (age < limit) {
+        gr_timer_start(timer, limit - age, 0);
+        return;
+    }
+    GR_INFO("net",
+            "closing connection from %s: request incomplete %" PRId64 " ms after its first byte (%zu of %zu bytes; "
+            "socket.request.read.timeout.ms)",
+            conn->peer, age, conn->frame ? conn->frame_have : conn->hdr_have, conn->frame ? conn->frame_len : 4);
+    conn_close(conn);
+}
+
+/* The pool has room again, or its owner finished: let paused connections try again
+ * (each settles, and pauses again if it still cannot read). */
+void gr__mem_resume(gr_timer_t *timer, int64_t now) {
+    gr_listener_t *l = timer->data;
+    size_t n = 0, cap = 16;
+    gr_conn_t **v = malloc(cap * sizeof(*v));
+    if (!v) abort();
+    for (gr_conn_t *c = l->conns; c; c = c->lnext) {
+        if (!c->mem_paused) continue;
+        if (n == cap && !(v = realloc(v, (cap *= 2) * sizeof(*v)))) abort();
+        conn_ref(c);
+        v[n++] = c;
+    }
+    for (size_t i = 0; i < n; i++) {
+        settle(v[i]);
+        conn_unref(v[i]);
+    }
+    free(v);
+}
+
 /* ---------------------------------------------------------------- answers */
 
 static gr__slot_t *answer_slot(gr_conn_t *conn, uint64_t seq) {
@@ -437,6 +586,13 @@ static gr__slot_t *answer_slot(gr_conn_t *conn, uint64_t seq) {
     return slot;
 }
 
+/* The request's frame leaves the pool when it is answered (the broker frees it then). */
+static void unqueue(gr_conn_t *conn, gr__slot_t *slot) {
+    conn->queued_bytes -= slot->frame_bytes;
+    gr__mem_release(conn->listener, slot->frame_bytes);
+    slot->frame_bytes = 0;
+}
+
 static void answered(gr_conn_t *conn) {
     conn->unanswered--;
     bool closed = conn->closed;
@@ -446,6 +602,7 @@ static void answered(gr_conn_t *conn) {
 
 void gr_conn_respond(gr_conn_t *conn, uint64_t seq, gr_wbuf_t *wb) {
     gr__slot_t *slot = answer_slot(conn, seq);
+    if (slot) unqueue(conn, slot);
     if (!slot || gr_wbuf_size(wb) == 0) {
         gr_wbuf_free(wb);
         if (slot) slot->state = GR__SLOT_SKIPPED;
@@ -460,6 +617,7 @@ void gr_conn_respond(gr_conn_t *conn, uint64_t seq, gr_wbuf_t *wb) {
 
 void gr_conn_skip(gr_conn_t *conn, uint64_t seq) {
     gr__slot_t *slot = answer_slot(conn, seq);
+    if (slot) unqueue(conn, slot);
     if (slot) slot->state = GR__SLOT_SKIPPED;
     answered(conn);
 }

@@ -1,7 +1,8 @@
 /* Listener and connections for Kafka's framed protocol.
  *
  * A connection reads `int32 size` + `size` bytes, checks size against
- * socket.request.max.bytes before allocating, and hands each frame to
+ * socket.request.max.bytes, grows the frame's buffer as bytes arrive (never
+ * reserving what the header merely claims), and hands each frame to
  * on_frame() with a per-connection sequence number. The broker answers each
  * sequence number exactly once, with gr_conn_respond() or gr_conn_skip(), in
  * any order; the connection writes responses strictly in sequence order
@@ -24,6 +25,14 @@
  * bytes) while it has max_inflight requests not yet fully written, or more
  * than max_out_bytes of responses queued; it resumes on its own.
  *
+ * Limits (docs/event-loop.md "Resource limits"): the listener's memory pool
+ * (queued_max_bytes) counts the buffers of frames being read and of frames
+ * handed out and not answered; while it is full no connection starts or grows
+ * a frame, except one (the one furthest along), so a frame can always finish.
+ * A frame must be complete request_timeout_ms after its first byte. Above
+ * max_connections, or max_connections_per_ip for one address, new connections
+ * are accepted and closed at once (one log line per 10 s).
+ *
  * @locality: everything here runs on the loop thread. */
 #ifndef GR_NET_CONN_H
 #define GR_NET_CONN_H
@@ -39,16 +48,24 @@
 typedef struct gr_conn gr_conn_t;
 typedef struct gr_listener gr_listener_t;
 
-#define GR_CONN_DEFAULT_MAX_REQUEST_BYTES 104857600 /* socket.request.max.bytes */
-#define GR_CONN_DEFAULT_IDLE_MS           600000    /* connections.max.idle.ms */
-#define GR_CONN_DEFAULT_MAX_INFLIGHT      64
-#define GR_CONN_DEFAULT_MAX_OUT_BYTES     (64u << 20)
+#define GR_CONN_DEFAULT_MAX_REQUEST_BYTES  104857600  /* socket.request.max.bytes */
+#define GR_CONN_DEFAULT_IDLE_MS            600000     /* connections.max.idle.ms */
+#define GR_CONN_DEFAULT_QUEUED_MAX_BYTES   104857600  /* queued.max.request.bytes (Kafka: -1) */
+#define GR_CONN_DEFAULT_REQUEST_TIMEOUT_MS 30000      /* socket.request.read.timeout.ms */
+#define GR_CONN_DEFAULT_MAX_CONNECTIONS    2147483647 /* max.connections, max.connections.per.ip */
+#define GR_CONN_DEFAULT_MAX_INFLIGHT       64
+#define GR_CONN_DEFAULT_MAX_OUT_BYTES      (64u << 20)
 
 typedef struct gr_conn_opts {
-    size_t max_request_bytes; /* frames larger than this close the connection */
-    uint32_t max_inflight;    /* stop reading at this many unwritten requests (>= 1) */
-    size_t max_out_bytes;     /* stop reading while more output than this is queued */
-    int64_t idle_ms;          /* close after this long without traffic; <= 0 disables */
+    size_t max_request_bytes;       /* frames larger than this close the connection */
+    uint32_t max_inflight;          /* stop reading at this many unwritten requests (>= 1) */
+    size_t max_out_bytes;           /* stop reading while more output than this is queued */
+    int64_t idle_ms;                /* close after this long without traffic; <= 0 disables */
+    size_t queued_max_bytes;        /* memory pool bound for requests being read or queued; 0 = none */
+    int64_t request_timeout_ms;     /* a frame must be complete this long after its first byte; <= 0 disables */
+    int64_t max_connections;        /* open connections of the listener */
+    int64_t max_connections_per_ip; /* open connections per peer address */
+    const char *per_ip_overrides;   /* "host:n,host:n" (max.connections.per.ip.overrides); NULL/"" none */
 } gr_conn_opts_t;
 
 /** Fill opts with the defaults above. */
@@ -81,7 +98,8 @@ typedef struct gr_conn_handler {
  *  Sets SO_REUSEADDR on the listening socket and TCP_NODELAY on accepted ones.
  *  opts may be NULL for defaults; opts and handler are copied.
  *  On success *out is owned by the caller (gr_listener_close()).
- *  Returns GR_ERR__IO (bind/listen failure) or GR_ERR__INVALID_ARG, with errstr. */
+ *  Returns GR_ERR__IO (bind/listen failure) or GR_ERR__INVALID_ARG (bad options,
+ *  e.g. an override that does not parse or resolve), with errstr. */
 gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, const gr_conn_opts_t *opts,
                           const gr_conn_handler_t *handler, gr_listener_t **out, char *errstr, size_t errstr_size);
 
@@ -90,6 +108,10 @@ uint16_t gr_listener_port(const gr_listener_t *l);
 
 /** Number of connections accepted by l that are still open. */
 size_t gr_listener_conn_count(const gr_listener_t *l);
+
+/** Bytes in l's memory pool: buffers of frames being read plus frames handed out
+ *  and not answered yet (see queued_max_bytes). */
+size_t gr_listener_mem_used(const gr_listener_t *l);
 
 /** Stop accepting, close every open connection of l (on_close runs for each)
  *  and free the listener. Connections with unanswered requests stay allocated

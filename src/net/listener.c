@@ -16,6 +16,7 @@
 
 #define ACCEPT_BATCH    64
 #define ACCEPT_RETRY_MS 100
+#define REJECT_LOG_MS   10000 /* at most one "connection rejected" line per this period */
 
 static void format_addr(const struct sockaddr *sa, char *out, size_t size) {
     char host[INET6_ADDRSTRLEN] = "?";
@@ -35,15 +36,40 @@ static void format_addr(const struct sockaddr *sa, char *out, size_t size) {
     }
 }
 
+/* Over max.connections or max.connections.per.ip the connection is accepted and closed at
+ * once, as Kafka does; the log says so once per REJECT_LOG_MS with a count. */
+static void reject(gr_listener_t *l, int fd, const char *peer, const char *why, int64_t limit) {
+    close(fd);
+    l->rejected++;
+    int64_t now = gr_loop_now(l->loop);
+    if (l->reject_log_ms && now - l->reject_log_ms < REJECT_LOG_MS) return;
+    GR_WARN("net", "rejected %llu connection(s) on port %u, the last from %s: too many connections (%s=%lld)",
+            (unsigned long long)l->rejected, l->port, peer, why, (long long)limit);
+    l->reject_log_ms = now;
+    l->rejected = 0;
+}
+
 static void accept_one(gr_listener_t *l, int fd, const struct sockaddr *sa) {
+    char peer[64];
+    format_addr(sa, peer, sizeof(peer));
+    if ((int64_t)l->n_conns >= l->opts.max_connections) {
+        reject(l, fd, peer, "max.connections", l->opts.max_connections);
+        return;
+    }
+    uint8_t addr[16];
+    int64_t limit;
+    gr__addr_from_sockaddr(sa, addr);
+    void *ip = gr__ip_limits_acquire(l->ips, addr, l->opts.max_connections_per_ip, &limit);
+    if (!ip) {
+        reject(l, fd, peer, "max.connections.per.ip", limit);
+        return;
+    }
     int one = 1;
     /* Kafka responses are already batched by the broker; Nagle only adds latency. */
     if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
         GR_DEBUG("net", "TCP_NODELAY: %s", strerror(errno));
-    char peer[64];
-    format_addr(sa, peer, sizeof(peer));
     GR_DEBUG("net", "accepted connection from %s", peer);
-    gr__conn_start(l, fd, peer);
+    gr__conn_start(l, fd, peer, addr, ip);
 }
 
 static void retry_cb(gr_timer_t *timer, int64_t now) {
@@ -119,8 +145,13 @@ gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, cons
         snprintf(errstr, errstr_size, "listener needs an on_frame callback and max_inflight >= 1");
         return GR_ERR__INVALID_ARG;
     }
+    gr__ip_limits_t *ips = gr__ip_limits_new(opts ? opts->per_ip_overrides : NULL, errstr, errstr_size);
+    if (!ips) return GR_ERR__INVALID_ARG;
     int fd = bind_socket(host, port, errstr, errstr_size);
-    if (fd < 0) return GR_ERR__IO;
+    if (fd < 0) {
+        gr__ip_limits_free(ips);
+        return GR_ERR__IO;
+    }
     gr_listener_t *l = calloc(1, sizeof(*l));
     if (!l) abort();
     l->rbuf = malloc(GR__CONN_RBUF_SIZE);
@@ -133,7 +164,10 @@ gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, cons
         l->opts = *opts;
     else
         gr_conn_opts_default(&l->opts);
+    l->opts.per_ip_overrides = NULL; /* parsed into ips; the string is the caller's */
+    l->ips = ips;
     gr_timer_init(loop, &l->retry, retry_cb, l);
+    gr_timer_init(loop, &l->mem_timer, gr__mem_resume, l);
     gr_io_init(&l->io, fd, accept_cb, l);
     if (gr_io_start(loop, &l->io, GR_IO_READ)) {
         snprintf(errstr, errstr_size, "cannot watch the listening socket");
@@ -149,6 +183,7 @@ gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, cons
 
 uint16_t gr_listener_port(const gr_listener_t *l) { return l->port; }
 size_t gr_listener_conn_count(const gr_listener_t *l) { return l->n_conns; }
+size_t gr_listener_mem_used(const gr_listener_t *l) { return l->mem_used; }
 
 void gr_listener_close(gr_listener_t *l) {
     if (!l) return;
@@ -157,6 +192,8 @@ void gr_listener_close(gr_listener_t *l) {
     close(l->fd);
     /* Closing unlinks the connection, so always take the current head. */
     while (l->conns) gr_conn_close(l->conns);
+    gr_timer_stop(&l->mem_timer);
+    gr__ip_limits_free(l->ips);
     free(l->rbuf);
     free(l);
 }

@@ -223,6 +223,7 @@ static void fill_share(gr_server_config_t *cfg) {
     S(min_assignment_interval_ms, "min.assignment.interval.ms");
     S(max_assignment_interval_ms, "max.assignment.interval.ms");
     S(max_size, "max.size");
+    S(max_groups, "max.groups");
     S(max_share_sessions, "max.share.sessions");
     S(initialize_retry_interval_ms, "initialize.retry.interval.ms");
 #undef S
@@ -271,6 +272,28 @@ static gr_err_t check_share(const gr_share_config_t *s, char *errstr, size_t sz)
     return GR_ERR_NONE;
 }
 
+static void fill_limits(gr_server_config_t *cfg) {
+    char buf[64];
+    cfg->queued_max_request_bytes = get_i64(cfg, "queued.max.request.bytes");
+    cfg->socket_request_read_timeout_ms = get_i64(cfg, "socket.request.read.timeout.ms");
+    cfg->max_connections = (int32_t)get_i64(cfg, "max.connections");
+    cfg->max_connections_per_ip = (int32_t)get_i64(cfg, "max.connections.per.ip");
+    const char *ov = gr_props_get(&cfg->raw, "max.connections.per.ip.overrides");
+    if (!ov) ov = get_str(cfg, "max.connections.per.ip.overrides", buf, sizeof(buf));
+    cfg->max_connections_per_ip_overrides = xstrndup(ov, strlen(ov));
+}
+
+/* Kafka's rule: a per-IP limit of 0 only makes sense with overrides that let someone in. */
+static gr_err_t check_limits(const gr_server_config_t *cfg, char *errstr, size_t sz) {
+    if (cfg->max_connections_per_ip == 0 && !cfg->max_connections_per_ip_overrides[0]) {
+        snprintf(errstr, sz,
+                 "Invalid value 0 for configuration max.connections.per.ip: max.connections.per.ip can "
+                 "be set to zero only if max.connections.per.ip.overrides property is set.");
+        return GR_ERR_INVALID_CONFIG;
+    }
+    return GR_ERR_NONE;
+}
+
 static void fill_typed(gr_server_config_t *cfg) {
     char buf[64];
     const char *dirs = gr_props_get(&cfg->raw, "log.dirs");
@@ -287,6 +310,7 @@ static void fill_typed(gr_server_config_t *cfg) {
     cfg->message_max_bytes = (int32_t)get_i64(cfg, "message.max.bytes");
     cfg->fetch_max_bytes = (int32_t)get_i64(cfg, "fetch.max.bytes");
     cfg->connections_max_idle_ms = get_i64(cfg, "connections.max.idle.ms");
+    fill_limits(cfg);
     cfg->offsets_topic_num_partitions = (int32_t)get_i64(cfg, "offsets.topic.num.partitions");
     cfg->group_initial_rebalance_delay_ms = (int32_t)get_i64(cfg, "group.initial.rebalance.delay.ms");
     cfg->socket_send_buffer_bytes = (int32_t)get_i64(cfg, "socket.send.buffer.bytes");
@@ -326,6 +350,7 @@ gr_err_t gr_server_config_load(gr_server_config_t *cfg, const char *path, const 
         goto fail;
     }
     if ((err = check_share(&cfg->share, errstr, errstr_size))) goto fail;
+    if ((err = check_limits(cfg, errstr, errstr_size))) goto fail;
     return GR_ERR_NONE;
 fail:
     gr_server_config_free(cfg);
@@ -339,5 +364,6 @@ void gr_server_config_free(gr_server_config_t *cfg) {
     free(cfg->advertised_host);
     free(cfg->log_dir);
     free(cfg->compression_type);
+    free(cfg->max_connections_per_ip_overrides);
     memset(cfg, 0, sizeof(*cfg));
 }

@@ -19,6 +19,7 @@ typedef struct gr_share_config {
     int32_t heartbeat_interval_ms, min_heartbeat_interval_ms, max_heartbeat_interval_ms;
     int32_t assignment_interval_ms, min_assignment_interval_ms, max_assignment_interval_ms;
     int32_t max_size;           /* group.share.max.size */
+    int32_t max_groups;         /* group.share.max.groups */
     int32_t max_share_sessions; /* group.share.max.share.sessions */
     int32_t initialize_retry_interval_ms;
     int32_t state_topic_num_partitions;
@@ -53,6 +54,11 @@ typedef struct gr_server_config {
     int32_t message_max_bytes;
     int32_t fetch_max_bytes;
     int64_t connections_max_idle_ms;
+    /* Resource limits (docs/configuration.md). */
+    int64_t queued_max_request_bytes;       /* <= 0: no bound */
+    int64_t socket_request_read_timeout_ms; /* 0: no timeout */
+    int32_t max_connections, max_connections_per_ip;
+    char *max_connections_per_ip_overrides;
     int32_t offsets_topic_num_partitions;
     int32_t group_initial_rebalance_delay_ms;
     int32_t socket_send_buffer_bytes, socket_receive_buffer_bytes;

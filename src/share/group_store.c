@@ -263,7 +263,7 @@ static bool id_eq(const gr_hnode_t *node, const void *arg) {
 
 static gr_hnode_t **slot_of(gr_gstore_t *gs, const char *id, size_t n) {
     id_key_t k = {id, n};
-    return gr_htab_slot(&gs->map, gr_hash_fnv1a(GR_HASH_FNV1A_INIT, id, n), id_eq, &k);
+    return gr_htab_slot(&gs->map, gr_hash(id, n), id_eq, &k);
 }
 
 static gs_entry_t *first_entry(const gr_gstore_t *gs) { return ENTRY(gr_htab_first(&gs->map)); }
@@ -289,7 +289,7 @@ static void apply(gr_gstore_t *gs, const char *id, size_t n, const uint8_t *valu
         e = calloc(1, sizeof(*e) + n + 1);
         if (!e) abort();
         memcpy(e->id, id, n);
-        gr_htab_insert(&gs->map, &e->node, gr_hash_fnv1a(GR_HASH_FNV1A_INIT, id, n));
+        gr_htab_insert(&gs->map, &e->node, gr_hash(id, n));
     }
     e->value = malloc(value_len ? value_len : 1);
     if (!e->value) abort();

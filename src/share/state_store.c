@@ -58,9 +58,12 @@ gr_sstore_key_t gr_sstore_key(const char *group, gr_uuid_t topic_id, int32_t par
 static uint64_t key_hash(const gr_sstore_key_t *key) {
     uint8_t part[4];
     for (int i = 0; i < 4; i++) part[i] = (uint8_t)(key->partition >> (8 * i));
-    uint64_t h = gr_hash_fnv1a(GR_HASH_FNV1A_INIT, key->group, key->group_len);
-    h = gr_hash_fnv1a(h, key->topic_id.b, 16);
-    return gr_hash_fnv1a(h, part, sizeof(part));
+    gr_hasher_t h; /* keyed: group ids are the clients' choice */
+    gr_hasher_init(&h);
+    gr_hasher_update(&h, key->group, key->group_len);
+    gr_hasher_update(&h, key->topic_id.b, 16);
+    gr_hasher_update(&h, part, sizeof(part));
+    return gr_hasher_final(&h);
 }
 
 static bool key_eq(const gr_hnode_t *node, const void *arg) {

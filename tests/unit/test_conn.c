@@ -644,6 +644,86 @@ static void test_idle_timeout(void) {
     srv_stop();
 }
 
+/* Memory pool: three clients each push an 8 MiB frame at once against a 1 MiB bound.
+ * Each frame's buffer grows with its bytes, the pool stays near its bound (plus the one
+ * frame allowed to finish), and all three complete: no deadlock. */
+#define POOL_FRAME (8u << 20)
+static size_t g_pool_max;
+
+static void *pool_client(void *arg) {
+    int fd = cli_connect("127.0.0.1", 0);
+    uint8_t *buf = malloc(4 + POOL_FRAME);
+    ASSERT(buf);
+    gr_put_be32(buf, POOL_FRAME);
+    memset(buf + 4, 'p', POOL_FRAME);
+    send_all(fd, buf, 4 + POOL_FRAME);
+    size_t len;
+    uint8_t *p = recv_frame(fd, &len);
+    ASSERT(p && len == POOL_FRAME && p[0] == 'p' && p[len - 1] == 'p');
+    free(p);
+    free(buf);
+    close(fd);
+    client_done();
+    return NULL;
+}
+
+static void pool_tick(gr_timer_t *t, int64_t now) {
+    size_t used = gr_listener_mem_used(S.l);
+    if (used > g_pool_max) g_pool_max = used;
+}
+
+static void test_memory_pool(void) {
+    gr_conn_opts_t opts;
+    gr_conn_opts_default(&opts);
+    ASSERT_EQ(opts.queued_max_bytes, 104857600);
+    opts.queued_max_bytes = 1u << 20;
+    srv_start(MODE_ECHO, "127.0.0.1", &opts);
+    gr_timer_t t;
+    gr_timer_init(S.loop, &t, pool_tick, NULL);
+    gr_timer_start(&t, 1, 1);
+    g_pool_max = 0;
+    pthread_t th[3];
+    for (int i = 0; i < 3; i++) pthread_create(&th[i], NULL, pool_client, NULL);
+    srv_run(3);
+    for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
+    gr_timer_stop(&t);
+    ASSERT_EQ(atomic_load(&S.frames), 3);
+    ASSERT(g_pool_max > 0);
+    /* The bound, plus the one frame allowed to grow past it, plus one shared read each. */
+    ASSERT(g_pool_max <= (1u << 20) + POOL_FRAME + 3 * (128u << 10));
+    ASSERT_EQ(gr_listener_mem_used(S.l), 0);
+    srv_stop();
+}
+
+/* socket.request.read.timeout.ms: half a header, then nothing: closed after the timeout. */
+static void *partial_client(void *arg) {
+    int fd = cli_connect("127.0.0.1", 0);
+    send_frame(fd, "ok");
+    expect_echo(fd, "ok");
+    send_all(fd, "\0\0", 2);
+    int64_t start = gr_clock_mono_ms();
+    expect_eof(fd);
+    int64_t waited = gr_clock_mono_ms() - start;
+    ASSERT(waited >= 80 && waited < 5000);
+    close(fd);
+    client_done();
+    return NULL;
+}
+
+static void test_request_timeout(void) {
+    gr_conn_opts_t opts;
+    gr_conn_opts_default(&opts);
+    ASSERT_EQ(opts.request_timeout_ms, 30000);
+    opts.request_timeout_ms = 100;
+    srv_start(MODE_ECHO, "127.0.0.1", &opts);
+    pthread_t th;
+    pthread_create(&th, NULL, partial_client, NULL);
+    srv_run(1);
+    pthread_join(th, NULL);
+    ASSERT_EQ(atomic_load(&S.closes), 1);
+    srv_stop();
+}
+
 static void test_listener_errors(void) {
     gr_loop_t *loop;
     gr_listener_t *l = NULL, *l2 = NULL;
@@ -672,6 +752,8 @@ int main(void) {
     RUN_TEST(test_sendfile_segments);
     RUN_TEST(test_backpressure_slow_reader);
     RUN_TEST(test_idle_timeout);
+    RUN_TEST(test_memory_pool);
+    RUN_TEST(test_request_timeout);
     RUN_TEST(test_listener_errors);
     return 0;
 }
