@@ -187,8 +187,9 @@ elif unshare -rmn --fork true 2>/dev/null; then NS=(unshare -rmn --fork); fi
 if ((${#NS[@]})); then
   ns_rc=0
   gr_timeout 60 "${NS[@]}" bash -c '
+    exec 3<"$1" # the binary may live under /tmp (a clone there), hidden by the mount below
     mount -t tmpfs tmpfs /tmp || exit 99
-    "$1" >/tmp/noargs.log 2>&1 &
+    /proc/self/fd/3 >/tmp/noargs.log 2>&1 &
     pid=$!
     for i in $(seq 200); do grep -q "listening on \*:9092" /tmp/noargs.log && break; sleep 0.05; done
     kill -TERM $pid; wait $pid; rc=$?
