@@ -33,6 +33,7 @@ GR_PASSED=0
 GR_FAILED=0
 GR_PIDS=()          # background processes to stop at exit
 GR_REF_DIRS=()      # reference Kafka dirs to stop at exit
+GR_MOUNTS=()        # tmpfs mounts to unmount at exit (after every process is stopped)
 GR_GREGORD_PID=""
 GR_GREGORD_EXIT=""
 BOOTSTRAP="${GR_BOOTSTRAP:-}"
@@ -106,6 +107,33 @@ gr_bg() {
   local pid=$!
   GR_PIDS+=("$pid")
   printf -v "$__var" '%s' "$pid"
+}
+
+# gr_mount_tmpfs DIR SIZE: a tmpfs of SIZE (e.g. 16m) at DIR (made if missing), unmounted by the
+# EXIT trap after every recorded process has stopped. Returns 1 with the reason in GR_MOUNT_ERR
+# where mounting is impossible (not root / no CAP_SYS_ADMIN): the caller prints its SKIP line.
+gr_mount_tmpfs() {
+  mkdir -p "$1"
+  GR_MOUNT_ERR=$(mount -t tmpfs -o "size=$2,mode=0755" tmpfs "$1" 2>&1) || return 1
+  GR_MOUNTS+=("$1")
+}
+
+# gr_relay_checks NAME OUT RC TIMEOUT_S: count the "ok - " / "FAIL - " lines a helper program wrote
+# to OUT as this test's checks ("# " lines are logged, others printed); its exit status RC fails
+# the test when it timed out (124) or failed without a FAIL line of its own.
+gr_relay_checks() {
+  local name="$1" out="$2" rc="$3" t="$4" line
+  while IFS= read -r line; do
+    case "$line" in
+      "ok - "*) ok "${line#ok - }" ;;
+      "FAIL - "*) fail "${line#FAIL - }" ;;
+      "# "*) log "${line#\# }" ;;
+      *) printf '%s\n' "$line" ;;
+    esac
+  done <"$out"
+  if ((rc == 124)); then fail "$name did not finish within ${t}s (a stall?)"
+  elif ((rc != 0)) && ! grep -q '^FAIL - ' "$out"; then fail "$name exited with status $rc"
+  fi
 }
 
 # ---------------------------------------------------------------- gregord
@@ -251,6 +279,7 @@ gr_cleanup() {
   fi
   for pid in "${GR_PIDS[@]}"; do alive "$pid" && stop_pid "$pid" 10; done
   for d in "${GR_REF_DIRS[@]}"; do [[ -f "$d/kafka.pid" ]] && timeout 60 bash "$GR_REF_SH" stop "$d"; done
+  for d in "${GR_MOUNTS[@]}"; do mountpoint -q "$d" && { umount "$d" 2>/dev/null || umount -l "$d"; }; done
   if [[ -n "${GR_TMP:-}" && -d "$GR_TMP" ]]; then
     if [[ "${GR_KEEP_TMP:-0}" == 1 || $rc -ne 0 ]]; then
       log "kept $GR_TMP (logs)"

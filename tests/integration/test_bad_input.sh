@@ -29,17 +29,7 @@ out="$GR_TMP/bad_input.out"
 rc=0
 gr_timeout "$GR_TEST_TIMEOUT_PY" python3 "$GR_SOURCE_DIR/tests/integration/bad_input.py" \
   "$BOOTSTRAP" "$GR_GREGORD_PID" "$GR_TMP/gregord.log" "$MAX_REQ" >"$out" 2>&1 || rc=$?
-while IFS= read -r line; do
-  case "$line" in
-    "ok - "*) ok "${line#ok - }" ;;
-    "FAIL - "*) fail "${line#FAIL - }" ;;
-    "# "*) log "${line#\# }" ;;
-    *) printf '%s\n' "$line" ;;
-  esac
-done <"$out"
-if ((rc == 124)); then fail "bad_input.py did not finish within ${GR_TEST_TIMEOUT_PY}s (a stall?)"
-elif ((rc != 0)) && ! grep -q '^FAIL - ' "$out"; then fail "bad_input.py exited with status $rc"
-fi
+gr_relay_checks bad_input.py "$out" "$rc" "$GR_TEST_TIMEOUT_PY"
 
 if alive "$GR_GREGORD_PID"; then ok "gregord still running after the catalogue"; else fail "gregord died"; fi
 stop_gregord 20

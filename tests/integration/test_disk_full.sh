@@ -18,26 +18,11 @@ PY="$(gr_venv_dir)/bin/python"
 [[ -x "$PY" ]] || die "python venv missing at $PY (run scripts/install-deps.sh)"
 CLIENT="$GR_SOURCE_DIR/tests/integration/disk_full_client.py"
 
-MNT="$GR_TMP/disk"
-mkdir -p "$MNT"
-if ! mount -t tmpfs -o size=8m,mode=0755 tmpfs "$MNT" 2>"$GR_TMP/mount.err"; then
-  echo "SKIP: test_disk_full: cannot mount a tmpfs ($(head -n 1 "$GR_TMP/mount.err"); needs root or CAP_SYS_ADMIN)"
+MNT="$GR_TMP/disk" # unmounted by lib.sh's cleanup after gregord has stopped
+if ! gr_mount_tmpfs "$MNT" 8m; then
+  echo "SKIP: test_disk_full: cannot mount a tmpfs (${GR_MOUNT_ERR%%$'\n'*}; needs root or CAP_SYS_ADMIN)"
   exit 0
 fi
-MOUNTED=1
-# Stop gregord (it holds files open) before unmounting, then lib.sh's cleanup with our exit status.
-disk_cleanup() {
-  local rc=$?
-  set +e
-  [[ -n "$GR_GREGORD_PID" ]] && kill9_gregord
-  if [[ -n "${MOUNTED:-}" ]]; then
-    umount "$MNT" 2>/dev/null || umount -l "$MNT"
-    MOUNTED=""
-  fi
-  (exit "$rc")
-  gr_cleanup
-}
-trap disk_cleanup EXIT
 
 GR_PORT="$(free_port)"
 GR_DATA_DIR="$MNT/data"

@@ -76,20 +76,10 @@ DISKFULL_S="${GR_SHARE_CRASH_DISKFULL_S:-8}"
 MNT="$GR_TMP/gregord-data" # start_gregord's data dir
 mounted=0
 if [[ "$GR_TARGET" == gregord ]] && ((DISKFULL_S > 0)); then
-  mkdir -p "$MNT"
-  if mount -t tmpfs -o "size=${GR_SHARE_CRASH_TMPFS:-128m},mode=0755" tmpfs "$MNT" 2>"$GR_TMP/mount.err"; then
+  if gr_mount_tmpfs "$MNT" "${GR_SHARE_CRASH_TMPFS:-128m}"; then
     mounted=1
-    crash_cleanup() { # unmount on every exit, after what runs on the mount
-      local rc=$?
-      set +e
-      [[ -n "${GR_GREGORD_PID:-}" ]] && stop_gregord 10
-      mountpoint -q "$MNT" && umount "$MNT"
-      (exit "$rc")
-      gr_cleanup
-    }
-    trap crash_cleanup EXIT
   else
-    echo "SKIP disk-full phase: cannot mount a tmpfs ($(cat "$GR_TMP/mount.err")); run as root to test it"
+    echo "SKIP disk-full phase: cannot mount a tmpfs ($GR_MOUNT_ERR); run as root to test it"
   fi
 fi
 if [[ "$GR_TARGET" == ref ]]; then

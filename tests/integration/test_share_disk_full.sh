@@ -22,25 +22,12 @@ HERE="$GR_SOURCE_DIR/tests/integration"
 export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}"
 PY=(python3 "$HERE/share_disk_full.py")
 
-MNT="$GR_TMP/gregord-data" # start_gregord's data dir
-mkdir -p "$MNT"
-if ! mount -t tmpfs -o size=16m,mode=0755 tmpfs "$MNT" 2>"$GR_TMP/mount.err"; then
-  echo "SKIP: cannot mount a tmpfs ($(cat "$GR_TMP/mount.err")); run as root to test a full disk"
-  rmdir "$MNT"
+MNT="$GR_TMP/gregord-data" # start_gregord's data dir; unmounted by lib.sh's cleanup
+if ! gr_mount_tmpfs "$MNT" 16m; then
+  echo "SKIP: cannot mount a tmpfs ($GR_MOUNT_ERR); run as root to test a full disk"
   GR_PASSED=1 # a skip is not a failure
   gr_finish
 fi
-# Unmount on every exit: stop what runs on the mount first, then lib.sh's cleanup.
-disk_cleanup() {
-  local rc=$?
-  set +e
-  [[ -n "${GR_GREGORD_PID:-}" ]] && stop_gregord 10
-  [[ -n "${holder:-}" ]] && stop_pid "$holder" 5
-  mountpoint -q "$MNT" && umount "$MNT"
-  (exit "$rc")
-  gr_cleanup
-}
-trap disk_cleanup EXIT
 
 # Short locks for the expiry check.
 start_gregord --override group.share.min.record.lock.duration.ms=1000
