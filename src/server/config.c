@@ -294,6 +294,29 @@ static gr_err_t check_limits(const gr_server_config_t *cfg, char *errstr, size_t
     return GR_ERR_NONE;
 }
 
+/* One node keeps everything in one directory: a second log.dirs entry would be silently
+ * unused (and data an operator placed there invisible), so it is refused. */
+static gr_err_t check_one_dir(const gr_server_config_t *cfg, char *errstr, size_t sz) {
+    const char *dirs = gr_props_get(&cfg->raw, "log.dirs");
+    if (!dirs) return GR_ERR_NONE;
+    int n = 0;
+    for (const char *p = dirs; *p;) {
+        size_t len = strcspn(p, ",");
+        for (size_t i = 0; i < len; i++)
+            if (!isspace((unsigned char)p[i])) {
+                n++;
+                break;
+            }
+        p += len + (p[len] == ',');
+    }
+    if (n <= 1) return GR_ERR_NONE;
+    snprintf(errstr, sz,
+             "Invalid value %s for configuration log.dirs: gregord keeps all its data in one directory; "
+             "give exactly one",
+             dirs);
+    return GR_ERR_INVALID_CONFIG;
+}
+
 static void fill_typed(gr_server_config_t *cfg) {
     char buf[64];
     const char *dirs = gr_props_get(&cfg->raw, "log.dirs");
@@ -349,6 +372,7 @@ gr_err_t gr_server_config_load(gr_server_config_t *cfg, const char *path, const 
         err = GR_ERR_INVALID_CONFIG;
         goto fail;
     }
+    if ((err = check_one_dir(cfg, errstr, errstr_size))) goto fail;
     if ((err = check_share(&cfg->share, errstr, errstr_size))) goto fail;
     if ((err = check_limits(cfg, errstr, errstr_size))) goto fail;
     return GR_ERR_NONE;

@@ -59,6 +59,8 @@ printf '# comment\nnum.partitions=0\n' >"$GR_TMP/bad-value.properties"
 run_fail bad-value 2 "Invalid value 0 for configuration num.partitions: .*bad-value.properties line 2" \
   --config "$GR_TMP/bad-value.properties"
 run_fail bad-override 2 "Invalid value abc for configuration log.segment.bytes" --override log.segment.bytes=abc
+run_fail two-log-dirs 2 "Invalid value $GR_TMP/d1, $GR_TMP/d2 for configuration log.dirs: .*exactly one" \
+  --override "log.dirs=$GR_TMP/d1, $GR_TMP/d2"
 run_fail bad-log-level 2 "Invalid value chatty for configuration log.level: .*error, warn, info, debug" \
   --override log.level=chatty
 GREGOR_LOG=loud run_fail bad-GREGOR_LOG 2 "Invalid value loud for environment variable GREGOR_LOG" \
