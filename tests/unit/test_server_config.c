@@ -55,7 +55,7 @@ static void test_sample_file_and_overrides(void) {
     gr_server_config_t c;
     char err[512];
     const char *ov[] = {"log.retention.minutes=5", "listeners=PLAINTEXT://[::1]:0", "advertised.listeners =",
-                        "some.unknown.key=1", "log.dirs=/tmp/a, /tmp/b"};
+                        "some.unknown.key=1", "log.dirs= /tmp/a ,"};
     /* advertised.listeners with an empty value is a syntax-valid empty list: falls back to listeners. */
     ASSERT_EQ(gr_server_config_load(&c, GR_SOURCE_DIR "/config/server.properties", ov, 5, err, sizeof(err)), 0);
     ASSERT_EQ(c.node_id, 1);
@@ -67,6 +67,10 @@ static void test_sample_file_and_overrides(void) {
     ASSERT_STREQ(gr_props_get(&c.raw, "log.retention.minutes"), "5");
     ASSERT_STREQ(gr_props_get(&c.raw, "some.unknown.key"), "1");
     gr_server_config_free(&c);
+    /* Several data directories: refused, not silently reduced to the first. */
+    const char *two[] = {"log.dirs=/tmp/a, /tmp/b"};
+    ASSERT_EQ(gr_server_config_load(&c, NULL, two, 1, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
+    ASSERT(strstr(err, "log.dirs") && strstr(err, "exactly one"));
 
     const char *p = write_tmp("broker.id=7\nlisteners=PLAINTEXT://0.0.0.0:19092\n"
                               "advertised.listeners=PLAINTEXT://kafka.example:29092\n"
