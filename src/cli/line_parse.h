@@ -57,7 +57,8 @@ typedef struct line_record {
 } line_record_t;
 
 /** Split line [line, line + len) into out. Headers are first checked in full, then
- *  reported to on_header (may be NULL) only if the whole line is valid. */
+ *  reported to on_header (may be NULL) only if the whole line is valid. r must have
+ *  passed line_reader_check (an empty separator would never advance). */
 line_err_t line_parse(const line_reader_t *r, const char *line, size_t len, line_record_t *out,
                       line_header_fn on_header, void *opaque);
 
