@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "line_parse.h"
 
 static const cli_opt_t opts[] = {
     {"bootstrap-server", "String: server to connect to", "REQUIRED: The Kafka server to connect to."},
@@ -60,44 +60,16 @@ static void on_delivery(gr_producer_t *p, const gr_delivery_t *d, void *opaque) 
                 gr_delivery_errstr(d)[0] ? gr_delivery_errstr(d) : gr_err_str(gr_delivery_error(d)));
 }
 
-/* The line reader settings of --reader-config, --property / --reader-property. */
-typedef struct reader {
-    bool parse_key, parse_headers, ignore_error;
-    const char *key_sep, *h_delim, *h_sep, *h_key_sep, *null_marker;
-} reader_t;
-
-static bool is_true(const char *s) { return !strcasecmp(s, "true"); }
-
-static int reader_prop(const cli_vals_t *v, reader_t *r, const char *p) {
+/* One --reader-config line or --property / --reader-property value. */
+static int reader_prop(const cli_vals_t *v, line_reader_t *r, const char *p) {
     const char *eq = strchr(p, '=');
     if (!eq) return cli_usage_error(v, "Invalid reader property '%s': expected key=value", p);
-    const char *val = eq + 1;
-    size_t l = (size_t)(eq - p);
-#define IS(s) (l == strlen(s) && !strncmp(p, s, l))
-    if (IS("parse.key"))
-        r->parse_key = is_true(val);
-    else if (IS("parse.headers"))
-        r->parse_headers = is_true(val);
-    else if (IS("ignore.error"))
-        r->ignore_error = is_true(val);
-    else if (IS("key.separator"))
-        r->key_sep = val;
-    else if (IS("headers.delimiter"))
-        r->h_delim = val;
-    else if (IS("headers.separator"))
-        r->h_sep = val;
-    else if (IS("headers.key.separator"))
-        r->h_key_sep = val;
-    else if (IS("null.marker"))
-        r->null_marker = val;
-    else
-        return cli_usage_error(v, "Unknown reader property '%.*s'", (int)l, p);
-#undef IS
+    if (!line_reader_set(r, p)) return cli_usage_error(v, "Unknown reader property '%.*s'", (int)(eq - p), p);
     return 0;
 }
 
-static int parse_reader(const cli_vals_t *v, reader_t *r, char **fbuf) {
-    *r = (reader_t){false, false, false, "\t", "\t", ",", ":", NULL};
+static int parse_reader(const cli_vals_t *v, line_reader_t *r, char **fbuf) {
+    line_reader_init(r);
     *fbuf = NULL;
     if (cli_str(v, "reader-config")) {
         const char *items[256];
@@ -113,23 +85,9 @@ static int parse_reader(const cli_vals_t *v, reader_t *r, char **fbuf) {
         for (size_t i = 0; i < n; i++)
             if (reader_prop(v, r, props[i])) return CLI_USAGE;
     }
-    const struct {
-        const char *a, *b, *an, *bn;
-    } differ[] = {
-        {r->h_delim, r->h_sep, "headers.delimiter", "headers.separator"},
-        {r->h_delim, r->h_key_sep, "headers.delimiter", "headers.key.separator"},
-        {r->h_sep, r->h_key_sep, "headers.separator", "headers.key.separator"},
-        {r->null_marker, r->key_sep, "null.marker", "key.separator"},
-        {r->null_marker, r->h_sep, "null.marker", "headers.separator"},
-        {r->null_marker, r->h_delim, "null.marker", "headers.delimiter"},
-        {r->null_marker, r->h_key_sep, "null.marker", "headers.key.separator"},
-    };
-    for (size_t i = 0; i < sizeof(differ) / sizeof(differ[0]); i++)
-        if (differ[i].a && differ[i].b && !strcmp(differ[i].a, differ[i].b))
-            return cli_usage_error(v, "%s and %s may not be equal", differ[i].an, differ[i].bn);
-    if (!*r->key_sep || !*r->h_delim || !*r->h_sep || !*r->h_key_sep)
-        return cli_usage_error(v, "Reader separators must not be empty");
-    return 0;
+    char why[128];
+    const char *bad = line_reader_check(r, why, sizeof(why));
+    return bad ? cli_usage_error(v, "%s", bad) : 0;
 }
 
 static gr_producer_t *make_producer(const cli_vals_t *v) {
@@ -181,94 +139,54 @@ static gr_producer_t *make_producer(const cli_vals_t *v) {
     return p;
 }
 
-/* A piece of the line: [ptr, ptr + len). */
-typedef struct span {
-    const char *p;
-    size_t len;
-} span_t;
-
-static bool is_null(const reader_t *r, span_t s) {
-    return r->null_marker && strlen(r->null_marker) == s.len && !memcmp(s.p, r->null_marker, s.len);
+/* Add one parsed header (keys are C strings in the public API: they end at a NUL byte). */
+static void add_header(void *opaque, line_span_t pair, line_span_t key, line_span_t val) {
+    (void)pair;
+    char *k = strndup(key.p, key.len);
+    if (!k) abort();
+    gr_headers_add(opaque, k, val.p, val.len);
+    free(k);
 }
 
-/* Split [s, s+len) at the first sep: *head before it; false if absent. */
-static bool cut(const char *s, size_t len, const char *sep, span_t *head) {
-    const char *x = memmem(s, len, sep, strlen(sep));
-    if (!x) return false;
-    *head = (span_t){s, (size_t)(x - s)};
-    return true;
-}
-
-/* Headers "k:v,k2:v2" into h; false after printing why. */
-static bool parse_headers(const reader_t *r, span_t hs, uint64_t lineno, gr_headers_t *h) {
-    size_t ls = strlen(r->h_sep), lk = strlen(r->h_key_sep);
-    const char *p = hs.p, *end = hs.p + hs.len;
-    while (p <= end) {
-        span_t pair;
-        if (!cut(p, (size_t)(end - p), r->h_sep, &pair)) pair = (span_t){p, (size_t)(end - p)};
-        span_t key;
-        char kbuf[1024];
-        if (!cut(pair.p, pair.len, r->h_key_sep, &key)) {
-            if (!r->ignore_error) {
-                cli_fail("No header key separator found in pair '%.*s' on line number %" PRIu64, (int)pair.len, pair.p,
-                         lineno);
-                return false;
-            }
-            snprintf(kbuf, sizeof(kbuf), "%.*s", (int)pair.len, pair.p);
-            gr_headers_add(h, kbuf, NULL, 0);
-        } else {
-            if (is_null(r, key)) {
-                cli_fail("Header keys should not be equal to the null marker '%s' as they can't be null",
-                         r->null_marker);
-                return false;
-            }
-            span_t val = {key.p + key.len + lk, pair.len - key.len - lk};
-            snprintf(kbuf, sizeof(kbuf), "%.*s", (int)key.len, key.p);
-            gr_headers_add(h, kbuf, is_null(r, val) ? NULL : val.p, val.len);
-        }
-        p = pair.p + pair.len + ls;
+/* Print why a line was refused, as Kafka's LineMessageReader words it. */
+static void line_error(const line_reader_t *r, line_err_t e, const line_record_t *rec, const char *line, size_t len,
+                       uint64_t lineno) {
+    switch (e) {
+    case LINE_NO_HEADERS_DELIM:
+        cli_fail("No headers delimiter found on line number %" PRIu64 ": '%.*s'", lineno, (int)len, line);
+        break;
+    case LINE_NO_KEY_SEP:
+        cli_fail("No key separator found on line number %" PRIu64 ": '%.*s'", lineno, (int)len, line);
+        break;
+    case LINE_NO_HEADER_KEY_SEP:
+        cli_fail("No header key separator found in pair '%.*s' on line number %" PRIu64, (int)rec->bad.len, rec->bad.p,
+                 lineno);
+        break;
+    default:
+        cli_fail("Header keys should not be equal to the null marker '%s' as they can't be null", r->null_marker);
+        break;
     }
-    return true;
 }
 
 /* Queue one line; retry while buffer.memory is full. */
-static gr_err_t send_line(gr_producer_t *p, const char *topic, const reader_t *r, char *line, size_t len,
+static gr_err_t send_line(gr_producer_t *p, const char *topic, const line_reader_t *r, const char *line, size_t len,
                           uint64_t lineno, prod_state_t *st) {
-    const char *s = line;
-    size_t rest = len;
-    gr_headers_t *h = NULL;
-    span_t hs = {NULL, 0}, key = {NULL, 0};
-    bool has_h = false, has_k = false;
-    if (r->parse_headers) {
-        has_h = cut(s, rest, r->h_delim, &hs);
-        if (!has_h && !r->ignore_error) {
-            cli_fail("No headers delimiter found on line number %" PRIu64 ": '%.*s'", lineno, (int)len, line);
-            return GR_ERR__INVALID_ARG;
-        }
-        if (has_h) s += hs.len + strlen(r->h_delim), rest -= hs.len + strlen(r->h_delim);
+    line_record_t rec;
+    gr_headers_t *h = gr_headers_new();
+    line_err_t e = line_parse(r, line, len, &rec, add_header, h);
+    if (e != LINE_OK) {
+        line_error(r, e, &rec, line, len, lineno);
+        gr_headers_destroy(h);
+        return GR_ERR__INVALID_ARG;
     }
-    if (r->parse_key) {
-        has_k = cut(s, rest, r->key_sep, &key);
-        if (!has_k && !r->ignore_error) {
-            cli_fail("No key separator found on line number %" PRIu64 ": '%.*s'", lineno, (int)len, line);
-            return GR_ERR__INVALID_ARG;
-        }
-        if (has_k) s += key.len + strlen(r->key_sep), rest -= key.len + strlen(r->key_sep);
+    if (!rec.has_headers) {
+        gr_headers_destroy(h);
+        h = NULL;
     }
-    span_t val = {s, rest};
-    if (has_h && !is_null(r, hs)) {
-        h = gr_headers_new();
-        if (!parse_headers(r, hs, lineno, h)) {
-            gr_headers_destroy(h);
-            return GR_ERR__INVALID_ARG;
-        }
-    }
-    if (!has_k || is_null(r, key)) key = (span_t){NULL, 0};
-    if (is_null(r, val)) val = (span_t){NULL, 0};
     gr_err_t err;
     for (;;) {
-        err = gr_producer_send(p, topic, GR_PARTITION_ANY, key.p, key.len, val.p, val.len, h, GR_TIMESTAMP_NOW,
-                               on_delivery, st);
+        err = gr_producer_send(p, topic, GR_PARTITION_ANY, rec.key.p, rec.key.len, rec.value.p, rec.value.len, h,
+                               GR_TIMESTAMP_NOW, on_delivery, st);
         if (err != GR_ERR__QUEUE_FULL) break;
         gr_producer_poll(p, 100);
     }
@@ -282,7 +200,7 @@ static gr_err_t send_line(gr_producer_t *p, const char *topic, const reader_t *r
 
 static int run(const cli_vals_t *v) {
     const char *topic = cli_str(v, "topic");
-    reader_t r;
+    line_reader_t r;
     char *fbuf;
     if (!topic) return cli_usage_error(v, "Missing required argument \"[topic]\"");
     int rc = parse_reader(v, &r, &fbuf);

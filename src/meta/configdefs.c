@@ -32,22 +32,21 @@ const char *gr_cfg_type_name(gr_cfg_type_t type) {
 
 /* ---- parsing ---- */
 
-/* Trimmed copy of value into buf (truncated to fit). */
-static const char *trim(const char *v, char *buf, size_t n) {
+/* Trimmed copy of v into buf. False if the trimmed text does not fit: no number or
+ * boolean is that long, and surrounding whitespace of any length is allowed (Kafka trims). */
+static bool trim(const char *v, char *buf, size_t n) {
     while (isspace((unsigned char)*v)) v++;
     size_t len = strlen(v);
     while (len && isspace((unsigned char)v[len - 1])) len--;
-    if (len >= n) len = n - 1;
+    if (len >= n) return false;
     memcpy(buf, v, len);
     buf[len] = '\0';
-    return buf;
+    return true;
 }
 
 bool gr_cfg_parse_i64(gr_cfg_type_t type, const char *value, int64_t *out) {
-    char buf[64];
-    if (!value || strlen(value) >= sizeof(buf)) return false;
-    const char *s = trim(value, buf, sizeof(buf));
-    if (!*s || isspace((unsigned char)*s)) return false;
+    char s[64];
+    if (!value || !trim(value, s, sizeof(s)) || !*s) return false;
     errno = 0;
     char *end;
     long long v = strtoll(s, &end, 10);
@@ -59,9 +58,8 @@ bool gr_cfg_parse_i64(gr_cfg_type_t type, const char *value, int64_t *out) {
 }
 
 bool gr_cfg_parse_bool(const char *value, bool *out) {
-    char buf[16];
-    if (!value || strlen(value) >= 64) return false;
-    const char *s = trim(value, buf, sizeof(buf));
+    char s[16];
+    if (!value || !trim(value, s, sizeof(s))) return false;
     if (!strcasecmp(s, "true")) *out = true;
     else if (!strcasecmp(s, "false")) *out = false;
     else return false;
@@ -69,10 +67,8 @@ bool gr_cfg_parse_bool(const char *value, bool *out) {
 }
 
 bool gr_cfg_parse_double(const char *value, double *out) {
-    char buf[64];
-    if (!value || strlen(value) >= sizeof(buf)) return false;
-    const char *s = trim(value, buf, sizeof(buf));
-    if (!*s) return false;
+    char s[64];
+    if (!value || !trim(value, s, sizeof(s)) || !*s) return false;
     char *end;
     errno = 0;
     double d = strtod(s, &end);
@@ -83,8 +79,12 @@ bool gr_cfg_parse_double(const char *value, double *out) {
 
 /* ---- validation ---- */
 
+/* Kafka's message. A long value is cut so that the name and the reason still fit. */
 static gr_err_t invalid(char *errstr, size_t n, const gr_cfgdef_t *def, const char *value, const char *reason) {
-    snprintf(errstr, n, "Invalid value %s for configuration %s: %s", value ? value : "null", def->name, reason);
+    if (!value) value = "null";
+    size_t vl = strlen(value);
+    snprintf(errstr, n, "Invalid value %.*s%s for configuration %s: %s", vl > 200 ? 200 : (int)vl, value,
+             vl > 200 ? "..." : "", def->name, reason);
     return GR_ERR_INVALID_CONFIG;
 }
 
@@ -117,9 +117,9 @@ static gr_err_t check_valid(const gr_cfgdef_t *def, const char *value, char *err
     char reason[256];
     if (!def->valid) return GR_ERR_NONE;
     if (def->type == GR_CFG_STRING) {
-        char buf[256];
-        const char *s = trim(value, buf, sizeof(buf));
-        if (in_list(def->valid, s, strlen(s))) return GR_ERR_NONE;
+        char s[256];
+        if (trim(value, s, sizeof(s)) && in_list(def->valid, s, strlen(s))) return GR_ERR_NONE;
+        if (!trim(value, s, 64)) snprintf(s, 64, "%.60s...", value); /* too long: its start, for the message */
         valid_text(def->valid, reason, sizeof(reason));
         return invalid(errstr, n, def, s, reason);
     }

@@ -1,6 +1,7 @@
 /* The config definition table. Names, types, defaults and validators are Kafka's
  * (ServerLogConfigs, LogConfig, SocketServerConfigs, ShareGroupConfig and friends, Kafka 4.x);
  * the doc strings are our own short summaries. Read through configdefs.h only. */
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +56,7 @@ static bool check_listeners(const char *v, char *reason, size_t n) {
     int nn = 0;
     const char *p = v;
     while (*p) {
-        while (*p == ' ' || *p == ',') p++;
+        while (*p == ',' || isspace((unsigned char)*p)) p++; /* Kafka splits on \s*,\s* */
         if (!*p) break;
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
@@ -69,8 +70,9 @@ static bool check_listeners(const char *v, char *reason, size_t n) {
         }
         char *e;
         long port = strtol(colon + 1, &e, 10);
-        while (e < p + len && *e == ' ') e++;
-        if (e != p + len || colon + 1 == p + len || port < 0 || port > 65535) {
+        bool digits = e != colon + 1; /* strtol skips blanks: "NAME://host: " has no port */
+        while (e < p + len && isspace((unsigned char)*e)) e++;
+        if (e != p + len || !digits || port < 0 || port > 65535) {
             snprintf(reason, n, "Unable to parse %.*s to a broker endpoint", (int)len, p);
             return false;
         }
@@ -88,7 +90,7 @@ static bool check_listeners(const char *v, char *reason, size_t n) {
 /* max.connections.per.ip.overrides: "host:count[,host:count...]" (a [v6] host in brackets). */
 static bool check_ip_overrides(const char *v, char *reason, size_t n) {
     for (const char *p = v; *p;) {
-        while (*p == ',' || *p == ' ') p++;
+        while (*p == ',' || isspace((unsigned char)*p)) p++;
         if (!*p) break;
         size_t len = strcspn(p, ",");
         const char *colon = NULL;
@@ -96,8 +98,9 @@ static bool check_ip_overrides(const char *v, char *reason, size_t n) {
             if (*c == ':') colon = c;
         char *e = NULL;
         long long count = colon ? strtoll(colon + 1, &e, 10) : -1;
-        while (e && e < p + len && *e == ' ') e++;
-        if (!colon || colon == p || e != p + len || colon + 1 == p + len || count < 0 || count > INT_MAX) {
+        bool digits = e && e != colon + 1; /* strtoll skips blanks: "host: " has no count */
+        while (e && e < p + len && isspace((unsigned char)*e)) e++;
+        if (!colon || colon == p || e != p + len || !digits || count < 0 || count > INT_MAX) {
             snprintf(reason, n, "Invalid entry %.*s: expected host:count with a count in [0, %d]", (int)len, p,
                      INT_MAX);
             return false;

@@ -356,25 +356,44 @@ static void fill_typed(gr_server_config_t *cfg) {
     fill_share(cfg);
 }
 
+/* Everything after the file layer is in cfg->raw: overrides, validation, typed fields. */
+static gr_err_t finish_load(gr_server_config_t *cfg, const char *origin, const char *const *overrides, int n_overrides,
+                            char *errstr, size_t errstr_size) {
+    gr_err_t err;
+    if ((err = apply_overrides(cfg, overrides, n_overrides, errstr, errstr_size))) return err;
+    if ((err = check_keys(cfg, origin, errstr, errstr_size))) return err;
+    if ((err = resolve_node_id(cfg, errstr, errstr_size))) return err;
+    if ((err = resolve_listeners(cfg, errstr, errstr_size))) return err;
+    fill_typed(cfg);
+    if (!cfg->log_dir[0]) {
+        snprintf(errstr, errstr_size, "Invalid value for configuration log.dirs: no log directory given");
+        return GR_ERR_INVALID_CONFIG;
+    }
+    if ((err = check_one_dir(cfg, errstr, errstr_size))) return err;
+    if ((err = check_share(&cfg->share, errstr, errstr_size))) return err;
+    return check_limits(cfg, errstr, errstr_size);
+}
+
 gr_err_t gr_server_config_load(gr_server_config_t *cfg, const char *path, const char *const *overrides,
                                int n_overrides, char *errstr, size_t errstr_size) {
     memset(cfg, 0, sizeof(*cfg));
     gr_props_init(&cfg->raw);
     gr_err_t err = GR_ERR_NONE;
     if (path && (err = gr_props_load_file(&cfg->raw, path, errstr, errstr_size))) goto fail;
-    if ((err = apply_overrides(cfg, overrides, n_overrides, errstr, errstr_size))) goto fail;
-    if ((err = check_keys(cfg, path, errstr, errstr_size))) goto fail;
-    if ((err = resolve_node_id(cfg, errstr, errstr_size))) goto fail;
-    if ((err = resolve_listeners(cfg, errstr, errstr_size))) goto fail;
-    fill_typed(cfg);
-    if (!cfg->log_dir[0]) {
-        snprintf(errstr, errstr_size, "Invalid value for configuration log.dirs: no log directory given");
-        err = GR_ERR_INVALID_CONFIG;
-        goto fail;
-    }
-    if ((err = check_one_dir(cfg, errstr, errstr_size))) goto fail;
-    if ((err = check_share(&cfg->share, errstr, errstr_size))) goto fail;
-    if ((err = check_limits(cfg, errstr, errstr_size))) goto fail;
+    if ((err = finish_load(cfg, path, overrides, n_overrides, errstr, errstr_size))) goto fail;
+    return GR_ERR_NONE;
+fail:
+    gr_server_config_free(cfg);
+    return err;
+}
+
+gr_err_t gr_server_config_parse(gr_server_config_t *cfg, const char *text, size_t len, const char *origin,
+                                const char *const *overrides, int n_overrides, char *errstr, size_t errstr_size) {
+    memset(cfg, 0, sizeof(*cfg));
+    gr_props_init(&cfg->raw);
+    gr_err_t err = GR_ERR_NONE;
+    if (text && (err = gr_props_parse(&cfg->raw, text, len, errstr, errstr_size))) goto fail;
+    if ((err = finish_load(cfg, origin, overrides, n_overrides, errstr, errstr_size))) goto fail;
     return GR_ERR_NONE;
 fail:
     gr_server_config_free(cfg);

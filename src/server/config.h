@@ -90,6 +90,11 @@ typedef struct gr_server_config {
  *  On success release with gr_server_config_free. */
 gr_err_t gr_server_config_load(gr_server_config_t *cfg, const char *path, const char *const *overrides,
                                int n_overrides, char *errstr, size_t errstr_size);
+/** gr_server_config_load with the file layer given as .properties text (len bytes; NULL:
+ *  defaults only) instead of a path; origin names it in messages ("config line N" if
+ *  NULL). For tests and fuzz_server_config: no file needed. */
+gr_err_t gr_server_config_parse(gr_server_config_t *cfg, const char *text, size_t len, const char *origin,
+                                const char *const *overrides, int n_overrides, char *errstr, size_t errstr_size);
 /** Free everything cfg owns. */
 void gr_server_config_free(gr_server_config_t *cfg);
 

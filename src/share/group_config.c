@@ -173,18 +173,25 @@ bool gr_sgc_parse_reset(const char *value, gr_sgc_reset_t *type, int64_t *durati
 
 /* ---- validation ---- */
 
-/* Trimmed copy of v (ConfigDef trims every STRING/INT/BOOLEAN value). */
+/* Trimmed copy of v (ConfigDef trims every STRING/INT/BOOLEAN value). A value too long
+ * for buf is never valid: buf then holds its start and "...", which no type accepts
+ * (a truncated copy could be valid: "false" followed by 300 spaces and "x"). */
 static void trim_copy(const char *v, char *buf, size_t n) {
     while (isspace((unsigned char)*v)) v++;
     size_t len = strlen(v);
     while (len && isspace((unsigned char)v[len - 1])) len--;
-    if (len >= n) len = n - 1;
+    if (len >= n) {
+        snprintf(buf, n, "%.*s...", (int)(n - 4), v);
+        return;
+    }
     memcpy(buf, v, len);
     buf[len] = '\0';
 }
 
 static gr_err_t invalid(char *errstr, size_t n, const char *value, const char *name, const char *reason) {
-    snprintf(errstr, n, "Invalid value %s for configuration %s: %s", value, name, reason);
+    size_t vl = strlen(value); /* a long value is cut so that the name still fits */
+    snprintf(errstr, n, "Invalid value %.*s%s for configuration %s: %s", vl > 200 ? 200 : (int)vl, value,
+             vl > 200 ? "..." : "", name, reason);
     return GR_ERR_INVALID_CONFIG;
 }
 
