@@ -82,7 +82,7 @@ static void test_group_configs(void) {
 static void test_server_config_parse(void) {
     gr_server_config_t cfg;
     char err[512];
-    const char *text = "node.id=2\nlog.dirs=/data/a,/data/b\nlisteners=PLAINTEXT://127.0.0.1:0\n";
+    const char *text = "node.id=2\nlog.dirs=/data/a,\nlisteners=PLAINTEXT://127.0.0.1:0\n";
     const char *ov[] = {"log.level=debug", "max.connections.per.ip.overrides=127.0.0.1:5"};
     ASSERT_EQ(gr_server_config_parse(&cfg, text, strlen(text), "mem", ov, 2, err, sizeof(err)), GR_ERR_NONE);
     ASSERT_EQ(cfg.node_id, 2);
