@@ -195,8 +195,15 @@ char *cli_read_props(const char *path, const char **items, size_t max, size_t *n
             buf = realloc(buf, cap);
             if (!buf) abort();
         }
+        if (k == max || k == sizeof(offs) / sizeof(offs[0])) { /* refused, never silently dropped */
+            cli_fail("%s: more than %zu entries", path, k);
+            free(line);
+            free(buf);
+            fclose(f);
+            return NULL;
+        }
         memcpy(buf + len, p, l + 1);
-        if (k < max && k < 1024) offs[k++] = len;
+        offs[k++] = len;
         len += l + 1;
     }
     free(line);

@@ -149,6 +149,8 @@ golden configs_alter_list_value "$G" configs --bootstrap-server "$B" --topic cli
 printf '# a comment\nretention.ms = 7000\n\nsegment.ms=700000\n' >"$GR_TMP/topic.properties"
 golden configs_add_config_file "$G" configs --bootstrap-server "$B" --topic cli-a --alter --add-config-file "$GR_TMP/topic.properties"
 golden configs_after_file "$G" configs --bootstrap-server "$B" --topic cli-a --describe
+for i in $(seq 513); do echo "retention.ms=$i"; done >"$GR_TMP/huge.properties"
+golden configs_add_config_file_too_many "$G" configs --bootstrap-server "$B" --topic cli-a --alter --add-config-file "$GR_TMP/huge.properties"
 golden configs_add_config_file_missing "$G" configs --bootstrap-server "$B" --topic cli-a --alter --add-config-file "$GR_TMP/none.properties"
 golden configs_unknown_topic "$G" configs --bootstrap-server "$B" --topic nope --describe
 golden configs_alter_nothing "$G" configs --bootstrap-server "$B" --topic cli-a --alter
