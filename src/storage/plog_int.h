@@ -76,7 +76,16 @@ struct gr_plog {
     bool broken;            /* atomic: an fsync, a rollback or a non-ENOSPC write failed: the log is
                              * offline until restart (see "Write and fsync failures" in docs/storage.md) */
     bool write_failing;     /* loop thread: the last append failed with ENOSPC (log lines once per episode) */
+    /* The files are a clean-shutdown state as they are (a matching marker, or a lone empty
+     * segment that needs none): while the log still has the shape it had then (open_shape),
+     * gr_plog_close has nothing to write or fsync. Cleared by the flusher's interim
+     * checkpoint (fmu), which replaces the clean marker. */
+    bool disk_clean;
+    int64_t open_shape[6];
 };
+
+/** The log's shape (segments, sizes, offsets) for the unchanged-since-open test of close. */
+void gr__plog_shape(const gr_plog_t *plog, int64_t shape[6]);
 
 /* ---- segment.c ---- */
 gr__seg_t *gr__seg_new(const char *dir, int64_t base, int fd, int64_t now_ms);

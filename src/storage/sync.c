@@ -64,6 +64,7 @@ static void maybe_checkpoint(gr_plog_t *plog, int64_t rp, int64_t now, int64_t i
         GR_WARN("storage", "%s: writing recovery point: %s", plog->name, strerror(-r));
     else
         plog->last_ckpt_ms = now;
+    plog->disk_clean = false; /* even a failed write may have replaced the clean marker */
 }
 
 gr_err_t gr_plog_fsync(gr_plog_t *plog, int64_t *durable, char *errstr, size_t errstr_size) {
