@@ -92,17 +92,13 @@ static void plog_free(gr_plog_t *plog) {
     free(plog);
 }
 
-static gr_err_t make_dir(const char *dir, char *errstr, size_t n) {
-    if (mkdir(dir, 0755) == 0) {
-        char parent[4096];
-        snprintf(parent, sizeof(parent), "%s", dir);
-        char *slash = strrchr(parent, '/');
-        if (slash && slash != parent)
-            *slash = '\0';
-        else
-            snprintf(parent, sizeof(parent), "%s", slash ? "/" : ".");
-        gr__fsync_dir(parent);
-    } else if (errno != EEXIST) {
+/* *created: the directory is new; its entry in the parent is fsynced by the first
+ * gr_plog_fsync (parent_unsynced), not here: opening thousands of new partitions must not
+ * cost an fsync of the data directory each on the loop thread, and an empty log whose
+ * directory a crash loses is simply created again. */
+static gr_err_t make_dir(const char *dir, bool *created, char *errstr, size_t n) {
+    *created = mkdir(dir, 0755) == 0;
+    if (!*created && errno != EEXIST) {
         GR__ERRSTR(errstr, n, "mkdir %s: %s", dir, strerror(errno));
         return GR_ERR_KAFKA_STORAGE_ERROR;
     }
@@ -111,10 +107,12 @@ static gr_err_t make_dir(const char *dir, char *errstr, size_t n) {
 
 gr_err_t gr_plog_open(const char *dir, const gr_plog_config_t *cfg, int64_t now_ms, gr_plog_t **out, char *errstr,
                       size_t errstr_size) {
-    gr_err_t err = make_dir(dir, errstr, errstr_size);
+    bool created;
+    gr_err_t err = make_dir(dir, &created, errstr, errstr_size);
     if (err) return err;
     gr_plog_t *plog = calloc(1, sizeof(*plog));
     if (!plog) abort();
+    plog->parent_unsynced = created;
     plog->dir = strdup(dir);
     if (!plog->dir) abort();
     size_t len = strlen(plog->dir);

@@ -73,6 +73,7 @@ struct gr_plog {
     int64_t last_ckpt_ms;   /* fmu */
     uint64_t n_fsyncs;      /* atomic */
     bool dir_dirty;         /* mu: a file was created or removed since the last dir fsync */
+    bool parent_unsynced;   /* mu: the log's directory is new, its parent not fsynced yet */
     bool broken;            /* atomic: an fsync, a rollback or a non-ENOSPC write failed: the log is
                              * offline until restart (see "Write and fsync failures" in docs/storage.md) */
     bool write_failing;     /* loop thread: the last append failed with ENOSPC (log lines once per episode) */
