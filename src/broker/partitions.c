@@ -8,6 +8,7 @@
 
 #include "base/hash.h"
 #include "base/log.h"
+#include "broker/dir_reaper.h"
 #include "broker/part_tomb.h"
 #include "broker/producers.h"
 #include "proto/records.h"
@@ -26,15 +27,15 @@ typedef struct parts_topic {
 typedef struct tomb {
     struct tomb *next;
     gr_uuid_t id;
-    int32_t left; /* doomed entries still to reap */
+    char *name;   /* a topic of this name opens no log while left > 0 */
+    int32_t left; /* directories not removed yet */
 } tomb_t;
 
-/* One partition directory to remove: an open log (p) or, after a restart, a path. */
+/* One partition directory to remove: an open log (p) or, after a restart, only the path.
+ * It waits in the FIFO (until unpinned), then goes to the reaper thread without its log. */
 typedef struct doomed {
-    struct doomed *next;
-    gr_partition_t *p; /* NULL: only dir */
-    char *dir;
-    char *topic; /* the name it had: a topic of that name opens no log before it is gone */
+    gr_reap_item_t it; /* first: it.next links the FIFO too, it.dir is the directory */
+    gr_partition_t *p; /* NULL: only the path */
     tomb_t *tomb;
 } doomed_t;
 
@@ -45,9 +46,10 @@ struct gr_parts {
     parts_topic_t *by_id[PARTS_BUCKETS];
     gr_partition_t **all; /* flat list for housekeeping */
     size_t n_all, cap_all;
-    doomed_t *doomed, **doomed_tail; /* FIFO, reaped by gr_parts_reap_some */
-    size_t n_doomed;
+    gr_reap_item_t *doomed, **doomed_tail; /* FIFO of doomed_t, handed over by gr_parts_reap_some */
+    size_t n_doomed;                       /* directories not removed yet (FIFO + reaper) */
     tomb_t *tombs;
+    gr_dir_reaper_t *reaper; /* started at the first delete */
 };
 
 /* Keyed: topic names are the clients' choice. */
@@ -166,8 +168,8 @@ gr_err_t gr_parts_add_topic(gr_parts_t *ps, const gr_meta_topic_t *mt, int64_t n
 /* True while a deleted topic of this name still has directories to remove: a topic of
  * the same name opens no log before they are gone (its directories have the same names). */
 static bool name_doomed(const gr_parts_t *ps, const char *name) {
-    for (const doomed_t *d = ps->doomed; d; d = d->next)
-        if (!strcmp(d->topic, name)) return true;
+    for (const tomb_t *tb = ps->tombs; tb; tb = tb->next)
+        if (!strcmp(tb->name, name)) return true;
     return false;
 }
 
@@ -214,9 +216,9 @@ gr_err_t gr_parts_add_topic_some(gr_parts_t *ps, const gr_meta_topic_t *mt, int6
     return GR_ERR_NONE;
 }
 
-static tomb_t *tomb_new(gr_parts_t *ps, const gr_uuid_t *id) {
+static tomb_t *tomb_new(gr_parts_t *ps, const gr_uuid_t *id, const char *name) {
     tomb_t *tb = calloc(1, sizeof(*tb));
-    if (!tb) abort();
+    if (!tb || !(tb->name = strdup(name))) abort();
     tb->id = *id;
     tb->next = ps->tombs;
     ps->tombs = tb;
@@ -227,12 +229,12 @@ static void doom(gr_parts_t *ps, tomb_t *tb, gr_partition_t *p, const char *topi
     doomed_t *d = calloc(1, sizeof(*d));
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/%s-%d", ps->log_dir, topic, index);
-    if (!d || !(d->dir = strdup(dir)) || !(d->topic = strdup(topic))) abort();
+    if (!d || !(d->it.dir = strdup(dir))) abort();
     d->p = p;
     d->tomb = tb;
     tb->left++;
-    *ps->doomed_tail = d;
-    ps->doomed_tail = &d->next;
+    *ps->doomed_tail = &d->it;
+    ps->doomed_tail = &d->it.next;
     ps->n_doomed++;
 }
 
@@ -245,7 +247,7 @@ static void adopt_tomb(void *arg, const gr_uuid_t *id, const char *name, int32_t
         return;
     }
     GR_INFO("partitions", "removing the %d partition directories of deleted topic %s", count, name);
-    tomb_t *tb = tomb_new(ps, id);
+    tomb_t *tb = tomb_new(ps, id, name);
     for (int32_t i = 0; i < count; i++) doom(ps, tb, NULL, name, i);
 }
 
@@ -320,7 +322,7 @@ gr_err_t gr_parts_delete_topic(gr_parts_t *ps, const gr_uuid_t *topic_id, char *
     }
     topic_unlink(ps, t);
     all_remove_topic(ps, &t->id);
-    tomb_t *tb = t->n > 0 ? tomb_new(ps, &t->id) : NULL;
+    tomb_t *tb = t->n > 0 ? tomb_new(ps, &t->id, t->name) : NULL;
     for (int32_t i = 0; i < t->n; i++) {
         gr_partition_t *p = t->p[i];
         wake_all(p);
@@ -337,44 +339,69 @@ static void tomb_done(gr_parts_t *ps, tomb_t *tb) {
     tomb_t **pp = &ps->tombs;
     while (*pp != tb) pp = &(*pp)->next;
     *pp = tb->next;
+    free(tb->name);
     free(tb);
 }
 
-/* Remove *pp's directory (closing its log) unless a flusher request still pins it. */
-static bool reap_one(gr_parts_t *ps, doomed_t **pp) {
-    doomed_t *d = *pp;
-    if (d->p && d->p->pins > 0) return false;
-    *pp = d->next;
-    if (!*pp) ps->doomed_tail = pp;
-    ps->n_doomed--;
-    int r = 0;
-    if (d->p)
-        partition_free(d->p, true, false);
-    else
-        r = gr_tomb_rmdir(d->dir);
-    if (r < 0) GR_WARN("partitions", "removing %s: %s", d->dir, strerror(-r));
-    tomb_done(ps, d->tomb);
-    free(d->dir);
-    free(d->topic);
+static void doomed_free(doomed_t *d) {
+    free(d->it.dir);
     free(d);
+}
+
+/* Take back what the reaper thread removed: a topic's tombstone goes with its last one. */
+static void drain_done(gr_parts_t *ps) {
+    gr_reap_item_t *it = ps->reaper ? gr_dir_reaper_take_done(ps->reaper) : NULL;
+    while (it) {
+        doomed_t *d = (doomed_t *)it;
+        it = it->next;
+        if (d->it.result < 0) GR_WARN("partitions", "removing %s: %s", d->it.dir, strerror(-d->it.result));
+        ps->n_doomed--;
+        tomb_done(ps, d->tomb);
+        doomed_free(d);
+    }
+}
+
+/* Close *pp's log (the loop thread owns it) and hand its directory to the reaper thread,
+ * unless a flusher request still pins the log. Without a thread, remove it right here. */
+static bool hand_over(gr_parts_t *ps, gr_reap_item_t **pp) {
+    doomed_t *d = (doomed_t *)*pp;
+    if (d->p && d->p->pins > 0) return false;
+    *pp = d->it.next;
+    if (!*pp) ps->doomed_tail = pp;
+    if (d->p) partition_free(d->p, false, false); /* closes the fds; the files stay for the thread */
+    d->p = NULL;
+    if (!ps->reaper) ps->reaper = gr_dir_reaper_new();
+    if (ps->reaper) {
+        gr_dir_reaper_push(ps->reaper, &d->it);
+        return true;
+    }
+    d->it.result = gr_tomb_rmdir(d->it.dir);
+    if (d->it.result < 0) GR_WARN("partitions", "removing %s: %s", d->it.dir, strerror(-d->it.result));
+    ps->n_doomed--;
+    tomb_done(ps, d->tomb);
+    doomed_free(d);
     return true;
 }
 
 size_t gr_parts_reap_some(gr_parts_t *ps, size_t max) {
+    drain_done(ps);
     size_t n = 0;
-    doomed_t **pp = &ps->doomed;
+    gr_reap_item_t **pp = &ps->doomed;
     while (*pp && n < max)
-        if (reap_one(ps, pp))
+        if (hand_over(ps, pp))
             n++;
         else
             pp = &(*pp)->next;
     return n;
 }
 
+/* Synchronous paths: hand over every directory of that name and wait for the thread. */
 static void reap_named(gr_parts_t *ps, const char *name) {
-    doomed_t **pp = &ps->doomed;
+    gr_reap_item_t **pp = &ps->doomed;
     while (*pp)
-        if (strcmp((*pp)->topic, name) || !reap_one(ps, pp)) pp = &(*pp)->next;
+        if (strcmp(((doomed_t *)*pp)->tomb->name, name) || !hand_over(ps, pp)) pp = &(*pp)->next;
+    if (ps->reaper) gr_dir_reaper_wait_idle(ps->reaper);
+    drain_done(ps);
 }
 
 size_t gr_parts_deleting(const gr_parts_t *ps) { return ps->n_doomed; }
@@ -392,17 +419,30 @@ void gr_parts_close(gr_parts_t *ps) {
             t = next;
         }
     }
-    while (ps->doomed) { /* their tombstones stay: the next start removes the directories */
-        doomed_t *d = ps->doomed;
-        ps->doomed = d->next;
+    /* Directories not removed yet keep their tombstone: the next start removes them. */
+    gr_reap_item_t *queued, *done;
+    gr_dir_reaper_free(ps->reaper, &queued, &done);
+    while (done) {
+        doomed_t *d = (doomed_t *)done;
+        done = done->next;
+        tomb_done(ps, d->tomb);
+        doomed_free(d);
+    }
+    while (queued) {
+        doomed_t *d = (doomed_t *)queued;
+        queued = queued->next;
+        doomed_free(d);
+    }
+    while (ps->doomed) {
+        doomed_t *d = (doomed_t *)ps->doomed;
+        ps->doomed = d->it.next;
         if (d->p) partition_free(d->p, false, false);
-        free(d->dir);
-        free(d->topic);
-        free(d);
+        doomed_free(d);
     }
     while (ps->tombs) {
         tomb_t *tb = ps->tombs;
         ps->tombs = tb->next;
+        free(tb->name);
         free(tb);
     }
     free(ps->all);

@@ -62,14 +62,15 @@ gr_err_t gr_parts_add_topic_some(gr_parts_t *ps, const gr_meta_topic_t *topic, i
                                  bool *done, char *errstr, size_t errstr_size);
 /** Delete a topic's partitions (before the meta entry is deleted): write its tombstone
  *  (<log dir>/.gregor-deleting-<id>, see part_tomb.h), drop it from the lookups and wake
- *  its waiters now; the logs are closed and their directories removed later by
- *  gr_parts_reap_some. @returns 0 or GR_ERR_KAFKA_STORAGE_ERROR (tombstone not written:
+ *  its waiters now; the logs are closed later by gr_parts_reap_some and their
+ *  directories removed by a reaper thread (dir_reaper.h). @returns 0 or GR_ERR_KAFKA_STORAGE_ERROR (tombstone not written:
  *  nothing changed). */
 gr_err_t gr_parts_delete_topic(gr_parts_t *ps, const gr_uuid_t *topic_id, char *errstr, size_t errstr_size);
-/** Remove up to max directories of deleted topics (FIFO; pinned ones are skipped); the
- *  tombstone goes with a topic's last directory. @returns how many were removed. */
+/** Take back the directories the reaper thread removed (a topic's tombstone goes with its
+ *  last one), then close up to max logs of deleted topics (FIFO; pinned ones are skipped)
+ *  and hand their directories to the thread. @returns how many were handed over. */
 size_t gr_parts_reap_some(gr_parts_t *ps, size_t max);
-/** Directories of deleted topics still to remove. */
+/** Directories of deleted topics not removed yet (waiting, or in the thread). */
 size_t gr_parts_deleting(const gr_parts_t *ps);
 /** True while a deleted topic of this name has directories left: gr_parts_add_topic_some
  *  with a bounded max_new opens nothing for a topic of that name until they are gone. */

@@ -12,9 +12,9 @@
  * metadata lists.
  *
  * Deletion is the mirror image: DeleteTopics writes a tombstone, drops the topic from the
- * lookups and the metadata at once (partitions.c), and this timer closes the logs and
- * removes their directories (REAP_BATCH between two looks at the clock), before any
- * opening, so a topic re-created with the same name opens its logs only once the old
+ * lookups and the metadata at once (partitions.c), and this timer closes the logs
+ * (REAP_BATCH between two looks at the clock) and hands their directories to the reaper
+ * thread (dir_reaper.c), before any opening, so a topic re-created with the same name opens its logs only once the old
  * directories are gone. @locality loop thread. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +26,8 @@
 
 #define OPEN_BUDGET_MS  5  /* loop time spent opening logs per iteration */
 #define OPEN_BATCH      1  /* logs opened between two looks at the clock (one costs several fsyncs) */
-#define REAP_BATCH      1  /* deleted partition directories removed between two looks (about 80 us each) */
-#define PINNED_RETRY_MS 10 /* a deleted partition still pinned by a flusher request: look again later */
+#define REAP_BATCH      1  /* deleted partition logs closed between two looks (their files go in a thread) */
+#define PINNED_RETRY_MS 10 /* deleted partitions pinned or in the reaper thread: look again later */
 
 struct gr_topic_job {
     gr_topic_job_t *next;
