@@ -2,9 +2,11 @@
  * its array of partitions and their logs. */
 #include "broker/partitions.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/hash.h"
 #include "base/log.h"
@@ -50,6 +52,7 @@ struct gr_parts {
     size_t n_doomed;                       /* directories not removed yet (FIFO + reaper) */
     tomb_t *tombs;
     gr_dir_reaper_t *reaper; /* started at the first delete */
+    int fs_fd;               /* the data dir, open from start-up: syncfs at shutdown sees every error since */
 };
 
 /* Keyed: topic names are the clients' choice. */
@@ -258,6 +261,7 @@ gr_err_t gr_parts_open(gr_parts_t **out, gr_meta_t *meta, const char *log_dir, i
     ps->meta = meta;
     ps->log_dir = strdup(log_dir);
     ps->doomed_tail = &ps->doomed;
+    ps->fs_fd = open(log_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     gr_tomb_scan(log_dir, adopt_tomb, ps);
     for (size_t i = 0; i < gr_meta_topic_count(meta); i++) {
         gr_err_t err = gr_parts_add_topic(ps, gr_meta_topic_at(meta, i), now_ms, errstr, errstr_size);
@@ -279,17 +283,11 @@ static void wake_all(gr_partition_t *p) {
     }
 }
 
-static void partition_free(gr_partition_t *p, bool delete_files, bool flush) {
+/* A deleted topic's partition: its log is closed without a flush (the reaper thread or the
+ * next start removes the files). */
+static void partition_free(gr_partition_t *p) {
     wake_all(p);
-    if (delete_files) {
-        char errstr[256];
-        if (gr_plog_delete(p->plog, errstr, sizeof(errstr)))
-            GR_WARN("partitions", "deleting %s-%d: %s", p->topic, p->index, errstr);
-    } else if (flush) {
-        gr_plog_close(p->plog);
-    } else {
-        gr_plog_abandon(p->plog); /* a deleted topic's log at shutdown: its tombstone remains */
-    }
+    gr_plog_abandon(p->plog);
     gr_producers_free(p->producers);
     free(p->topic);
     free(p);
@@ -368,7 +366,7 @@ static bool hand_over(gr_parts_t *ps, gr_reap_item_t **pp) {
     if (d->p && d->p->pins > 0) return false;
     *pp = d->it.next;
     if (!*pp) ps->doomed_tail = pp;
-    if (d->p) partition_free(d->p, false, false); /* closes the fds; the files stay for the thread */
+    if (d->p) partition_free(d->p); /* closes the fds; the files stay for the thread */
     d->p = NULL;
     if (!ps->reaper) ps->reaper = gr_dir_reaper_new();
     if (ps->reaper) {
@@ -408,17 +406,37 @@ size_t gr_parts_deleting(const gr_parts_t *ps) { return ps->n_doomed; }
 
 bool gr_parts_name_deleting(const gr_parts_t *ps, const char *name) { return ps->n_doomed && name_doomed(ps, name); }
 
-void gr_parts_close(gr_parts_t *ps) {
-    if (!ps) return;
+/* The logs of every hosted partition, closed together (gr_plog_close_many). */
+static void close_all_logs(gr_parts_t *ps) {
+    gr_plog_t **logs = malloc((ps->n_all ? ps->n_all : 1) * sizeof(*logs));
+    if (!logs) abort();
+    size_t n = 0;
     for (size_t b = 0; b < PARTS_BUCKETS; b++) {
         parts_topic_t *t = ps->by_name[b];
         while (t) {
             parts_topic_t *next = t->next_name;
-            for (int32_t i = 0; i < t->n; i++) partition_free(t->p[i], false, true);
+            for (int32_t i = 0; i < t->n; i++) {
+                gr_partition_t *p = t->p[i];
+                wake_all(p);
+                if (n < ps->n_all)
+                    logs[n++] = p->plog;
+                else
+                    gr_plog_close(p->plog); /* not in the flat list: cannot happen, but stay safe */
+                gr_producers_free(p->producers);
+                free(p->topic);
+                free(p);
+            }
             topic_free(t);
             t = next;
         }
     }
+    gr_plog_close_many(logs, n, ps->fs_fd);
+    free(logs);
+}
+
+void gr_parts_close(gr_parts_t *ps) {
+    if (!ps) return;
+    close_all_logs(ps);
     /* Directories not removed yet keep their tombstone: the next start removes them. */
     gr_reap_item_t *queued, *done;
     gr_dir_reaper_free(ps->reaper, &queued, &done);
@@ -436,7 +454,7 @@ void gr_parts_close(gr_parts_t *ps) {
     while (ps->doomed) {
         doomed_t *d = (doomed_t *)ps->doomed;
         ps->doomed = d->it.next;
-        if (d->p) partition_free(d->p, false, false);
+        if (d->p) partition_free(d->p);
         doomed_free(d);
     }
     while (ps->tombs) {
@@ -445,6 +463,7 @@ void gr_parts_close(gr_parts_t *ps) {
         free(tb->name);
         free(tb);
     }
+    if (ps->fs_fd >= 0) close(ps->fs_fd);
     free(ps->all);
     free(ps->log_dir);
     free(ps);

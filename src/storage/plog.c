@@ -61,7 +61,7 @@ void gr__plog_drop_oldest(gr_plog_t *plog) {
     gr__seg_unref(seg);
 }
 
-int gr__plog_write_recovery(gr_plog_t *plog, int64_t rp, bool clean) {
+static int write_recovery(gr_plog_t *plog, int64_t rp, bool clean, bool sync) {
     char text[256];
     /* The shutdown marker pins the active segment's base and size: any append after
      * the next open changes them, so a stale marker is never trusted. Only the loop
@@ -74,7 +74,12 @@ int gr__plog_write_recovery(gr_plog_t *plog, int64_t rp, bool clean) {
     }
     snprintf(text, sizeof(text), "gregor-recovery 1\nrp %" PRId64 "\nclean %d %" PRId64 " %" PRId64 " %" PRId64 "\n",
              rp, clean ? 1 : 0, base, size, end);
-    return gr__ckpt_write(plog->dir, GR__CKPT_RECOVERY, text);
+    return gr__ckpt_write_opt(plog->dir, GR__CKPT_RECOVERY, text, sync);
+}
+
+int gr__plog_write_recovery(gr_plog_t *plog, int64_t rp, bool clean) { return write_recovery(plog, rp, clean, true); }
+int gr__plog_write_recovery_nosync(gr_plog_t *plog, int64_t rp, bool clean) {
+    return write_recovery(plog, rp, clean, false);
 }
 
 int gr__plog_write_start(gr_plog_t *plog) {
@@ -186,6 +191,53 @@ void gr_plog_close(gr_plog_t *plog) {
         GR_WARN("storage", "%s: unclean close: %s", plog->name, es);
     }
     plog_free(plog);
+}
+
+/* Below this many written logs the per-log fsyncs cost less than syncing a whole file
+ * system (which may hold other programs' dirty data too). */
+#define CLOSE_MANY_MIN 32
+
+/* Seal the active segment's index without fsync (stage 1 of gr_plog_close_many). */
+static void close_stage1(gr_plog_t *plog) {
+    gr__seg_t *act = plog->segs[plog->n_segs - 1];
+    int ir = seal_index(act);
+    if (ir < 0) GR_WARN("storage", "%s: writing index: %s (rebuilt at the next open)", act->path, strerror(-ir));
+}
+
+void gr_plog_close_many(gr_plog_t **logs, size_t n, int fs_fd) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (unchanged_since_clean_open(logs[i]))
+            plog_free(logs[i]);
+        else
+            logs[k++] = logs[i];
+    }
+    if (k < CLOSE_MANY_MIN || fs_fd < 0) {
+        for (size_t i = 0; i < k; i++) gr_plog_close(logs[i]);
+        return;
+    }
+    /* The marker says "everything up to here is on disk and indexed": it may only become
+     * durable after the data, the index files and the directory entries it describes. So:
+     * write the indexes, sync the file system (barrier 1), write every marker, sync again.
+     * A crash before barrier 1 completes leaves the old markers (or none): those logs are
+     * recovered. syncfs reports a writeback error of the file system since fs_fd was opened
+     * (Linux >= 5.8): then no marker is written and every written log recovers. */
+    for (size_t i = 0; i < k; i++) close_stage1(logs[i]);
+    int r = syncfs(fs_fd) < 0 ? -errno : 0;
+    if (r < 0)
+        GR_WARN("storage",
+                "syncfs at shutdown: %s; the %zu logs written since start-up are recovered at the next start",
+                strerror(-r), k);
+    for (size_t i = 0; i < k; i++) {
+        gr_plog_t *plog = logs[i];
+        int w = 0;
+        if (r == 0 && !__atomic_load_n(&plog->broken, __ATOMIC_ACQUIRE))
+            w = gr__plog_write_recovery_nosync(plog, plog->end_offset, true);
+        if (w < 0) GR_WARN("storage", "%s: writing shutdown checkpoint: %s", plog->name, strerror(-w));
+        plog_free(plog);
+    }
+    if (r == 0 && syncfs(fs_fd) < 0) /* a marker not on disk only means a recovery at the next start */
+        GR_WARN("storage", "syncfs after the shutdown checkpoints: %s", strerror(errno));
 }
 
 void gr_plog_abandon(gr_plog_t *plog) { plog_free(plog); }

@@ -156,6 +156,8 @@ gr_err_t gr__plog_load(gr_plog_t *plog, int64_t now_ms, char *errstr, size_t n);
 /* ---- checkpoint.c ---- */
 /** Atomically replace dir/name with text: temp file, fsync, rename, fsync dir. */
 int gr__ckpt_write(const char *dir, const char *name, const char *text);
+/** The same; sync=false skips both fsyncs (the caller syncs the file system afterwards). */
+int gr__ckpt_write_opt(const char *dir, const char *name, const char *text, bool sync);
 /** Read dir/name into buf (NUL-terminated). 0, -ENOENT or -errno. */
 int gr__ckpt_read(const char *dir, const char *name, char *buf, size_t cap);
 
@@ -168,6 +170,8 @@ void gr__plog_push_seg(gr_plog_t *plog, gr__seg_t *seg);
 void gr__plog_drop_oldest(gr_plog_t *plog);
 /** Write the recovery checkpoint; clean=true adds the shutdown marker. */
 int gr__plog_write_recovery(gr_plog_t *plog, int64_t rp, bool clean);
+/** The same without fsyncs (gr_plog_close_many syncs the file system afterwards). */
+int gr__plog_write_recovery_nosync(gr_plog_t *plog, int64_t rp, bool clean);
 int gr__plog_write_start(gr_plog_t *plog);
 
 #define GR__ERRSTR(errstr, n, ...)                                 \
