@@ -8,6 +8,8 @@
   limits.py BOOT PID delete       DeleteTopics limits-big while a probe measures latency, then re-create it
   limits.py BOOT PID doomed N     create limits-doomed with N partitions and delete it (a restart follows)
   limits.py BOOT PID gone         limits-doomed is not listed (after the restart)
+  limits.py BOOT PID produce N    one record to each of partitions 0..N-1 of limits-big
+  limits.py BOOT PID offsets N    partitions 0..N-1 of limits-big end at offset 1 (after a restart)
 
 Prints "ok - ..." / "FAIL - ..." lines (kwire.check); "# ..." lines are notes.
 """
@@ -410,6 +412,21 @@ def gone():
     check("after the restart limits-doomed is not listed (error %d, UNKNOWN_TOPIC_OR_PARTITION)" % err, err == 3)
 
 
+def produce_some(n):
+    from produce_fetch_wire import produce
+    c = Conn(BOOT, timeout=60)
+    errs = [produce(c, "limits-big", kwire.batch([b"p%d" % p]), part=p)["err"] for p in range(n)]
+    check("a record produced to each of %d partitions of limits-big" % n, not any(errs), str(set(errs)))
+
+
+def offsets(n):
+    from produce_fetch_wire import list_offsets
+    c = Conn(BOOT, timeout=60)
+    offs = list_offsets(c, "limits-big", -1, parts=tuple(range(n)))
+    bad = [(o["index"], o["err"], o["offset"]) for o in offs if o["err"] or o["offset"] != 1]
+    check("after the restart the %d written partitions end at offset 1" % n, len(offs) == n and not bad, str(bad[:5]))
+
+
 cmd = sys.argv[3]
 if cmd == "memory":
     memory()
@@ -427,4 +444,8 @@ elif cmd == "doomed":
     doomed(int(sys.argv[4]))
 elif cmd == "gone":
     gone()
+elif cmd == "produce":
+    produce_some(int(sys.argv[4]))
+elif cmd == "offsets":
+    offsets(int(sys.argv[4]))
 sys.exit(1 if kwire.FAILED else 0)
