@@ -79,6 +79,13 @@ const gr_meta_topic_t *gr_broker_auto_create(gr_broker_t *b, const char *name, g
         *err = GR_ERR_INVALID_REPLICATION_FACTOR;
         return NULL;
     }
+    if (gr_parts_name_deleting(b->parts, name)) {
+        /* A deleted topic of this name still has directories to remove: creating it now
+         * would wait for all of them on the loop thread. Retriable, as for a topic whose
+         * leader is not elected yet; the client asks again. */
+        *err = GR_ERR_LEADER_NOT_AVAILABLE;
+        return NULL;
+    }
     *err = gr_broker_topic_create(b, name, -1, NULL, false, &t, errstr, sizeof(errstr));
     if (*err) {
         GR_WARN("topics", "auto-creating %s failed: %s", name, errstr);
