@@ -38,16 +38,16 @@ struct gr_broker {
     const gr_server_config_t *cfg;
     gr_meta_t *meta;
     gr_listener_t *listener;
-    gr_flusher_t *flusher;     /* background fsyncs: flush policy, share state */
-    gr_sync_queue_t *syncq;    /* acks=all fsyncs, run before the loop sleeps */
+    gr_flusher_t *flusher;  /* background fsyncs: flush policy, share state */
+    gr_sync_queue_t *syncq; /* acks=all fsyncs, run before the loop sleeps */
     gr_parts_t *parts;
-    gr_share_ctx_t share;      /* share groups, see share_int.h */
-    gr_timer_t housekeeping; /* retention and time-based flushes */
-    gr_hook_t before_sleep;  /* flush-policy kicks before the loop sleeps */
-    int64_t next_producer_id;  /* InitProducerId, see h_init_producer_id.c */
-    int64_t producer_id_limit; /* ids below this are reserved on disk */
-    uint64_t n_requests;       /* in flight */
-    gr_req_t parked;           /* list head of parked requests */
+    gr_share_ctx_t share;       /* share groups, see share_int.h */
+    gr_timer_t housekeeping;    /* retention and time-based flushes */
+    gr_hook_t before_sleep;     /* flush-policy kicks before the loop sleeps */
+    int64_t next_producer_id;   /* InitProducerId, see h_init_producer_id.c */
+    int64_t producer_id_limit;  /* ids below this are reserved on disk */
+    uint64_t n_requests;        /* in flight */
+    gr_req_t parked;            /* list head of parked requests */
     gr_topic_job_t *topic_jobs; /* partition logs still to open (topic_open.c) */
     gr_timer_t topic_timer;
     bool shutting_down;
@@ -83,6 +83,8 @@ gr_err_t gr_broker_topic_create(gr_broker_t *b, const char *name, int32_t partit
  *  at once if nothing was queued for req, else when the last of its topics is done. */
 void gr_broker_topic_jobs_init(gr_broker_t *b);
 void gr_broker_topic_jobs_stop(gr_broker_t *b);
+/** Run the topic timer soon (deleted partitions to remove). */
+void gr_broker_topic_jobs_kick(gr_broker_t *b);
 void gr_broker_topic_open_later(gr_broker_t *b, gr_req_t *req, const gr_meta_topic_t *t, bool drop_on_error,
                                 int16_t *err_code, gr_str_t *err_msg);
 void gr_broker_topic_respond_when_open(gr_req_t *req, const void *resp);

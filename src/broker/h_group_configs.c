@@ -4,7 +4,9 @@
  * overrides in the group store and describes them (gr_sgc_describe).
  *
  * Like Kafka, a group's configs do not need the group to exist and do not
- * create it. An alter is made durable before the handler answers: it is rare,
+ * create it. They are stored, though, so such config-only groups count toward
+ * group.share.max.groups: an alter that would store configs for one more group
+ * beyond the cap is refused with POLICY_VIOLATION (docs/compatibility.md). An alter is made durable before the handler answers: it is rare,
  * so the group store is fsynced right away on the loop thread instead of
  * parking the request.
  * @locality loop thread. */
@@ -40,6 +42,14 @@ gr_err_t gr_share_alter_group_configs(gr_broker_t *b, const char *group_id, cons
         return GR_ERR_INVALID_REQUEST;
     }
     gr_err_t err = gr_sgc_validate(proposed, &b->cfg->share, errstr, errstr_size);
+    if (!err && proposed->n && !gr_share_group_configs(b, group_id) &&
+        !gr_share_group_may_create(b, group_id, errstr, errstr_size)) {
+        snprintf(errstr, errstr_size,
+                 "Configs for group %s cannot be stored: the broker already holds the maximum of %d groups, "
+                 "counting groups that only have configs (group.share.max.groups).",
+                 group_id, b->cfg->share.max_groups);
+        err = GR_ERR_POLICY_VIOLATION;
+    }
     if (err || validate_only) return err;
     gr_share_group_configs_set(b, group_id, proposed, NULL);
     err = gr_gstore_sync(b->share.gstore);

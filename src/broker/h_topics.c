@@ -51,8 +51,9 @@ gr_err_t gr_broker_topic_create(gr_broker_t *b, const char *name, int32_t partit
         GR_ERROR("topics", "creating the logs of topic %s failed: %s", name, errstr);
         char tmp[256];
         gr_uuid_t id = t->id;
-        gr_parts_delete_topic(b->parts, &id);
-        if (gr_meta_topic_delete(b->meta, name, tmp, sizeof(tmp)))
+        if (gr_parts_delete_topic(b->parts, &id, tmp, sizeof(tmp)))
+            GR_ERROR("topics", "rolling back topic %s: %s", name, tmp);
+        else if (gr_meta_topic_delete(b->meta, name, tmp, sizeof(tmp)))
             GR_ERROR("topics", "rolling back topic %s failed: %s", name, tmp);
         return GR_ERR_KAFKA_STORAGE_ERROR;
     }
@@ -76,6 +77,13 @@ const gr_meta_topic_t *gr_broker_auto_create(gr_broker_t *b, const char *name, g
         GR_WARN("topics", "cannot auto-create %s: default.replication.factor=%lld on a single node", name,
                 (long long)rf);
         *err = GR_ERR_INVALID_REPLICATION_FACTOR;
+        return NULL;
+    }
+    if (gr_parts_name_deleting(b->parts, name)) {
+        /* A deleted topic of this name still has directories to remove: creating it now
+         * would wait for all of them on the loop thread. Retriable, as for a topic whose
+         * leader is not elected yet; the client asks again. */
+        *err = GR_ERR_LEADER_NOT_AVAILABLE;
         return NULL;
     }
     *err = gr_broker_topic_create(b, name, -1, NULL, false, &t, errstr, sizeof(errstr));
@@ -311,18 +319,24 @@ void gr_h_create_topics(gr_req_t *req) {
 
 typedef gr_DeleteTopicsResponse_DeletableTopicResult_t dtr_t;
 
-/* Parts first, then meta: if the metadata write fails the topic stays listed with
- * empty logs (deleting again finishes the job); the other order could leave old log
- * directories behind that a later topic of the same name would pick up. */
+/* Parts first, then meta: if the metadata write fails the topic stays listed with no
+ * logs (deleting again finishes the job); the other order could leave old log
+ * directories behind that a later topic of the same name would pick up. The logs are
+ * closed and their directories removed afterwards, a few per loop iteration
+ * (topic_open.c); the tombstone finishes that after a restart. */
 static gr_err_t delete_topic(gr_req_t *req, const gr_meta_topic_t *t, dtr_t *res) {
     char errstr[256];
     res->Name = gr_req_str_copy(req, t->name);
     res->TopicId = t->id;
     gr_uuid_t id = t->id;
     char *name = gr_arena_strndup(&req->arena, t->name, strlen(t->name));
-    gr_share_on_topic_deleted(req->b, &id); /* share state of every group, §6.6 */
-    gr_parts_delete_topic(req->b->parts, &id);
-    gr_err_t err = gr_meta_topic_delete(req->b->meta, name, errstr, sizeof(errstr));
+    /* The tombstone first: a failure to write it changes nothing (KAFKA_STORAGE_ERROR). */
+    gr_err_t err = gr_parts_delete_topic(req->b->parts, &id, errstr, sizeof(errstr));
+    if (!err) {
+        gr_share_on_topic_deleted(req->b, &id); /* share state of every group, §6.6 */
+        err = gr_meta_topic_delete(req->b->meta, name, errstr, sizeof(errstr));
+        gr_broker_topic_jobs_kick(req->b); /* the directories go a few per loop iteration */
+    }
     if (err) {
         res->ErrorMessage = gr_req_msg(req, "%s", errstr);
         GR_ERROR("topics", "deleting topic %s: %s", name, errstr);

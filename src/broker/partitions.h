@@ -38,7 +38,7 @@ typedef struct gr_partition {
     bool offline;                   /* storage error: refuse reads and writes */
     bool policy_flush_pending;      /* a flush-policy fsync is queued (broker.c) */
     int32_t pins;                   /* outstanding flusher requests and the like */
-    bool deleted;                   /* topic deleted while pinned: freed at the last unpin */
+    bool deleted;                   /* topic deleted: freed by gr_parts_reap_some once unpinned */
 } gr_partition_t;
 
 /** Open every partition log of every topic in meta under log_dir. */
@@ -60,8 +60,21 @@ gr_err_t gr_parts_add_topic(gr_parts_t *ps, const gr_meta_topic_t *topic, int64_
 /** The same, opening at most max_new logs; *done says whether every partition is open. */
 gr_err_t gr_parts_add_topic_some(gr_parts_t *ps, const gr_meta_topic_t *topic, int64_t now_ms, int32_t max_new,
                                  bool *done, char *errstr, size_t errstr_size);
-/** Delete every partition log of a topic (before the meta entry is deleted). */
-void gr_parts_delete_topic(gr_parts_t *ps, const gr_uuid_t *topic_id);
+/** Delete a topic's partitions (before the meta entry is deleted): write its tombstone
+ *  (<log dir>/.gregor-deleting-<id>, see part_tomb.h), drop it from the lookups and wake
+ *  its waiters now; the logs are closed later by gr_parts_reap_some and their
+ *  directories removed by a reaper thread (dir_reaper.h). @returns 0 or GR_ERR_KAFKA_STORAGE_ERROR (tombstone not written:
+ *  nothing changed). */
+gr_err_t gr_parts_delete_topic(gr_parts_t *ps, const gr_uuid_t *topic_id, char *errstr, size_t errstr_size);
+/** Take back the directories the reaper thread removed (a topic's tombstone goes with its
+ *  last one), then close up to max logs of deleted topics (FIFO; pinned ones are skipped)
+ *  and hand their directories to the thread. @returns how many were handed over. */
+size_t gr_parts_reap_some(gr_parts_t *ps, size_t max);
+/** Directories of deleted topics not removed yet (waiting, or in the thread). */
+size_t gr_parts_deleting(const gr_parts_t *ps);
+/** True while a deleted topic of this name has directories left: gr_parts_add_topic_some
+ *  with a bounded max_new opens nothing for a topic of that name until they are gone. */
+bool gr_parts_name_deleting(const gr_parts_t *ps, const char *name);
 /** Re-read the topic's effective configs into its logs (after a config change). */
 void gr_parts_reconfigure(gr_parts_t *ps, const gr_meta_topic_t *topic);
 /** Re-read every topic's configs (after a broker config change). */

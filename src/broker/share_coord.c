@@ -141,8 +141,7 @@ static void gconf_replace(gr_broker_t *b, const char *group_id, const gr_props_t
     *c = gc->v[--gc->n];
 }
 
-void gr_share_group_configs_set(gr_broker_t *b, const char *group_id, const gr_props_t *configs,
-                                gr_share_wait_t *w) {
+void gr_share_group_configs_set(gr_broker_t *b, const char *group_id, const gr_props_t *configs, gr_share_wait_t *w) {
     gconf_replace(b, group_id, configs);
     gr_share_persist(b, group_id, w);
 }
@@ -179,10 +178,14 @@ static void members_out(gr_arena_t *a, const gr_sg_group_t *g, gr_gstore_group_t
     for (int32_t i = 0; i < g->n_members; i++) {
         const gr_sg_member_t *m = &g->members[i];
         gr_gstore_member_t *o = &out->members[i];
-        *o = (gr_gstore_member_t){.member_id = m->member_id, .member_epoch = m->member_epoch,
-                                  .previous_epoch = m->previous_epoch, .client_id = m->client_id,
-                                  .client_host = m->client_host, .rack_id = m->rack_id,
-                                  .subscribed = m->subscribed, .n_subscribed = m->n_subscribed};
+        *o = (gr_gstore_member_t){.member_id = m->member_id,
+                                  .member_epoch = m->member_epoch,
+                                  .previous_epoch = m->previous_epoch,
+                                  .client_id = m->client_id,
+                                  .client_host = m->client_host,
+                                  .rack_id = m->rack_id,
+                                  .subscribed = m->subscribed,
+                                  .n_subscribed = m->n_subscribed};
         tps_out(a, &m->assignment, &o->assignment);
         tps_out(a, &m->target, &o->target);
     }
@@ -241,16 +244,22 @@ static void load_one(void *arg, const gr_gstore_group_t *rec) {
     if (rec->type != GR_GSTORE_TYPE_SHARE) return;
     gr_arena_t a;
     gr_arena_init(&a);
-    gr_sg_group_t g = {.group_id = rec->group_id, .group_epoch = rec->group_epoch,
-                       .assignment_epoch = rec->assignment_epoch, .n_members = rec->n_members,
+    gr_sg_group_t g = {.group_id = rec->group_id,
+                       .group_epoch = rec->group_epoch,
+                       .assignment_epoch = rec->assignment_epoch,
+                       .n_members = rec->n_members,
                        .n_topics = rec->n_topics};
     g.members = gr_arena_alloc(&a, (size_t)rec->n_members * sizeof(*g.members) + 1);
     for (int32_t i = 0; i < rec->n_members; i++) {
         const gr_gstore_member_t *m = &rec->members[i];
-        g.members[i] = (gr_sg_member_t){.member_id = m->member_id, .member_epoch = m->member_epoch,
-                                        .previous_epoch = m->previous_epoch, .client_id = m->client_id,
-                                        .client_host = m->client_host, .rack_id = m->rack_id,
-                                        .subscribed = m->subscribed, .n_subscribed = m->n_subscribed};
+        g.members[i] = (gr_sg_member_t){.member_id = m->member_id,
+                                        .member_epoch = m->member_epoch,
+                                        .previous_epoch = m->previous_epoch,
+                                        .client_id = m->client_id,
+                                        .client_host = m->client_host,
+                                        .rack_id = m->rack_id,
+                                        .subscribed = m->subscribed,
+                                        .n_subscribed = m->n_subscribed};
         tps_in(&a, &m->assignment, &g.members[i].assignment);
         tps_in(&a, &m->target, &g.members[i].target);
     }
@@ -267,8 +276,8 @@ static void load_one(void *arg, const gr_gstore_group_t *rec) {
 
 /* ------------------------------------------------------------------ initialization (§4.5) */
 
-void gr_share_initialize(gr_broker_t *b, const char *group_id, const gr_sg_assignment_t *parts,
-                         gr_share_wait_t *w, bool *changed) {
+void gr_share_initialize(gr_broker_t *b, const char *group_id, const gr_sg_assignment_t *parts, gr_share_wait_t *w,
+                         bool *changed) {
     const gr_sg_group_t *view;
     gr_sg_state_t st;
     char e[128];
@@ -296,10 +305,19 @@ void gr_share_initialize(gr_broker_t *b, const char *group_id, const gr_sg_assig
 
 /* ------------------------------------------------------------------ group cap */
 
+int32_t gr_share_config_only_groups(gr_broker_t *b) {
+    struct gr_share_gconfs *gc = b->share.gconfs;
+    int32_t n = 0;
+    for (size_t i = 0; gc && i < gc->n; i++)
+        if (gc->v[i].props.n && !gr_share_group_exists(b->share.groups, gc->v[i].group_id)) n++;
+    return n;
+}
+
+/* Groups known only by their configs count too: each is a stored record, like a group. */
 bool gr_share_group_may_create(gr_broker_t *b, const char *group_id, char *errstr, size_t errstr_size) {
     int32_t cap = b->cfg->share.max_groups;
     if (cap <= 0 || !*group_id || gr_share_group_exists(b->share.groups, group_id) ||
-        gr_share_group_count(b->share.groups) < cap)
+        gr_share_group_count(b->share.groups) + gr_share_config_only_groups(b) < cap)
         return true;
     snprintf(errstr, errstr_size,
              "The share group %s cannot be created: the broker already holds the maximum of %d share groups "
@@ -363,8 +381,10 @@ void gr_share_on_topic_deleted(gr_broker_t *b, const gr_uuid_t *topic_id) {
     }
     size_t n = 0;
     gr_err_t err = gr_sstore_delete_topic(b->share.sstore, NULL, 0, *topic_id, &n, NULL, NULL);
-    if (err) GR_ERROR("share", "deleting the share state of a deleted topic failed: %s", gr_err_str(err));
-    else if (n) GR_INFO("share", "deleted %zu share-partition state(s) of a deleted topic", n);
+    if (err)
+        GR_ERROR("share", "deleting the share state of a deleted topic failed: %s", gr_err_str(err));
+    else if (n)
+        GR_INFO("share", "deleted %zu share-partition state(s) of a deleted topic", n);
 }
 
 /* ------------------------------------------------------------------ open / close */

@@ -56,17 +56,20 @@ void gr_share_persist(gr_broker_t *b, const char *group_id, gr_share_wait_t *w);
 /** Stored config overrides of a group, NULL if none. Valid until the next change. */
 const gr_props_t *gr_share_group_configs(gr_broker_t *b, const char *group_id);
 /** Replace a group's overrides (already validated) and persist (group need not exist). */
-void gr_share_group_configs_set(gr_broker_t *b, const char *group_id, const gr_props_t *configs,
-                                gr_share_wait_t *w);
+void gr_share_group_configs_set(gr_broker_t *b, const char *group_id, const gr_props_t *configs, gr_share_wait_t *w);
 /** Initialize share state for parts of group_id (start offset -1, state epoch = group
  *  epoch, §4.5) where none exists yet, then mark them initialized. *changed: the
  *  group must be persisted. Writes take wait references on w. */
-void gr_share_initialize(gr_broker_t *b, const char *group_id, const gr_sg_assignment_t *parts,
-                         gr_share_wait_t *w, bool *changed);
+void gr_share_initialize(gr_broker_t *b, const char *group_id, const gr_sg_assignment_t *parts, gr_share_wait_t *w,
+                         bool *changed);
 /** Re-arm the member expiry timer at the registry's next deadline. */
 void gr_share_rearm_expiry(gr_broker_t *b);
+/** Groups that exist only as stored config overrides (IncrementalAlterConfigs on a group
+ *  that has no members or state). */
+int32_t gr_share_config_only_groups(gr_broker_t *b);
 /** group.share.max.groups: true if a heartbeat may create group_id (it exists, or the
- *  broker holds fewer share groups than the cap); else fills errstr with the reason. */
+ *  broker holds fewer share groups, config-only ones included, than the cap); else fills
+ *  errstr with the reason. */
 bool gr_share_group_may_create(gr_broker_t *b, const char *group_id, char *errstr, size_t errstr_size);
 /** "/1.2.3.4" from a connection peer "1.2.3.4:5678" (Kafka's InetAddress form), in the arena. */
 const char *gr_share_client_host(gr_req_t *req);

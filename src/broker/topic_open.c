@@ -1,4 +1,5 @@
-/* Opening the partition logs of a created or grown topic a few at a time.
+/* Opening the partition logs of a created or grown topic a few at a time, and removing
+ * the partition directories of deleted topics the same way.
  *
  * Each log costs a directory, three files and several fsyncs (about 0.25 ms on a
  * fast disk), so one CreateTopics with 19,000 partitions used to hold the event loop
@@ -8,7 +9,13 @@
  * and the request is answered when all of its topics are done. A job outlives its
  * request: a client that disconnects (or a cancelled request) does not stop the
  * opening. At shutdown the jobs are dropped; the next start opens every partition the
- * metadata lists. @locality loop thread. */
+ * metadata lists.
+ *
+ * Deletion is the mirror image: DeleteTopics writes a tombstone, drops the topic from the
+ * lookups and the metadata at once (partitions.c), and this timer closes the logs
+ * (REAP_BATCH between two looks at the clock) and hands their directories to the reaper
+ * thread (dir_reaper.c), before any opening, so a topic re-created with the same name opens its logs only once the old
+ * directories are gone. @locality loop thread. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +24,10 @@
 #include "base/log.h"
 #include "broker/broker_int.h"
 
-#define OPEN_BUDGET_MS 5 /* loop time spent opening logs per iteration */
-#define OPEN_BATCH     1 /* logs opened between two looks at the clock (one costs several fsyncs) */
+#define OPEN_BUDGET_MS  5  /* loop time spent opening logs per iteration */
+#define OPEN_BATCH      1  /* logs opened between two looks at the clock (one costs several fsyncs) */
+#define REAP_BATCH      1  /* deleted partition logs closed between two looks (their files go in a thread) */
+#define PINNED_RETRY_MS 10 /* deleted partitions pinned or in the reaper thread: look again later */
 
 struct gr_topic_job {
     gr_topic_job_t *next;
@@ -56,20 +65,28 @@ static void job_failed(gr_broker_t *b, gr_topic_job_t *job, const char *errstr) 
     GR_ERROR("topics", "opening the logs of topic %s failed: %s", job->name, errstr);
     if (!job->drop_on_error) return;
     char tmp[256];
-    gr_parts_delete_topic(b->parts, &job->topic_id);
-    if (gr_meta_topic_delete(b->meta, job->name, tmp, sizeof(tmp)))
+    if (gr_parts_delete_topic(b->parts, &job->topic_id, tmp, sizeof(tmp)))
+        GR_ERROR("topics", "rolling back topic %s: %s", job->name, tmp);
+    else if (gr_meta_topic_delete(b->meta, job->name, tmp, sizeof(tmp)))
         GR_ERROR("topics", "rolling back topic %s failed: %s", job->name, tmp);
 }
 
 static void open_step(gr_timer_t *timer, int64_t now) {
     gr_broker_t *b = timer->data;
     int64_t t0 = gr_clock_mono_ms();
-    while (b->topic_jobs && gr_clock_mono_ms() - t0 < OPEN_BUDGET_MS) {
+    int64_t again = 0;
+    (void)now;
+    while (gr_clock_mono_ms() - t0 < OPEN_BUDGET_MS) {
+        /* Deleted topics' directories first: a re-created topic of the same name waits for them. */
+        if (gr_parts_reap_some(b->parts, REAP_BATCH) > 0) continue;
+        if (gr_parts_deleting(b->parts)) again = PINNED_RETRY_MS; /* only pinned ones left */
+        if (!b->topic_jobs) break;
         gr_topic_job_t *job = b->topic_jobs;
         const gr_meta_topic_t *mt = gr_meta_topic_find_id(b->meta, &job->topic_id);
         bool done = true;
         gr_err_t err = GR_ERR_NONE;
         char errstr[256] = "";
+        if (mt && gr_parts_name_deleting(b->parts, job->name)) break; /* retried after PINNED_RETRY_MS */
         /* A topic deleted meanwhile is simply done. */
         if (mt)
             err = gr_parts_add_topic_some(b->parts, mt, gr_clock_wall_ms(), OPEN_BATCH, &done, errstr, sizeof(errstr));
@@ -83,10 +100,19 @@ static void open_step(gr_timer_t *timer, int64_t now) {
         }
         job_finish(b, job, err, errstr);
     }
-    if (b->topic_jobs) gr_timer_start(timer, 0, 0);
+    if (b->topic_jobs || gr_parts_deleting(b->parts)) gr_timer_start(timer, again, 0);
 }
 
-void gr_broker_topic_jobs_init(gr_broker_t *b) { gr_timer_init(b->loop, &b->topic_timer, open_step, b); }
+void gr_broker_topic_jobs_kick(gr_broker_t *b) {
+    if (!gr_timer_is_active(&b->topic_timer)) gr_timer_start(&b->topic_timer, 0, 0);
+}
+
+void gr_broker_topic_jobs_init(gr_broker_t *b) {
+    gr_timer_init(b->loop, &b->topic_timer, open_step, b);
+    /* Runs once the loop does (after the partitions are open): finishes the deletes a
+     * restart interrupted (their tombstones), if any. */
+    gr_timer_start(&b->topic_timer, 0, 0);
+}
 
 void gr_broker_topic_jobs_stop(gr_broker_t *b) {
     gr_timer_stop(&b->topic_timer);

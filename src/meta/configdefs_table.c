@@ -286,7 +286,8 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .importance = GR_CFG_MEDIUM, .doc = "Members per share group."},
     /* Kafka 4.0 had it (default 10, [1, 100]); gregord enforces it with a larger default. */
     {BROKER("group.share.max.groups", INT), .dflt = "1000", .min = 1, .flags = F_MIN, .importance = GR_CFG_MEDIUM,
-     .doc = "Share groups on this broker; a heartbeat for a new group beyond it gets GROUP_MAX_SIZE_REACHED."},
+     .doc = "Share groups on this broker, config-only groups included; a heartbeat for a new group beyond it "
+            "gets GROUP_MAX_SIZE_REACHED, a group config alter POLICY_VIOLATION."},
     {BROKER("group.share.max.share.sessions", INT), .dflt = "2000", .min = 1, .flags = F_MIN,
      .importance = GR_CFG_MEDIUM, .doc = "Share sessions per broker; must be at least group.share.max.size."},
     {BROKER("group.share.session.timeout.ms", INT), .dflt = "45000", .min = 1, .flags = F_MIN,

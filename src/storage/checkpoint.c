@@ -10,7 +10,7 @@
 
 #include "storage/plog_int.h"
 
-int gr__ckpt_write(const char *dir, const char *name, const char *text) {
+int gr__ckpt_write_opt(const char *dir, const char *name, const char *text, bool sync) {
     char tmp[4096], fn[4096];
     snprintf(fn, sizeof(fn), "%s/%s", dir, name);
     snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
@@ -27,10 +27,10 @@ int gr__ckpt_write(const char *dir, const char *name, const char *text) {
             len -= (size_t)w;
         }
     }
-    if (r == 0 && fsync(fd) < 0) r = -errno;
+    if (r == 0 && sync && fsync(fd) < 0) r = -errno;
     close(fd);
     if (r == 0 && rename(tmp, fn) < 0) r = -errno;
-    if (r == 0) r = gr__fsync_dir(dir);
+    if (r == 0 && sync) r = gr__fsync_dir(dir);
     if (r < 0) unlink(tmp);
     return r;
 }
@@ -46,4 +46,8 @@ int gr__ckpt_read(const char *dir, const char *name, char *buf, size_t cap) {
     if (r < 0) return -e;
     buf[r] = '\0';
     return 0;
+}
+
+int gr__ckpt_write(const char *dir, const char *name, const char *text) {
+    return gr__ckpt_write_opt(dir, name, text, true);
 }

@@ -63,6 +63,13 @@ void gr_plog_set_config(gr_plog_t *plog, const gr_plog_config_t *cfg);
  *  No flush request for this log may be pending in a flusher. */
 void gr_plog_close(gr_plog_t *plog);
 
+/** Clean shutdown of many logs of one file system (fs_fd: an fd of the data directory,
+ *  opened at start-up so that syncfs reports any writeback error since): like
+ *  gr_plog_close on each, but logs written since they were opened share two syncfs
+ *  barriers instead of about four fsyncs each (docs/storage.md "Clean shutdown"). Frees
+ *  every log. Fewer than 32 written logs, or fs_fd < 0: gr_plog_close one by one. */
+void gr_plog_close_many(gr_plog_t **logs, size_t n, int fs_fd);
+
 /** Close without flushing or writing the shutdown checkpoint, as a crash would leave
  *  the files (tests, and emergency shutdown after an I/O error). */
 void gr_plog_abandon(gr_plog_t *plog);

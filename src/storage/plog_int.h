@@ -73,10 +73,20 @@ struct gr_plog {
     int64_t last_ckpt_ms;   /* fmu */
     uint64_t n_fsyncs;      /* atomic */
     bool dir_dirty;         /* mu: a file was created or removed since the last dir fsync */
+    bool parent_unsynced;   /* mu: the log's directory is new, its parent not fsynced yet */
     bool broken;            /* atomic: an fsync, a rollback or a non-ENOSPC write failed: the log is
                              * offline until restart (see "Write and fsync failures" in docs/storage.md) */
     bool write_failing;     /* loop thread: the last append failed with ENOSPC (log lines once per episode) */
+    /* The files are a clean-shutdown state as they are (a matching marker, or a lone empty
+     * segment that needs none): while the log still has the shape it had then (open_shape),
+     * gr_plog_close has nothing to write or fsync. Cleared by the flusher's interim
+     * checkpoint (fmu), which replaces the clean marker. */
+    bool disk_clean;
+    int64_t open_shape[6];
 };
+
+/** The log's shape (segments, sizes, offsets) for the unchanged-since-open test of close. */
+void gr__plog_shape(const gr_plog_t *plog, int64_t shape[6]);
 
 /* ---- segment.c ---- */
 gr__seg_t *gr__seg_new(const char *dir, int64_t base, int fd, int64_t now_ms);
@@ -146,6 +156,8 @@ gr_err_t gr__plog_load(gr_plog_t *plog, int64_t now_ms, char *errstr, size_t n);
 /* ---- checkpoint.c ---- */
 /** Atomically replace dir/name with text: temp file, fsync, rename, fsync dir. */
 int gr__ckpt_write(const char *dir, const char *name, const char *text);
+/** The same; sync=false skips both fsyncs (the caller syncs the file system afterwards). */
+int gr__ckpt_write_opt(const char *dir, const char *name, const char *text, bool sync);
 /** Read dir/name into buf (NUL-terminated). 0, -ENOENT or -errno. */
 int gr__ckpt_read(const char *dir, const char *name, char *buf, size_t cap);
 
@@ -158,6 +170,8 @@ void gr__plog_push_seg(gr_plog_t *plog, gr__seg_t *seg);
 void gr__plog_drop_oldest(gr_plog_t *plog);
 /** Write the recovery checkpoint; clean=true adds the shutdown marker. */
 int gr__plog_write_recovery(gr_plog_t *plog, int64_t rp, bool clean);
+/** The same without fsyncs (gr_plog_close_many syncs the file system afterwards). */
+int gr__plog_write_recovery_nosync(gr_plog_t *plog, int64_t rp, bool clean);
 int gr__plog_write_start(gr_plog_t *plog);
 
 #define GR__ERRSTR(errstr, n, ...)                                 \

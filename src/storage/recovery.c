@@ -208,6 +208,7 @@ static gr_err_t open_segments(gr_plog_t *plog, int64_t now_ms, char *errstr, siz
 }
 
 typedef struct rec_ckpt {
+    bool found; /* a valid recovery checkpoint was read */
     int64_t rp;
     int clean;
     int64_t base, size, end;
@@ -220,7 +221,7 @@ static void read_ckpts(gr_plog_t *plog, rec_ckpt_t *rc) {
     memset(rc, 0, sizeof(*rc));
     if (gr__ckpt_read(plog->dir, GR__CKPT_RECOVERY, buf, sizeof(buf)) == 0 &&
         sscanf(buf, "gregor-recovery 1\nrp %lld\nclean %d %lld %lld %lld", &a, &cl, &b, &c, &d) == 5 && a >= 0) {
-        *rc = (rec_ckpt_t){.rp = a, .clean = cl == 1, .base = b, .size = c, .end = d};
+        *rc = (rec_ckpt_t){.found = true, .rp = a, .clean = cl == 1, .base = b, .size = c, .end = d};
     }
     plog->start_offset = 0;
     if (gr__ckpt_read(plog->dir, GR__CKPT_START, buf, sizeof(buf)) == 0 &&
@@ -367,10 +368,16 @@ gr_err_t gr__plog_load(gr_plog_t *plog, int64_t now_ms, char *errstr, size_t n) 
         gr__plog_push_seg(plog, seg);
         rc = (rec_ckpt_t){.rp = plog->start_offset, .clean = 1, .base = seg->base, .end = seg->base};
         plog->dir_dirty = true;
+    } else if (!rc.found && plog->n_segs == 1 && plog->segs[0]->size == 0) {
+        /* A lone empty segment holds nothing to recover: no marker is needed (a new
+         * partition closed without ever being written leaves exactly this). */
+        rc = (rec_ckpt_t){
+            .rp = plog->segs[0]->base, .clean = 1, .base = plog->segs[0]->base, .end = plog->segs[0]->base};
     }
     int64_t durable;
     if (open_active_clean(plog, &rc)) {
         plog->end_offset = durable = plog->segs[plog->n_segs - 1]->next_offset;
+        plog->disk_clean = true;
     } else if ((err = recover(plog, rc.rp, &durable, errstr, n))) {
         return err;
     }
@@ -378,7 +385,9 @@ gr_err_t gr__plog_load(gr_plog_t *plog, int64_t now_ms, char *errstr, size_t n) 
     if (plog->start_offset > plog->end_offset) {
         if ((err = restart_at_start(plog, now_ms, errstr, n))) return err;
         durable = plog->end_offset;
+        plog->disk_clean = false; /* the new segment is not what the marker describes */
     }
     __atomic_store_n(&plog->durable_offset, durable, __ATOMIC_RELEASE);
+    gr__plog_shape(plog, plog->open_shape);
     return GR_ERR_NONE;
 }

@@ -23,7 +23,7 @@ typedef struct sync_item {
 } sync_item_t;
 
 /* Under mu: capture what to sync. Returns the number of items (*items malloc'd). */
-static size_t snapshot(gr_plog_t *plog, sync_item_t **items, int64_t *target, int64_t *tbytes, bool *dir,
+static size_t snapshot(gr_plog_t *plog, sync_item_t **items, int64_t *target, int64_t *tbytes, bool dir[2],
                        int64_t *ckpt_ms) {
     size_t k = 0;
     *items = malloc((plog->n_segs ? plog->n_segs : 1) * sizeof(**items));
@@ -37,22 +37,39 @@ static size_t snapshot(gr_plog_t *plog, sync_item_t **items, int64_t *target, in
     }
     *target = plog->end_offset;
     *tbytes = plog->bytes_appended;
-    *dir = plog->dir_dirty;
-    plog->dir_dirty = false;
+    dir[0] = plog->dir_dirty;
+    dir[1] = plog->parent_unsynced;
+    plog->dir_dirty = plog->parent_unsynced = false;
     *ckpt_ms = plog->cfg.checkpoint_interval_ms;
     return k;
 }
 
-static int sync_items(gr_plog_t *plog, sync_item_t *items, size_t k, bool dir, const char **what) {
+/* The directory holding the log's directory ("." for a relative name without a slash). */
+static int fsync_parent(const char *dir) {
+    char parent[4096];
+    snprintf(parent, sizeof(parent), "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent)
+        *slash = '\0';
+    else
+        snprintf(parent, sizeof(parent), "%s", slash ? "/" : ".");
+    return gr__fsync_dir(parent);
+}
+
+static int sync_items(gr_plog_t *plog, sync_item_t *items, size_t k, const bool dir[2], const char **what) {
     int r = 0;
     for (size_t i = 0; i < k && r == 0; i++) {
         *what = items[i].seg->path;
         if (items[i].data && fdatasync(items[i].seg->fd) < 0) r = -errno;
         if (r == 0 && items[i].ix) r = gr__index_fsync(items[i].seg->path);
     }
-    if (r == 0 && dir) {
+    if (r == 0 && dir[0]) {
         *what = plog->dir;
         r = gr__fsync_dir(plog->dir);
+    }
+    if (r == 0 && dir[1]) {
+        *what = "the parent of the log directory";
+        r = fsync_parent(plog->dir);
     }
     return r;
 }
@@ -64,16 +81,17 @@ static void maybe_checkpoint(gr_plog_t *plog, int64_t rp, int64_t now, int64_t i
         GR_WARN("storage", "%s: writing recovery point: %s", plog->name, strerror(-r));
     else
         plog->last_ckpt_ms = now;
+    plog->disk_clean = false; /* even a failed write may have replaced the clean marker */
 }
 
 gr_err_t gr_plog_fsync(gr_plog_t *plog, int64_t *durable, char *errstr, size_t errstr_size) {
     sync_item_t *items;
     int64_t target, tbytes, ckpt_ms;
-    bool dir;
+    bool dir[2];
     gr_err_t err = GR_ERR_NONE;
     pthread_mutex_lock(&plog->fmu);
     pthread_mutex_lock(&plog->mu);
-    size_t k = snapshot(plog, &items, &target, &tbytes, &dir, &ckpt_ms);
+    size_t k = snapshot(plog, &items, &target, &tbytes, dir, &ckpt_ms);
     pthread_mutex_unlock(&plog->mu);
     int64_t t0 = gr_clock_mono_ms();
     const char *what = plog->dir;
@@ -100,7 +118,7 @@ gr_err_t gr_plog_fsync(gr_plog_t *plog, int64_t *durable, char *errstr, size_t e
         plog->durable_bytes = tbytes;
         pthread_mutex_unlock(&plog->mu);
         __atomic_store_n(&plog->last_flush_ms, t0, __ATOMIC_RELAXED);
-        if (k || dir) __atomic_add_fetch(&plog->n_fsyncs, 1, __ATOMIC_RELAXED);
+        if (k || dir[0] || dir[1]) __atomic_add_fetch(&plog->n_fsyncs, 1, __ATOMIC_RELAXED);
         maybe_checkpoint(plog, target, t0, ckpt_ms);
     }
     for (size_t i = 0; i < k; i++) gr__seg_unref(items[i].seg);

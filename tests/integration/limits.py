@@ -5,6 +5,11 @@
   limits.py BOOT PID conns N P   max.connections=N, max.connections.per.ip=P
   limits.py BOOT PID create N    CreateTopics with N partitions while a probe loop measures latency
   limits.py BOOT PID groups N    share-group cap N: heartbeat N+1 groups, the last gets error 81
+  limits.py BOOT PID delete       DeleteTopics limits-big while a probe measures latency, then re-create it
+  limits.py BOOT PID doomed N     create limits-doomed with N partitions and delete it (a restart follows)
+  limits.py BOOT PID gone         limits-doomed is not listed (after the restart)
+  limits.py BOOT PID produce N    one record to each of partitions 0..N-1 of limits-big
+  limits.py BOOT PID offsets N    partitions 0..N-1 of limits-big end at offset 1 (after a restart)
 
 Prints "ok - ..." / "FAIL - ..." lines (kwire.check); "# ..." lines are notes.
 """
@@ -310,6 +315,116 @@ def groups(cap):
         time.sleep(0.5)
         err, _ = hb("limits-g-over")
     check("once the idle groups expired, a new group is accepted", err == 0, "error %d" % err)
+    group_configs(c, cap, hb)
+
+
+def incr_alter_group(c, group, op, value="earliest"):
+    """IncrementalAlterConfigs v1 of share.auto.offset.reset on GROUP group (op 0 SET, 1 DELETE)."""
+    cfg = carr([cstr("share.auto.offset.reset") + kwire.i8(op) + cstr(value) + TAGS], None)
+    r = c.call(44, 1, carr([kwire.i8(32) + cstr(group) + cfg + TAGS], None) + kwire.boolean(False) + TAGS)
+    r.i32()
+    return r.carr(lambda r: (r.i16(), r.cstr(), r.i8(), r.cstr(), r.tags()))[0][:2]
+
+
+def group_configs(c, cap, hb):
+    """Configs of groups that do not exist are stored (as in Kafka) and count toward the cap:
+    the alter that would store one group too many gets POLICY_VIOLATION (44)."""
+    err, _ = hb("limits-g-over")  # its member stays for the session timeout (2 s): one group held
+    check("limits-g-over is alive", err == 0, "error %d" % err)
+    errs, msg = [], ""
+    for i in range(cap + 1):
+        err, m = incr_alter_group(c, "limits-cfg%d" % i, 0)
+        errs.append(err)
+        if err:
+            msg = m
+            break
+    stored = errs.count(0)
+    check("config-only groups are stored up to the cap, the next alter gets POLICY_VIOLATION (44): %s" % msg,
+          stored == cap - 1 and errs[-1] == 44, str(errs))
+    err, _ = incr_alter_group(c, "limits-cfg0", 0, "latest")
+    check("a group that already has configs may still change them at the cap", err == 0, "error %d" % err)
+    err, _ = hb("limits-g-new")
+    check("a heartbeat creating a group is refused at the cap counting config-only groups (81)", err == 81,
+          "error %d" % err)
+    err, _ = incr_alter_group(c, "limits-cfg0", 1)
+    check("deleting a config-only group's configs is allowed", err == 0, "error %d" % err)
+    err, _ = incr_alter_group(c, "limits-cfg%d" % stored, 0)
+    check("after that, configs for one more group are stored", err == 0, "error %d" % err)
+
+
+def topic_error(c, name):
+    """Metadata v12 for one topic: its error code."""
+    r = c.call(3, 12, carr([kwire.ZERO_UUID + cstr(name) + TAGS], None) + kwire.boolean(False) +
+               kwire.boolean(False) + TAGS)
+    r.i32()
+    r.carr(lambda r: (r.i32(), r.cstr(), r.i32(), r.cstr(), r.tags()))
+    r.cstr()
+    r.i32()
+    return r.carr(lambda r: (r.i16(), r.cstr(), r.uuid(), r.boolean(),
+                             r.carr(lambda r: (r.i16(), r.i32(), r.i32(), r.i32(), r.carr(lambda r: r.i32()),
+                                               r.carr(lambda r: r.i32()), r.carr(lambda r: r.i32()), r.tags())),
+                             r.i32(), r.tags()))[0][0]
+
+
+def delete():
+    """DeleteTopics of the big topic while a probe's ApiVersions + Metadata are answered within
+    100 ms; a topic re-created with the same name at once starts empty (no old file reused)."""
+    from produce_fetch_wire import list_offsets, produce
+    c = Conn(BOOT, timeout=300)
+    res = produce(c, "limits-big", kwire.batch([b"old"]), part=0)
+    check("a record is produced to limits-big partition 0 before the delete", res["err"] == 0, str(res))
+    n = len(partition_errors(c, "limits-big"))
+    probe = Probe()
+    t0 = time.monotonic()
+    err = kwire.delete_topic(c, "limits-big")
+    took = time.monotonic() - t0
+    worst_delete = probe.worst
+    t1 = time.monotonic()
+    err2, _ = kwire.create_topic(c, "limits-big", 3)
+    took2 = time.monotonic() - t1
+    worst = probe.finish()
+    note("DeleteTopics of %d partitions answered in %.3f s; the re-create waited %.1f s for the old directories; "
+         "%d probes, the slowest %.1f ms (%.1f ms until the delete was answered)"
+         % (n, took, took2, probe.count, worst * 1000, worst_delete * 1000))
+    check("DeleteTopics of %d partitions succeeds" % n, err == 0, "error %d" % err)
+    check("ApiVersions+Metadata answered within 100 ms while the deleted partitions are removed (worst %.1f ms)"
+          % (worst * 1000), worst < 0.100)
+    check("limits-big re-created right after the delete (3 partitions)", err2 == 0, "error %d" % err2)
+    parts = partition_errors(c, "limits-big")
+    check("Metadata lists the 3 new partitions without error", len(parts) == 3 and not any(parts), str(parts))
+    offs = list_offsets(c, "limits-big", -1, parts=(0, 1, 2))
+    check("the re-created topic is empty (end offsets %s): no file of the old topic reused"
+          % [o["offset"] for o in offs], [o["offset"] for o in offs] == [0, 0, 0] and not any(o["err"] for o in offs))
+
+
+def doomed(n):
+    """Create limits-doomed (n partitions) and delete it: the shell stops gregord at once."""
+    c = Conn(BOOT, timeout=300)
+    err, _ = kwire.create_topic(c, "limits-doomed", n)
+    check("limits-doomed with %d partitions created" % n, err == 0, "error %d" % err)
+    err = kwire.delete_topic(c, "limits-doomed")
+    check("limits-doomed deleted", err == 0, "error %d" % err)
+
+
+def gone():
+    c = Conn(BOOT)
+    err = topic_error(c, "limits-doomed")
+    check("after the restart limits-doomed is not listed (error %d, UNKNOWN_TOPIC_OR_PARTITION)" % err, err == 3)
+
+
+def produce_some(n):
+    from produce_fetch_wire import produce
+    c = Conn(BOOT, timeout=60)
+    errs = [produce(c, "limits-big", kwire.batch([b"p%d" % p]), part=p)["err"] for p in range(n)]
+    check("a record produced to each of %d partitions of limits-big" % n, not any(errs), str(set(errs)))
+
+
+def offsets(n):
+    from produce_fetch_wire import list_offsets
+    c = Conn(BOOT, timeout=60)
+    offs = list_offsets(c, "limits-big", -1, parts=tuple(range(n)))
+    bad = [(o["index"], o["err"], o["offset"]) for o in offs if o["err"] or o["offset"] != 1]
+    check("after the restart the %d written partitions end at offset 1" % n, len(offs) == n and not bad, str(bad[:5]))
 
 
 cmd = sys.argv[3]
@@ -323,4 +438,14 @@ elif cmd == "create":
     create(int(sys.argv[4]))
 elif cmd == "groups":
     groups(int(sys.argv[4]))
+elif cmd == "delete":
+    delete()
+elif cmd == "doomed":
+    doomed(int(sys.argv[4]))
+elif cmd == "gone":
+    gone()
+elif cmd == "produce":
+    produce_some(int(sys.argv[4]))
+elif cmd == "offsets":
+    offsets(int(sys.argv[4]))
 sys.exit(1 if kwire.FAILED else 0)
