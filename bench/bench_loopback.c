@@ -154,8 +154,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     double mbs = (double)bytes / dt / 1e6;
-    printf("loopback copy: %llu bytes in %.3f s = %.1f MB/s (chunk %zu, cpu %.2f s)\n", (unsigned long long)bytes,
-           dt, mbs, chunk, cpu);
+    printf("loopback copy: %llu bytes in %.3f s = %.1f MB/s (chunk %zu, cpu %.2f s)\n", (unsigned long long)bytes, dt,
+           mbs, chunk, cpu);
     if (json)
         printf("{\"bytes\": %llu, \"chunk\": %zu, \"seconds\": %.6f, \"mb_per_s\": %.3f, \"cpu_s\": %.3f}\n",
                (unsigned long long)bytes, chunk, dt, mbs, cpu);

@@ -6,6 +6,7 @@
  * usage: bench_startup [n_partitions=1000] [batches_per_partition=50] [dir]
  * The page cache is warm (same process wrote the files): this measures our
  * work and syscalls, not the disk. */
+#include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include <ftw.h>
 
 #include "base/buf.h"
 #include "base/crc32c.h"
@@ -74,8 +74,10 @@ static double open_all(gr_plog_t **logs, int n, const char *root, const gr_plog_
 static double close_all(gr_plog_t **logs, int n, int clean) {
     double t0 = now_ms();
     for (int i = 0; i < n; i++) {
-        if (clean) gr_plog_close(logs[i]);
-        else gr_plog_abandon(logs[i]);
+        if (clean)
+            gr_plog_close(logs[i]);
+        else
+            gr_plog_abandon(logs[i]);
     }
     return now_ms() - t0;
 }
@@ -103,7 +105,8 @@ int main(int argc, char **argv) {
     double t_fill = now_ms() - t0;
     double t_close = close_all(logs, n, 1);
     printf("partitions=%d batches/partition=%d (1061 B, 10 records each), segment.bytes=%lld, segments/partition=%d\n",
-           n, batches, (long long)cfg.segment_bytes, (int)((batches * 1061 + cfg.segment_bytes - 1) / cfg.segment_bytes));
+           n, batches, (long long)cfg.segment_bytes,
+           (int)((batches * 1061 + cfg.segment_bytes - 1) / cfg.segment_bytes));
     printf("create (empty logs)           %9.1f ms\n", t_create);
     printf("append                        %9.1f ms\n", t_fill);
     printf("clean close (fsync, indexes)  %9.1f ms\n", t_close);

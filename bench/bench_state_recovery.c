@@ -82,8 +82,12 @@ static void one_update(gr_sstore_t *ss, int sp, int64_t *cursor, gr_sstore_cb *c
         {.first_offset = off, .last_offset = off + 7, .state = GR_SSTORE_ACKNOWLEDGED, .count = 1},
         {.first_offset = off + 8, .last_offset = off + 9, .state = GR_SSTORE_AVAILABLE, .count = 2},
     };
-    gr_sstore_update_t up = {.state_epoch = 1, .leader_epoch = 0, .start_offset = off > 30 ? off - 30 : 0,
-                             .delivery_complete_count = 24, .batches = b, .n_batches = 2};
+    gr_sstore_update_t up = {.state_epoch = 1,
+                             .leader_epoch = 0,
+                             .start_offset = off > 30 ? off - 30 : 0,
+                             .delivery_complete_count = 24,
+                             .batches = b,
+                             .n_batches = 2};
     if (gr_sstore_write(ss, &k, &up, cb, arg)) abort();
     cursor[sp] = off + 10;
 }

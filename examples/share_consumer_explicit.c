@@ -18,7 +18,7 @@ static gr_ack_type_t process(const gr_share_record_t *r) {
     size_t len;
     const char *v = gr_share_record_value(r, &len);
     char last = v && len ? v[len - 1] : 0;
-    if (last == '3') return GR_ACK_REJECT; /* permanent failure */
+    if (last == '3') return GR_ACK_REJECT;                                            /* permanent failure */
     if (last == '7' && gr_share_record_delivery_count(r) == 1) return GR_ACK_RELEASE; /* retry later */
     return GR_ACK_ACCEPT;
 }

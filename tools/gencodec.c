@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define VER_INF 0x7fff
+#define VER_INF   0x7fff
 #define MAX_DEPTH 16
 
 typedef struct gstruct gstruct_t;
@@ -93,14 +93,13 @@ static char *cat3(const char *a, const char *b, const char *c) {
     return p;
 }
 
-static const char *const k_prims[] = {"bool", "int8", "int16", "int32", "int64", "uint16", "uint32",
+static const char *const k_prims[] = {"bool",    "int8", "int16",  "int32", "int64",   "uint16", "uint32",
                                       "float64", "uuid", "string", "bytes", "records", NULL};
-static const char *const k_enum[] = {"GR_T_BOOL", "GR_T_INT8", "GR_T_INT16", "GR_T_INT32", "GR_T_INT64",
-                                     "GR_T_UINT16", "GR_T_UINT32", "GR_T_FLOAT64", "GR_T_UUID",
-                                     "GR_T_STRING", "GR_T_BYTES", "GR_T_RECORDS"};
-static const char *const k_ctype[] = {"bool", "int8_t", "int16_t", "int32_t", "int64_t", "uint16_t",
-                                      "uint32_t", "double", "gr_uuid_t", "gr_str_t", "gr_bytes_t",
-                                      "gr_bytes_t"};
+static const char *const k_enum[] = {"GR_T_BOOL",  "GR_T_INT8",   "GR_T_INT16",  "GR_T_INT32",
+                                     "GR_T_INT64", "GR_T_UINT16", "GR_T_UINT32", "GR_T_FLOAT64",
+                                     "GR_T_UUID",  "GR_T_STRING", "GR_T_BYTES",  "GR_T_RECORDS"};
+static const char *const k_ctype[] = {"bool",     "int8_t", "int16_t",   "int32_t",  "int64_t",    "uint16_t",
+                                      "uint32_t", "double", "gr_uuid_t", "gr_str_t", "gr_bytes_t", "gr_bytes_t"};
 
 static int prim_index(const char *t) {
     for (int i = 0; k_prims[i]; i++)
@@ -189,10 +188,14 @@ static gstruct_t *new_struct(gmsg_t *m, const char *name, bool body) {
 static void parse_attr(gfield_t *f, char *a) {
     char *eq = strchr(a, '=');
     if (eq) *eq++ = 0;
-    if (!strcmp(a, "ignorable") && !eq) f->ignorable = true;
-    else if (!strcmp(a, "noflex") && !eq) f->noflex = true;
-    else if (!strcmp(a, "nullable") && eq) parse_range(eq, &f->nmin, &f->nmax);
-    else if (!strcmp(a, "tagged") && eq) parse_range(eq, &f->tmin, &f->tmax);
+    if (!strcmp(a, "ignorable") && !eq)
+        f->ignorable = true;
+    else if (!strcmp(a, "noflex") && !eq)
+        f->noflex = true;
+    else if (!strcmp(a, "nullable") && eq)
+        parse_range(eq, &f->nmin, &f->nmax);
+    else if (!strcmp(a, "tagged") && eq)
+        parse_range(eq, &f->tmin, &f->tmax);
     else if (!strcmp(a, "tag") && eq) {
         f->tag = parse_num(eq, "tag");
         if (f->tag < 0 || f->tag > INT32_MAX) die("tag %s out of range", eq);
@@ -200,8 +203,8 @@ static void parse_attr(gfield_t *f, char *a) {
         f->def = xstrdup(eq);
         f->has_def = true;
     } else
-        die("unknown attribute '%s%s%s' (expected nullable=, tag=, tagged=, default=, ignorable, noflex)",
-            a, eq ? "=" : "", eq ? eq : "");
+        die("unknown attribute '%s%s%s' (expected nullable=, tag=, tagged=, default=, ignorable, noflex)", a,
+            eq ? "=" : "", eq ? eq : "");
 }
 
 static void check_default(gfield_t *f) {
@@ -213,7 +216,8 @@ static void check_default(gfield_t *f) {
         return;
     }
     if (f->is_array || f->is_struct) die("field %s: arrays and structs can only default to null", f->name);
-    if (pi == 0 && strcmp(d, "true") && strcmp(d, "false")) die("field %s: bool default must be true or false", f->name);
+    if (pi == 0 && strcmp(d, "true") && strcmp(d, "false"))
+        die("field %s: bool default must be true or false", f->name);
     if (pi >= 1 && pi <= 6) {
         char *end;
         errno = 0;
@@ -254,7 +258,8 @@ static void parse_field(gfield_t *f, char **tok, int n) {
     f->line = g_line;
     for (int i = 3; i < n; i++) parse_attr(f, tok[i]);
     if ((f->tag >= 0) != (f->tmin >= 0)) die("field %s: tag= and tagged= go together", f->name);
-    if (f->noflex && prim_index(t) != 9 && prim_index(t) != 10) die("field %s: noflex only applies to strings and bytes", f->name);
+    if (f->noflex && prim_index(t) != 9 && prim_index(t) != 10)
+        die("field %s: noflex only applies to strings and bytes", f->name);
     check_default(f);
 }
 
@@ -271,8 +276,10 @@ static gmsg_t *parse_message(char **tok, int n) {
     for (int i = 2; i < n; i++) {
         char *a = tok[i], *eq = strchr(a, '=');
         if (eq) *eq++ = 0;
-        if (!eq && (!strcmp(a, "request") || !strcmp(a, "response") || !strcmp(a, "header"))) m->kind = xstrdup(a);
-        else if (eq && !strcmp(a, "api")) m->api = (int)parse_num(eq, "api key");
+        if (!eq && (!strcmp(a, "request") || !strcmp(a, "response") || !strcmp(a, "header")))
+            m->kind = xstrdup(a);
+        else if (eq && !strcmp(a, "api"))
+            m->api = (int)parse_num(eq, "api key");
         else if (eq && !strcmp(a, "valid")) {
             int hi;
             parse_range(eq, &m->vmin, &hi);
@@ -296,7 +303,8 @@ static gmsg_t *parse_message(char **tok, int n) {
 
 static void add_msg(gmsg_t *m) {
     for (int i = 0; i < g_nmsgs; i++) {
-        if (!strcmp(g_msgs[i]->name, m->name)) die("message %s already defined at %s:%d", m->name, g_msgs[i]->file, g_msgs[i]->line);
+        if (!strcmp(g_msgs[i]->name, m->name))
+            die("message %s already defined at %s:%d", m->name, g_msgs[i]->file, g_msgs[i]->line);
         if (m->api >= 0 && g_msgs[i]->api == m->api && !strcmp(g_msgs[i]->kind, m->kind))
             die("api key %d already has a %s (%s)", m->api, m->kind, g_msgs[i]->name);
     }
@@ -436,9 +444,12 @@ static void emit_struct_def(const gstruct_t *s) {
     out("struct %s {\n", s->cname);
     for (int i = 0; i < s->nf; i++) {
         const gfield_t *f = &s->f[i];
-        if (f->is_array) out("    struct { %s *v; int32_t n; } %s;\n", elem_ctype(f), f->name);
-        else if (f->is_struct) out("    %s *%s;\n", elem_ctype(f), f->name);
-        else out("    %s %s;\n", elem_ctype(f), f->name);
+        if (f->is_array)
+            out("    struct { %s *v; int32_t n; } %s;\n", elem_ctype(f), f->name);
+        else if (f->is_struct)
+            out("    %s *%s;\n", elem_ctype(f), f->name);
+        else
+            out("    %s %s;\n", elem_ctype(f), f->name);
     }
     out("    gr_raw_tags_t _unknown_tags; /* unknown tagged fields, kept for re-encoding */\n};\n\n");
 }
@@ -463,7 +474,8 @@ static void emit_header(void) {
     out("};\n#define GR_API__MAX %d /* highest api key we define */\n\n", maxkey);
     for (int i = 0; i < g_nmsgs; i++) {
         out("typedef struct %s %s_t;\n", g_msgs[i]->body->cname, g_msgs[i]->body->cname);
-        for (int j = 0; j < g_msgs[i]->nst; j++) out("typedef struct %s %s_t;\n", g_msgs[i]->st[j]->cname, g_msgs[i]->st[j]->cname);
+        for (int j = 0; j < g_msgs[i]->nst; j++)
+            out("typedef struct %s %s_t;\n", g_msgs[i]->st[j]->cname, g_msgs[i]->st[j]->cname);
     }
     out("\n");
     for (int i = 0; i < g_nmsgs; i++) {
@@ -472,7 +484,8 @@ static void emit_header(void) {
     }
     for (int i = 0; i < g_nmsgs; i++) {
         gmsg_t *m = g_msgs[i];
-        out("extern const gr_msg_desc_t %s_desc;\nextern const gr_struct_desc_t %s_sd;\n", m->body->cname, m->body->cname);
+        out("extern const gr_msg_desc_t %s_desc;\nextern const gr_struct_desc_t %s_sd;\n", m->body->cname,
+            m->body->cname);
         for (int j = 0; j < m->nst; j++) out("extern const gr_struct_desc_t %s_sd;\n", m->st[j]->cname);
     }
     out("\n/** Every message descriptor, in definition order (tests, fuzzers). */\n");
@@ -487,11 +500,16 @@ static void emit_default(const gfield_t *f) {
         if (pi == 9 && !f->is_array) out(".def_str = \"\", ");
         return;
     }
-    if (!strcmp(f->def, "null")) out(".def_str_null = true, ");
-    else if (pi == 0) out(".def_int = %d, ", !strcmp(f->def, "true"));
-    else if (pi >= 1 && pi <= 6) out(".def_int = %lldLL, ", strtoll(f->def, NULL, 0));
-    else if (pi == 7) out(".def_float = %s, ", f->def);
-    else if (pi == 9) out(".def_str = %s, ", f->def);
+    if (!strcmp(f->def, "null"))
+        out(".def_str_null = true, ");
+    else if (pi == 0)
+        out(".def_int = %d, ", !strcmp(f->def, "true"));
+    else if (pi >= 1 && pi <= 6)
+        out(".def_int = %lldLL, ", strtoll(f->def, NULL, 0));
+    else if (pi == 7)
+        out(".def_float = %s, ", f->def);
+    else if (pi == 9)
+        out(".def_str = %s, ", f->def);
 }
 
 static void emit_field(const gstruct_t *s, const gfield_t *f) {
@@ -514,8 +532,8 @@ static void emit_struct_desc(const gstruct_t *s) {
         for (int i = 0; i < s->nf; i++) emit_field(s, &s->f[i]);
         out("};\n");
     }
-    out("const gr_struct_desc_t %s_sd = {\"%s\", sizeof(%s_t), %d, %s%s, offsetof(%s_t, _unknown_tags)};\n\n",
-        s->cname, s->name, s->cname, s->nf, s->nf ? s->cname : "NULL", s->nf ? "_fields" : "", s->cname);
+    out("const gr_struct_desc_t %s_sd = {\"%s\", sizeof(%s_t), %d, %s%s, offsetof(%s_t, _unknown_tags)};\n\n", s->cname,
+        s->name, s->cname, s->nf, s->nf ? s->cname : "NULL", s->nf ? "_fields" : "", s->cname);
 }
 
 static void emit_lookup(const char *kind) {

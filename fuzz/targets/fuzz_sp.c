@@ -34,8 +34,8 @@ static void check(const gr_sp_t *sp, const gr_sp_conf_t *conf, int64_t *spso) {
     *spso = gr_sp_start_offset(sp);
 }
 
-static void op_acquire(gr_sp_t *sp, in_t *in, const gr_sp_conf_t *conf, int64_t now,
-                       gr_sp_acquire_res_t *res, gr_sp_delta_t *d) {
+static void op_acquire(gr_sp_t *sp, in_t *in, const gr_sp_conf_t *conf, int64_t now, gr_sp_acquire_res_t *res,
+                       gr_sp_delta_t *d) {
     gr_sp_log_batch_t b[8];
     int64_t o = gr_sp_next_fetch_offset(sp) - (int64_t)take(in, 4);
     size_t n = take(in, 9);
@@ -45,8 +45,8 @@ static void op_acquire(gr_sp_t *sp, in_t *in, const gr_sp_conf_t *conf, int64_t 
         b[i] = (gr_sp_log_batch_t){o, o + len - 1};
         o += len;
     }
-    gr_sp_acquire_req_t req = {MEM[take(in, 4)], (int32_t)take(in, 40), (int32_t)take(in, 20),
-                               (int8_t)take(in, 3), b, n};
+    gr_sp_acquire_req_t req = {
+        MEM[take(in, 4)], (int32_t)take(in, 40), (int32_t)take(in, 20), (int8_t)take(in, 3), b, n};
     int64_t before = gr_sp_acquired_count(sp);
     gr_err_t err = gr_sp_acquire(sp, &req, conf, now, res, d);
     if (err) return;
@@ -107,13 +107,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int64_t now = 0, spso = gr_sp_start_offset(sp);
     while (in.n) {
         switch (take(&in, 7)) {
-        case 0: case 1: op_acquire(sp, &in, &conf, now, &res, &d); break;
-        case 2: case 3: op_ack(sp, &in, &conf, now, &d); break;
-        case 4: now += take(&in, 2000); gr_sp_expire(sp, &conf, now, &d); break;
+        case 0:
+        case 1: op_acquire(sp, &in, &conf, now, &res, &d); break;
+        case 2:
+        case 3: op_ack(sp, &in, &conf, now, &d); break;
+        case 4:
+            now += take(&in, 2000);
+            gr_sp_expire(sp, &conf, now, &d);
+            break;
         case 5: gr_sp_release_member(sp, &conf, MEM[take(&in, 4)], &d); break;
         default:
-            if (take(&in, 2)) gr_sp_update_log_start(sp, gr_sp_start_offset(sp) + take(&in, 40), &d);
-            else sp = restart(sp);
+            if (take(&in, 2))
+                gr_sp_update_log_start(sp, gr_sp_start_offset(sp) + take(&in, 40), &d);
+            else
+                sp = restart(sp);
             break;
         }
         check(sp, &conf, &spso);

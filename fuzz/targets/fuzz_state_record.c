@@ -72,8 +72,8 @@ static void fuzz_key(const uint8_t *data, size_t size) {
     gr_wbuf_init(&w);
     gr_sstore_key_encode(&k1, &w);
     assert(gr_sstore_key_decode(w.mem, w.len, &k2, &why) == GR_ERR_NONE);
-    assert(k1.group_len == k2.group_len && k1.partition == k2.partition &&
-           !memcmp(k1.topic_id.b, k2.topic_id.b, 16) && !memcmp(k1.group, k2.group, k1.group_len));
+    assert(k1.group_len == k2.group_len && k1.partition == k2.partition && !memcmp(k1.topic_id.b, k2.topic_id.b, 16) &&
+           !memcmp(k1.group, k2.group, k1.group_len));
     gr_wbuf_t w2;
     gr_wbuf_init(&w2);
     gr_sstore_key_encode(&k2, &w2);

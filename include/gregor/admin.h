@@ -68,8 +68,8 @@ gr_err_t gr_admin_delete_topics(gr_admin_t *a, const char *const *names, size_t 
                                 gr_admin_result_t **res);
 /** Grow each of n topics to total_count partitions. flags: GR_ADMIN_VALIDATE_ONLY.
  *  Columns: topic, error, error_message. */
-gr_err_t gr_admin_create_partitions(gr_admin_t *a, const char *const *names, size_t n, int32_t total_count,
-                                    int flags, int timeout_ms, gr_admin_result_t **res);
+gr_err_t gr_admin_create_partitions(gr_admin_t *a, const char *const *names, size_t n, int32_t total_count, int flags,
+                                    int timeout_ms, gr_admin_result_t **res);
 /** Describe n topics (n == 0: every topic), one row per partition (a topic-level
  *  error gives one row with partition -1). Columns: topic, topic_id (base64, as
  *  Kafka prints it), internal, partition, leader, leader_epoch, replicas and isr
@@ -84,8 +84,8 @@ gr_err_t gr_admin_describe_topics(gr_admin_t *a, const char *const *names, size_
  *  Columns: resource_type, resource, name, value (NULL for sensitive or unset),
  *  source (Kafka's ConfigSource number: 1 dynamic topic, 4 static broker, 5 default, ...),
  *  read_only, sensitive, error, error_message. */
-gr_err_t gr_admin_describe_configs(gr_admin_t *a, gr_resource_type_t type, const char *name,
-                                   const char *const *keys, size_t n_keys, int timeout_ms, gr_admin_result_t **res);
+gr_err_t gr_admin_describe_configs(gr_admin_t *a, gr_resource_type_t type, const char *name, const char *const *keys,
+                                   size_t n_keys, int timeout_ms, gr_admin_result_t **res);
 /** Replace the whole dynamic config of a resource with n_configs name/value pairs
  *  (Kafka's legacy AlterConfigs: names not listed go back to their default).
  *  flags: GR_ADMIN_VALIDATE_ONLY. Columns: resource_type, resource, error, error_message. */
@@ -120,8 +120,8 @@ gr_err_t gr_admin_describe_share_group_offsets(gr_admin_t *a, const char *group,
 /** Set the start offset of n partitions of topic for a share group (the group must be
  *  empty). Columns: topic, partition, error, error_message. */
 gr_err_t gr_admin_alter_share_group_offsets(gr_admin_t *a, const char *group, const char *topic,
-                                            const int32_t *partitions, const int64_t *offsets, size_t n,
-                                            int timeout_ms, gr_admin_result_t **res);
+                                            const int32_t *partitions, const int64_t *offsets, size_t n, int timeout_ms,
+                                            gr_admin_result_t **res);
 /** Delete the share-group state of n topics for a group. Columns: topic, error, error_message. */
 gr_err_t gr_admin_delete_share_group_offsets(gr_admin_t *a, const char *group, const char *const *topics, size_t n,
                                              int timeout_ms, gr_admin_result_t **res);

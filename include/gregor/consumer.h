@@ -37,7 +37,7 @@ typedef struct gr_consumer_msg gr_consumer_msg_t;
 
 /** Start positions and offset specs (Kafka's ListOffsets sentinels). */
 #define GR_OFFSET_BEGINNING (-2)
-#define GR_OFFSET_END (-1)
+#define GR_OFFSET_END       (-1)
 /** Use as partition in gr_consumer_assign: every partition of the topic. */
 #define GR_PARTITION_ALL (-1)
 
@@ -70,8 +70,8 @@ gr_err_t gr_consumer_poll(gr_consumer_t *c, int timeout_ms, const gr_consumer_ms
  *  spec GR_OFFSET_BEGINNING (log start), GR_OFFSET_END (the high watermark) or a
  *  timestamp >= 0 (the first offset whose timestamp is at or after it; -1 when there
  *  is none). Blocks up to timeout_ms (-1 = default.api.timeout.ms). */
-gr_err_t gr_consumer_query_offset(gr_consumer_t *c, const char *topic, int32_t partition, int64_t spec,
-                                  int timeout_ms, int64_t *offset);
+gr_err_t gr_consumer_query_offset(gr_consumer_t *c, const char *topic, int32_t partition, int64_t spec, int timeout_ms,
+                                  int64_t *offset);
 
 /** Number of partitions of topic from metadata (blocks up to timeout_ms, -1 =
  *  default.api.timeout.ms). GR_ERR_UNKNOWN_TOPIC_OR_PARTITION if there is no such topic. */
@@ -101,8 +101,8 @@ const void *gr_consumer_msg_value(const gr_consumer_msg_t *m, size_t *len);
 size_t gr_consumer_msg_header_count(const gr_consumer_msg_t *m);
 /** Header i: key (not NUL-terminated, *key_len bytes) and value (NULL for null).
  *  Returns GR_ERR__NOENT past the end. */
-gr_err_t gr_consumer_msg_header(const gr_consumer_msg_t *m, size_t i, const char **key, size_t *key_len, const void **value,
-                           size_t *value_len);
+gr_err_t gr_consumer_msg_header(const gr_consumer_msg_t *m, size_t i, const char **key, size_t *key_len,
+                                const void **value, size_t *value_len);
 
 #ifdef __cplusplus
 }

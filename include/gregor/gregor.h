@@ -16,11 +16,11 @@
 #ifndef GREGOR_H
 #define GREGOR_H
 
-#include "gregor/error.h"
-#include "gregor/conf.h"
-#include "gregor/producer.h"
 #include "gregor/admin.h"
+#include "gregor/conf.h"
 #include "gregor/consumer.h"
+#include "gregor/error.h"
+#include "gregor/producer.h"
 #include "gregor/share_consumer.h"
 
 #ifdef __cplusplus

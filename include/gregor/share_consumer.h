@@ -67,8 +67,7 @@ typedef void gr_share_commit_cb(gr_share_consumer_t *c, const gr_share_ack_resul
  *  heartbeat.interval.ms, interceptor.classes, group.protocol, group.remote.assignor)
  *  are refused with GR_ERR__INVALID_ARG and "Configuration 'X' is not supported by the
  *  share consumer ...". Does not connect yet. Free with gr_share_consumer_destroy. */
-gr_err_t gr_share_consumer_new(const gr_conf_t *conf, gr_share_consumer_t **out, char *errstr,
-                               size_t errstr_size);
+gr_err_t gr_share_consumer_new(const gr_conf_t *conf, gr_share_consumer_t **out, char *errstr, size_t errstr_size);
 
 /** Replace the subscription with n topic names (copied; not incremental). n == 0 is
  *  unsubscribe. The group is joined (or the new subscription sent) by the next poll.

@@ -182,9 +182,7 @@ void gr_wbuf_uvarint(gr_wbuf_t *wb, uint32_t v) { gr_wbuf_uvarlong(wb, v); }
 void gr_wbuf_varint(gr_wbuf_t *wb, int32_t v) {
     gr_wbuf_uvarlong(wb, (uint32_t)(((uint32_t)v << 1) ^ (uint32_t)(v >> 31)));
 }
-void gr_wbuf_varlong(gr_wbuf_t *wb, int64_t v) {
-    gr_wbuf_uvarlong(wb, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
-}
+void gr_wbuf_varlong(gr_wbuf_t *wb, int64_t v) { gr_wbuf_uvarlong(wb, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
 
 void gr_wbuf_patch_i32(gr_wbuf_t *wb, size_t pos, int32_t v) { gr_put_be32(wb->mem + pos, (uint32_t)v); }
 
@@ -200,7 +198,8 @@ void gr_wbuf_put_ext(gr_wbuf_t *wb, int fd, int64_t off, size_t len, void (*rele
         wb->ext = e;
         wb->cap_ext = cap;
     }
-    wb->ext[wb->n_ext++] = (gr_wbuf_ext_t){.mem_pos = wb->len, .fd = fd, .off = off, .len = len, .release = release, .owner = owner};
+    wb->ext[wb->n_ext++] =
+        (gr_wbuf_ext_t){.mem_pos = wb->len, .fd = fd, .off = off, .len = len, .release = release, .owner = owner};
     wb->ext_total += len;
 }
 

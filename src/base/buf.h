@@ -54,10 +54,10 @@ bool gr_rbuf_bytes(gr_rbuf_t *rb, size_t n, const uint8_t **out);
 bool gr_rbuf_skip(gr_rbuf_t *rb, size_t n);
 
 typedef struct gr_wbuf_ext {
-    size_t mem_pos; /* position in mem where this segment is spliced in */
-    int fd;         /* file to read from */
-    int64_t off;    /* file offset */
-    size_t len;     /* bytes */
+    size_t mem_pos;               /* position in mem where this segment is spliced in */
+    int fd;                       /* file to read from */
+    int64_t off;                  /* file offset */
+    size_t len;                   /* bytes */
     void (*release)(void *owner); /* called once the bytes are sent or dropped; may be NULL */
     void *owner;                  /* keeps the file alive (a refcounted segment) */
 } gr_wbuf_ext_t;
@@ -103,10 +103,19 @@ static inline uint32_t gr_be32(const uint8_t *p) {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 static inline uint64_t gr_be64(const uint8_t *p) { return ((uint64_t)gr_be32(p) << 32) | gr_be32(p + 4); }
-static inline void gr_put_be16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static inline void gr_put_be32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+static inline void gr_put_be16(uint8_t *p, uint16_t v) {
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
 }
-static inline void gr_put_be64(uint8_t *p, uint64_t v) { gr_put_be32(p, (uint32_t)(v >> 32)); gr_put_be32(p + 4, (uint32_t)v); }
+static inline void gr_put_be32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+static inline void gr_put_be64(uint8_t *p, uint64_t v) {
+    gr_put_be32(p, (uint32_t)(v >> 32));
+    gr_put_be32(p + 4, (uint32_t)v);
+}
 
 #endif

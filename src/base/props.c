@@ -133,8 +133,10 @@ static bool hex4(const char *s, size_t n, uint32_t *cp) {
     uint32_t v = 0;
     for (int i = 0; i < 4; i++) {
         char c = s[i];
-        int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-              : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+        int d = (c >= '0' && c <= '9')   ? c - '0'
+                : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+                : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                         : -1;
         if (d < 0) return false;
         v = (v << 4) | (uint32_t)d;
     }
@@ -150,8 +152,8 @@ static size_t unescape_u(const char *s, size_t n, size_t i, sbuf_t *out) {
     size_t used = 5;
     if (cp >= 0xd800 && cp <= 0xdbff) {
         size_t j = i + 5;
-        if (j + 1 >= n || s[j] != '\\' || s[j + 1] != 'u' || !hex4(s + j + 2, n - j - 2, &lo) ||
-            lo < 0xdc00 || lo > 0xdfff)
+        if (j + 1 >= n || s[j] != '\\' || s[j + 1] != 'u' || !hex4(s + j + 2, n - j - 2, &lo) || lo < 0xdc00 ||
+            lo > 0xdfff)
             return 0;
         cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
         used += 6;
@@ -310,7 +312,10 @@ static void put_escaped(sbuf_t *b, const char *s, bool is_key) {
         case '\n': sb_puts(b, "\\n"); break;
         case '\r': sb_puts(b, "\\r"); break;
         case '\f': sb_puts(b, "\\f"); break;
-        case '=': case ':': case '#': case '!':
+        case '=':
+        case ':':
+        case '#':
+        case '!':
             sb_put(b, '\\');
             sb_put(b, (char)c);
             break;

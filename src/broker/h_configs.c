@@ -47,7 +47,6 @@ static const char *rtype_name(int8_t t) {
     }
 }
 
-
 /* Java's Integer.parseInt. */
 static bool parse_int(const char *s, int32_t *out) {
     if (!*s) return false;

@@ -23,7 +23,8 @@ static int32_t fill_topic(gr_req_t *req, dtp_topic_t *rt, const gr_meta_topic_t 
     rt->TopicId = t->id;
     rt->IsInternal = t->name[0] == '_' && t->name[1] == '_';
     rt->TopicAuthorizedOperations = INT32_MIN;
-    rt->Partitions.v = gr_req_alloc(req, &gr_DescribeTopicPartitionsResponse_DescribeTopicPartitionsResponsePartition_sd, n);
+    rt->Partitions.v =
+        gr_req_alloc(req, &gr_DescribeTopicPartitionsResponse_DescribeTopicPartitionsResponsePartition_sd, n);
     rt->Partitions.n = n;
     for (int32_t i = 0; i < n; i++) {
         dtp_part_t *p = &rt->Partitions.v[i];
@@ -39,9 +40,7 @@ static int32_t fill_topic(gr_req_t *req, dtp_topic_t *rt, const gr_meta_topic_t 
     return n;
 }
 
-static int cmp_names(const void *a, const void *b) {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
+static int cmp_names(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 void gr_h_describe_topic_partitions(gr_req_t *req) {
     gr_DescribeTopicPartitionsRequest_t *dreq = req->body;
@@ -56,7 +55,8 @@ void gr_h_describe_topic_partitions(gr_req_t *req) {
     const char *cur_topic = dreq->Cursor ? gr_req_cstr(req, dreq->Cursor->TopicName) : NULL;
     int32_t cur_part = dreq->Cursor ? dreq->Cursor->PartitionIndex : 0;
     int32_t budget = dreq->ResponsePartitionLimit > 0 ? dreq->ResponsePartitionLimit : 2000;
-    resp->Topics.v = gr_req_alloc(req, &gr_DescribeTopicPartitionsResponse_DescribeTopicPartitionsResponseTopic_sd, n_names);
+    resp->Topics.v =
+        gr_req_alloc(req, &gr_DescribeTopicPartitionsResponse_DescribeTopicPartitionsResponseTopic_sd, n_names);
     resp->Topics.n = 0;
     for (int32_t i = 0; i < n_names; i++) {
         if (i > 0 && !strcmp(names[i], names[i - 1])) continue;

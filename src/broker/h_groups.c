@@ -63,8 +63,8 @@ static void describe_one(gr_req_t *req, gr_str_t id, gr_DescribeGroupsResponse_D
     }
     if (!v6) return;
     o->ErrorCode = GR_ERR_GROUP_ID_NOT_FOUND;
-    o->ErrorMessage = share ? gr_req_msg(req, "Group %s is not a classic group.", gid)
-                            : gr_req_msg(req, "Group %s not found.", gid);
+    o->ErrorMessage =
+        share ? gr_req_msg(req, "Group %s is not a classic group.", gid) : gr_req_msg(req, "Group %s not found.", gid);
 }
 
 void gr_h_describe_groups(gr_req_t *req) {

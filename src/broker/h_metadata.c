@@ -10,7 +10,8 @@
 
 /* No authorizer: every operation is allowed. Bits are Kafka's AclOperation codes. */
 #define OPS_TOPIC ((1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11))
-#define OPS_CLUSTER ((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12) | (1 << 13) | (1 << 14))
+#define OPS_CLUSTER \
+    ((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12) | (1 << 13) | (1 << 14))
 
 static bool is_internal(const char *name) {
     return !strcmp(name, "__consumer_offsets") || !strcmp(name, "__transaction_state") ||
@@ -28,8 +29,7 @@ static void one_node(gr_req_t *req, void *field, int32_t node) {
 
 void gr__one_node(gr_req_t *req, void *field, int32_t node) { one_node(req, field, node); }
 
-static void fill_partitions(gr_req_t *req, gr_MetadataResponse_MetadataResponseTopic_t *rt,
-                            const gr_meta_topic_t *t) {
+static void fill_partitions(gr_req_t *req, gr_MetadataResponse_MetadataResponseTopic_t *rt, const gr_meta_topic_t *t) {
     int32_t node = gr_broker_node_id(req->b);
     rt->Partitions.v = gr_req_alloc(req, &gr_MetadataResponse_MetadataResponsePartition_sd, t->partitions);
     rt->Partitions.n = t->partitions;
@@ -122,8 +122,7 @@ void gr_h_metadata(gr_req_t *req) {
         size_t n = gr_meta_topic_count(req->b->meta);
         resp->Topics.v = gr_req_alloc(req, &gr_MetadataResponse_MetadataResponseTopic_sd, (int32_t)n);
         resp->Topics.n = (int32_t)n;
-        for (size_t i = 0; i < n; i++)
-            fill_topic(req, &resp->Topics.v[i], gr_meta_topic_at(req->b->meta, i), with_ops);
+        for (size_t i = 0; i < n; i++) fill_topic(req, &resp->Topics.v[i], gr_meta_topic_at(req->b->meta, i), with_ops);
     } else {
         bool allow_auto = ver < 4 || mreq->AllowAutoTopicCreation;
         resp->Topics.v = gr_req_alloc(req, &gr_MetadataResponse_MetadataResponseTopic_sd, mreq->Topics.n);

@@ -56,8 +56,8 @@ static void ack_one(sa_state_t *st, const gr_uuid_t *topic_id, const part_in_t *
     out->PartitionIndex = pi->PartitionIndex;
     char errstr[256];
     bool renew = req->hdr.api_version >= 2 && rq->IsRenewAck;
-    gr_err_t err = gr_share_ack_partition(req->b, st->group, st->member, topic_id, pi->PartitionIndex, bt,
-                                          (size_t)n, renew, st->w, &out->ErrorCode, errstr, sizeof(errstr));
+    gr_err_t err = gr_share_ack_partition(req->b, st->group, st->member, topic_id, pi->PartitionIndex, bt, (size_t)n,
+                                          renew, st->w, &out->ErrorCode, errstr, sizeof(errstr));
     out->ErrorCode = (int16_t)err;
     if (err && errstr[0]) out->ErrorMessage = gr_req_msg(req, "%s", errstr);
 }

@@ -39,9 +39,9 @@ typedef struct sf_part {
     struct sf_state *st;
     gr_uuid_t topic_id;
     int32_t partition;
-    bool fetch;   /* a session partition to fetch */
-    bool acked;   /* carried acknowledgements */
-    bool fresh;   /* newly added to the session */
+    bool fetch; /* a session partition to fetch */
+    bool acked; /* carried acknowledgements */
+    bool fresh; /* newly added to the session */
     part_out_t out;
     gr_partition_t *p;     /* resolved by the last evaluation */
     gr_share_part_t *part; /* idem */
@@ -55,12 +55,12 @@ typedef struct sf_state {
     const char *group, *member;
     sf_part_t *parts;
     int32_t n;
-    int32_t epoch;        /* request epoch */
-    bool do_fetch;        /* not final, not renew, limits > 0 */
+    int32_t epoch; /* request epoch */
+    bool do_fetch; /* not final, not renew, limits > 0 */
     bool fetch_done;
     bool parked;
     int64_t max_bytes;
-    gr_share_ackwait_t *w;   /* acks not yet durable */
+    gr_share_ackwait_t *w; /* acks not yet durable */
     int64_t deadline;
     gr_timer_t timer;
 } sf_state_t;
@@ -142,9 +142,8 @@ static void ack_one(sf_state_t *st, const gr_uuid_t *topic_id, const part_in_t *
     }
     char errstr[256];
     fp->acked = true;
-    gr_err_t err = gr_share_ack_partition(req->b, st->group, st->member, topic_id, pi->PartitionIndex, bt,
-                                          (size_t)n, renew, st->w, &fp->out.AcknowledgeErrorCode, errstr,
-                                          sizeof(errstr));
+    gr_err_t err = gr_share_ack_partition(req->b, st->group, st->member, topic_id, pi->PartitionIndex, bt, (size_t)n,
+                                          renew, st->w, &fp->out.AcknowledgeErrorCode, errstr, sizeof(errstr));
     fp->out.AcknowledgeErrorCode = (int16_t)err;
     if (err && errstr[0]) fp->out.AcknowledgeErrorMessage = gr_req_msg(req, "%s", errstr);
 }
@@ -173,10 +172,14 @@ static bool resolve(sf_state_t *st, sf_part_t *fp) {
     fp->p = NULL;
     fp->part = NULL;
     gr_err_t err = GR_ERR_NONE;
-    if (!gr_meta_topic_find_id(b->meta, &fp->topic_id)) err = GR_ERR_UNKNOWN_TOPIC_ID;
-    else if (!(fp->p = gr_parts_find_id(b->parts, &fp->topic_id, fp->partition))) err = GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-    else if (fp->p->offline) err = GR_ERR_KAFKA_STORAGE_ERROR;
-    else err = gr_share_part_get(b, st->group, fp->p, &fp->part);
+    if (!gr_meta_topic_find_id(b->meta, &fp->topic_id))
+        err = GR_ERR_UNKNOWN_TOPIC_ID;
+    else if (!(fp->p = gr_parts_find_id(b->parts, &fp->topic_id, fp->partition)))
+        err = GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    else if (fp->p->offline)
+        err = GR_ERR_KAFKA_STORAGE_ERROR;
+    else
+        err = gr_share_part_get(b, st->group, fp->p, &fp->part);
     if (err) fp->p = NULL, fp->part = NULL;
     fp->out.ErrorCode = (int16_t)err;
     return !err;
@@ -196,8 +199,12 @@ static int64_t probe(sf_state_t *st, int64_t want) {
 
 static int64_t acquire_all(sf_state_t *st, int32_t n_ok) {
     const gr_ShareFetchRequest_t *rq = st->req->body;
-    gr_share_acq_t aq = {.req = st->req, .member = st->member, .now = gr_loop_now(st->req->b->loop),
-                         .budget = rq->MaxRecords, .batch_size = rq->BatchSize, .mode = rq->ShareAcquireMode,
+    gr_share_acq_t aq = {.req = st->req,
+                         .member = st->member,
+                         .now = gr_loop_now(st->req->b->loop),
+                         .budget = rq->MaxRecords,
+                         .batch_size = rq->BatchSize,
+                         .mode = rq->ShareAcquireMode,
                          .min_one = true};
     int64_t limit = st->max_bytes, per = n_ok > 0 ? st->max_bytes / n_ok : st->max_bytes, got = 0;
     for (int32_t i = 0; i < st->n && aq.budget > 0; i++) {
@@ -213,7 +220,8 @@ static int64_t acquire_all(sf_state_t *st, int32_t n_ok) {
         gr_err_t err = gr_share_acquire(&aq, &ao);
         if (err) fp->out.ErrorCode = (int16_t)err;
         if (!ao.n_records) continue;
-        fp->out.AcquiredRecords.v = gr_req_alloc(st->req, &gr_ShareFetchResponse_AcquiredRecords_sd, (int32_t)ao.n_ranges);
+        fp->out.AcquiredRecords.v =
+            gr_req_alloc(st->req, &gr_ShareFetchResponse_AcquiredRecords_sd, (int32_t)ao.n_ranges);
         fp->out.AcquiredRecords.n = (int32_t)ao.n_ranges;
         for (size_t k = 0; k < ao.n_ranges; k++) {
             fp->out.AcquiredRecords.v[k].FirstOffset = ao.ranges[k].first_offset;
@@ -473,8 +481,6 @@ static void sf_respond(sf_state_t *st) {
     resp->Responses.n = n_topics;
     gr_req_respond(req, resp);
 }
-
-
 
 void gr_h_share_fetch(gr_req_t *req) {
     const gr_ShareFetchRequest_t *rq = req->body;

@@ -76,8 +76,8 @@ static const gr_sg_assignment_t *member_assignment(gr_broker_t *b, const char *g
 }
 
 /* Second pass after initialization: same member at its new epoch, nothing else changed. */
-static void hb_second_pass(gr_req_t *req, const gr_sg_heartbeat_req_t *h, gr_sg_heartbeat_res_t *res,
-                           hb_resp_t *resp, bool *persist) {
+static void hb_second_pass(gr_req_t *req, const gr_sg_heartbeat_req_t *h, gr_sg_heartbeat_res_t *res, hb_resp_t *resp,
+                           bool *persist) {
     gr_broker_t *b = req->b;
     bool had_assignment = res->assignment != NULL;
     gr_sg_heartbeat_req_t h2 = *h;
@@ -123,8 +123,9 @@ void gr_h_share_group_heartbeat(gr_req_t *req) {
     resp->ErrorCode = (int16_t)res.err;
     resp->ErrorMessage = res.errmsg[0] ? gr_req_msg(req, "%s", res.errmsg) : GR_STR_NULL;
     /* Kafka 4.3.1 answers every heartbeat error (25, 110, ...) with MemberId null. */
-    resp->MemberId = res.member_id && !res.err ? gr_str_c(gr_arena_strndup(&req->arena, res.member_id, strlen(res.member_id)))
-                                   : GR_STR_NULL;
+    resp->MemberId = res.member_id && !res.err
+                         ? gr_str_c(gr_arena_strndup(&req->arena, res.member_id, strlen(res.member_id)))
+                         : GR_STR_NULL;
     resp->MemberEpoch = res.member_epoch;
     resp->HeartbeatIntervalMs = res.err ? 0 : res.heartbeat_interval_ms;
     put_assignment(req, resp, res.err ? NULL : res.assignment);
@@ -157,7 +158,8 @@ static void describe_member(gr_req_t *req, const gr_sg_member_t *m, gr_ShareGrou
     for (int32_t i = 0; i < m->n_subscribed; i++) o->SubscribedTopicNames.v[i] = gr_str_c(m->subscribed[i]);
     const gr_sg_assignment_t *a = &m->assignment;
     o->Assignment = gr_req_alloc(req, &gr_ShareGroupDescribeResponse_Assignment_sd, 1);
-    o->Assignment->TopicPartitions.v = gr_req_alloc(req, &gr_ShareGroupDescribeResponse_TopicPartitions_sd, a->n_topics);
+    o->Assignment->TopicPartitions.v =
+        gr_req_alloc(req, &gr_ShareGroupDescribeResponse_TopicPartitions_sd, a->n_topics);
     int32_t n = 0;
     for (int32_t i = 0; i < a->n_topics; i++) {
         const gr_meta_topic_t *t = gr_meta_topic_find_id(req->b->meta, &a->topics[i].topic_id);
@@ -179,8 +181,8 @@ static void describe_group(gr_req_t *req, gr_str_t id, dg_t *o) {
     const gr_sg_group_t *g;
     gr_sg_state_t st;
     o->GroupId = id;
-    gr_err_t err = gr_share_group_describe(req->b->share.groups, gid, gr_share_id_used_by_other_type(req->b, gid),
-                                           &g, &st, errstr, sizeof(errstr));
+    gr_err_t err = gr_share_group_describe(req->b->share.groups, gid, gr_share_id_used_by_other_type(req->b, gid), &g,
+                                           &st, errstr, sizeof(errstr));
     o->ErrorCode = (int16_t)err;
     if (err) {
         o->ErrorMessage = errstr[0] ? gr_req_msg(req, "%s", errstr) : GR_STR_NULL;

@@ -56,12 +56,12 @@ static void describe_partition(gr_req_t *req, const char *gid, const gr_meta_top
     o->Lag = lag < 0 ? 0 : lag;
 }
 
-static void describe_topic(gr_req_t *req, const char *gid, const char *name, const int32_t *parts, int32_t n,
-                           dt_t *o) {
+static void describe_topic(gr_req_t *req, const char *gid, const char *name, const int32_t *parts, int32_t n, dt_t *o) {
     const gr_meta_topic_t *t = gr_meta_topic_find(req->b->meta, name);
     o->TopicName = arena_cstr(req, name);
     if (t) o->TopicId = t->id;
-    o->Partitions.v = gr_req_alloc(req, &gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponsePartition_sd, n);
+    o->Partitions.v =
+        gr_req_alloc(req, &gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponsePartition_sd, n);
     o->Partitions.n = n;
     for (int32_t i = 0; i < n; i++) describe_partition(req, gid, t, parts[i], &o->Partitions.v[i]);
 }
@@ -82,7 +82,8 @@ static void describe_all(gr_req_t *req, const char *gid, dg_t *o) {
         return;
     }
     const gr_sg_assignment_t *a = &g->initialized;
-    o->Topics.v = gr_req_alloc(req, &gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponseTopic_sd, a->n_topics);
+    o->Topics.v =
+        gr_req_alloc(req, &gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponseTopic_sd, a->n_topics);
     int32_t n = 0;
     for (int32_t i = 0; i < a->n_topics; i++) {
         const gr_meta_topic_t *t = gr_meta_topic_find_id(req->b->meta, &a->topics[i].topic_id);
@@ -103,7 +104,8 @@ static void describe_group(gr_req_t *req, const rg_t *rg, dg_t *o) {
         describe_all(req, gid, o);
         return;
     }
-    o->Topics.v = gr_req_alloc(req, &gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponseTopic_sd, rg->Topics.n);
+    o->Topics.v = gr_req_alloc(req, &gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponseTopic_sd,
+                               rg->Topics.n);
     o->Topics.n = rg->Topics.n;
     for (int32_t i = 0; i < rg->Topics.n; i++) {
         const gr_DescribeShareGroupOffsetsRequest_DescribeShareGroupOffsetsRequestTopic_t *rt = &rg->Topics.v[i];
@@ -116,7 +118,8 @@ void gr_h_describe_share_group_offsets(gr_req_t *req) {
     gr_DescribeShareGroupOffsetsRequest_t *r = req->body;
     gr_DescribeShareGroupOffsetsResponse_t *resp = gr_req_resp_new(req);
     int32_t n = r->Groups.n > 0 ? r->Groups.n : 0;
-    resp->Groups.v = gr_req_alloc(req, &gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponseGroup_sd, n);
+    resp->Groups.v =
+        gr_req_alloc(req, &gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponseGroup_sd, n);
     resp->Groups.n = n;
     for (int32_t i = 0; i < n; i++) describe_group(req, &r->Groups.v[i], &resp->Groups.v[i]);
     gr_req_respond(req, resp);
@@ -147,7 +150,8 @@ static void alter_shape(gr_req_t *req, const gr_AlterShareGroupOffsetsRequest_t 
         int32_t np = rt->Partitions.n > 0 ? rt->Partitions.n : 0;
         o->TopicName = rt->TopicName;
         if (t) o->TopicId = t->id;
-        o->Partitions.v = gr_req_alloc(req, &gr_AlterShareGroupOffsetsResponse_AlterShareGroupOffsetsResponsePartition_sd, np);
+        o->Partitions.v =
+            gr_req_alloc(req, &gr_AlterShareGroupOffsetsResponse_AlterShareGroupOffsetsResponsePartition_sd, np);
         o->Partitions.n = np;
         for (int32_t j = 0; j < np; j++) {
             o->Partitions.v[j].PartitionIndex = rt->Partitions.v[j].PartitionIndex;
@@ -190,7 +194,8 @@ void gr_h_alter_share_group_offsets(gr_req_t *req) {
     gr_share_wait_t *w = gr_share_wait_new(req, resp, alter_fix);
     gr_err_t top = GR_ERR_NONE;
     char msg[256] = "";
-    if (!*gid) top = GR_ERR_INVALID_GROUP_ID, snprintf(msg, sizeof(msg), "%s", err_msg(top));
+    if (!*gid)
+        top = GR_ERR_INVALID_GROUP_ID, snprintf(msg, sizeof(msg), "%s", err_msg(top));
     else if (gr_share_id_used_by_other_type(req->b, gid))
         top = GR_ERR_GROUP_ID_NOT_FOUND, snprintf(msg, sizeof(msg), "Group %s is not a share group.", gid);
     else if (gr_share_group_delete_check(req->b->share.groups, gid) == GR_ERR_NON_EMPTY_GROUP)
@@ -278,7 +283,8 @@ void gr_h_delete_share_group_offsets(gr_req_t *req) {
         return;
     }
     int32_t n = r->Topics.n > 0 ? r->Topics.n : 0;
-    resp->Responses.v = gr_req_alloc(req, &gr_DeleteShareGroupOffsetsResponse_DeleteShareGroupOffsetsResponseTopic_sd, n);
+    resp->Responses.v =
+        gr_req_alloc(req, &gr_DeleteShareGroupOffsetsResponse_DeleteShareGroupOffsetsResponseTopic_sd, n);
     resp->Responses.n = n;
     for (int32_t i = 0; i < n; i++) {
         gr_DeleteShareGroupOffsetsResponse_DeleteShareGroupOffsetsResponseTopic_t *o = &resp->Responses.v[i];

@@ -17,7 +17,7 @@ typedef struct pbatch {
 typedef struct pentry {
     int64_t pid;
     int16_t epoch;
-    int n;              /* batches kept */
+    int n;                           /* batches kept */
     pbatch_t b[GR_PRODUCER_BATCHES]; /* oldest first */
     struct pentry *next;
 } pentry_t;
@@ -66,14 +66,17 @@ void gr_producers_check(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int
     if (!e) return; /* unknown producer (new, or state lost): accept any sequence */
     if (epoch < e->epoch) {
         out->err = GR_ERR_INVALID_PRODUCER_EPOCH;
-        snprintf(out->msg, sizeof(out->msg), "Epoch of producer %lld is %d, which is smaller than the last seen epoch %d",
-                 (long long)pid, epoch, e->epoch);
+        snprintf(out->msg, sizeof(out->msg),
+                 "Epoch of producer %lld is %d, which is smaller than the last seen epoch %d", (long long)pid, epoch,
+                 e->epoch);
         return;
     }
     if (epoch > e->epoch) {
         if (first_seq != 0) {
             out->err = GR_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER;
-            snprintf(out->msg, sizeof(out->msg), "Invalid sequence number for new epoch of producer %lld: %d (request epoch), %d (seq. number), %d (current producer epoch)",
+            snprintf(out->msg, sizeof(out->msg),
+                     "Invalid sequence number for new epoch of producer %lld: %d (request epoch), %d (seq. number), %d "
+                     "(current producer epoch)",
                      (long long)pid, epoch, first_seq, e->epoch);
         }
         return;
@@ -91,7 +94,9 @@ void gr_producers_check(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int
     bool in_seq = e->n == 0 ? true : first_seq == seq_add(cur_last, 1);
     if (!in_seq) {
         out->err = GR_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER;
-        snprintf(out->msg, sizeof(out->msg), "Out of order sequence number for producer %lld: %d (incoming seq. number), %d (current end sequence number)",
+        snprintf(out->msg, sizeof(out->msg),
+                 "Out of order sequence number for producer %lld: %d (incoming seq. number), %d (current end sequence "
+                 "number)",
                  (long long)pid, first_seq, cur_last);
     }
 }

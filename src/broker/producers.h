@@ -18,8 +18,8 @@ void gr_producers_free(gr_producer_state_t *ps);
 
 /** Outcome of checking one batch before it is appended. */
 typedef struct gr_producer_check {
-    gr_err_t err;          /* NONE, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH */
-    bool duplicate;        /* a retry of a batch already appended: answer with these offsets */
+    gr_err_t err;   /* NONE, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH */
+    bool duplicate; /* a retry of a batch already appended: answer with these offsets */
     int64_t dup_base_offset;
     int64_t dup_last_offset;
     char msg[200];

@@ -22,8 +22,7 @@ void gr_req_respond(gr_req_t *req, const void *resp) {
     gr_wbuf_init(&wb);
     size_t len_pos = wb.len;
     gr_wbuf_i32(&wb, 0); /* size, patched below */
-    gr_resp_header_encode(req->hdr.correlation_id,
-                          gr_resp_header_version(req->hdr.api_key, req->hdr.api_version), &wb);
+    gr_resp_header_encode(req->hdr.correlation_id, gr_resp_header_version(req->hdr.api_key, req->hdr.api_version), &wb);
     gr_encode(req->resp_desc, req->hdr.api_version, resp, &wb);
     gr_wbuf_patch_i32(&wb, len_pos, (int32_t)(gr_wbuf_size(&wb) - 4));
     gr_conn_respond(req->conn, req->seq, &wb);

@@ -30,11 +30,11 @@ struct gr_req {
     gr_arena_t arena;
     const gr_msg_desc_t *req_desc;
     const gr_msg_desc_t *resp_desc;
-    void *body;       /* decoded request, type per req_desc */
-    int64_t recv_ms;  /* loop time when the frame arrived */
+    void *body;      /* decoded request, type per req_desc */
+    int64_t recv_ms; /* loop time when the frame arrived */
     /* Parking: a handler that answers later may use these. */
     gr_req_t *park_next, *park_prev;
-    void *park;       /* handler-specific state */
+    void *park; /* handler-specific state */
     void (*park_cancel)(gr_req_t *req);
 };
 

@@ -16,8 +16,8 @@ typedef struct gr_share_acq {
     gr_share_part_t *part;
     const gr_sp_conf_t *conf;
     const char *member;
-    int64_t now;       /* loop time (lock deadlines) */
-    int64_t budget;    /* MaxRecords left */
+    int64_t now;    /* loop time (lock deadlines) */
+    int64_t budget; /* MaxRecords left */
     int32_t batch_size;
     int8_t mode;       /* GR_SP_MODE_* */
     int64_t max_bytes; /* bytes this partition may use */
@@ -25,8 +25,8 @@ typedef struct gr_share_acq {
 } gr_share_acq_t;
 
 typedef struct gr_share_acq_out {
-    gr_bytes_t *records;        /* set to a file-backed slice when something was acquired */
-    gr_sp_acquired_t *ranges;   /* in the request arena */
+    gr_bytes_t *records;      /* set to a file-backed slice when something was acquired */
+    gr_sp_acquired_t *ranges; /* in the request arena */
     size_t n_ranges;
     int64_t n_records, bytes;
 } gr_share_acq_out_t;

@@ -29,7 +29,7 @@ typedef struct gr_share_sess_part {
 typedef struct gr_share_session {
     struct gr_share_session *hnext;
     char *group, *member;
-    int32_t epoch; /* the epoch the next request must carry */
+    int32_t epoch;   /* the epoch the next request must carry */
     gr_conn_t *conn; /* the connection that opened it */
     gr_share_sess_part_t *parts;
     int32_t n, cap;

@@ -68,8 +68,8 @@ static const char *const topic_cols[] = {"topic", "error", "error_message", NULL
 
 /* ---- create topics ---- */
 
-static const char *const create_cols[] = {"topic", "topic_id", "partitions", "replication_factor", "error",
-                                          "error_message", NULL};
+static const char *const create_cols[] = {"topic", "topic_id",      "partitions", "replication_factor",
+                                          "error", "error_message", NULL};
 
 static gr_admin_result_t *create_result(const gr_CreateTopicsResponse_t *rs) {
     gr_admin_result_t *r = gr__result_new(create_cols);
@@ -161,8 +161,8 @@ gr_err_t gr_admin_delete_topics(gr_admin_t *a, const char *const *names, size_t 
 
 /* ---- create partitions ---- */
 
-gr_err_t gr_admin_create_partitions(gr_admin_t *a, const char *const *names, size_t n, int32_t total_count,
-                                    int flags, int timeout_ms, gr_admin_result_t **res) {
+gr_err_t gr_admin_create_partitions(gr_admin_t *a, const char *const *names, size_t n, int32_t total_count, int flags,
+                                    int timeout_ms, gr_admin_result_t **res) {
     *res = NULL;
     if (!names || !n) return bad_args(a, "create_partitions: names must be given");
     int64_t deadline = gr__admin_deadline(a, timeout_ms);
@@ -199,8 +199,9 @@ gr_err_t gr_admin_create_partitions(gr_admin_t *a, const char *const *names, siz
 
 /* ---- describe topics ---- */
 
-static const char *const describe_cols[] = {"topic", "topic_id", "internal", "partition", "leader", "leader_epoch",
-                                            "replicas", "isr", "error", "error_message", NULL};
+static const char *const describe_cols[] = {"topic",  "topic_id",      "internal", "partition",
+                                            "leader", "leader_epoch",  "replicas", "isr",
+                                            "error",  "error_message", NULL};
 
 static const char *id_list(gr_arena_t *ar, const int32_t *v, int32_t n) {
     char *s = gr_arena_alloc(ar, (size_t)(n > 0 ? n : 1) * 12 + 1);

@@ -8,13 +8,12 @@
 #include "client/admin_int.h"
 #include "proto_msgs.h"
 
-static const char *const describe_cols[] = {"resource_type", "resource", "name", "value", "source", "read_only",
-                                            "sensitive", "error", "error_message", NULL};
+static const char *const describe_cols[] = {"resource_type", "resource",  "name",  "value",         "source",
+                                            "read_only",     "sensitive", "error", "error_message", NULL};
 static const char *const alter_cols[] = {"resource_type", "resource", "error", "error_message", NULL};
 
 /* Where a request about a resource goes: the broker itself, or any broker. */
-static gr_err_t target_node(gr_admin_t *a, gr_resource_type_t type, const char *name, int64_t deadline,
-                            int32_t *node) {
+static gr_err_t target_node(gr_admin_t *a, gr_resource_type_t type, const char *name, int64_t deadline, int32_t *node) {
     *node = INT32_MIN;
     if (type != GR_RESOURCE_BROKER || !*name) return GR_ERR_NONE;
     char *end;
@@ -52,8 +51,8 @@ static void describe_rows(gr_admin_result_t *r, const gr_DescribeConfigsResponse
     }
 }
 
-gr_err_t gr_admin_describe_configs(gr_admin_t *a, gr_resource_type_t type, const char *name,
-                                   const char *const *keys, size_t n_keys, int timeout_ms, gr_admin_result_t **res) {
+gr_err_t gr_admin_describe_configs(gr_admin_t *a, gr_resource_type_t type, const char *name, const char *const *keys,
+                                   size_t n_keys, int timeout_ms, gr_admin_result_t **res) {
     *res = NULL;
     gr_err_t err = check_resource(a, type, name);
     if (err) return err;

@@ -138,9 +138,10 @@ gr_err_t gr_admin_list_groups(gr_admin_t *a, const char *types, int timeout_ms, 
 
 /* ---- describe share groups ---- */
 
-static const char *const sg_cols[] = {"group", "state", "group_epoch", "assignment_epoch", "assignor", "member_id",
-                                      "client_id", "client_host", "member_epoch", "topic", "partition",
-                                      "coordinator_id", "coordinator", "error", "error_message", NULL};
+static const char *const sg_cols[] = {"group",        "state",     "group_epoch",   "assignment_epoch",
+                                      "assignor",     "member_id", "client_id",     "client_host",
+                                      "member_epoch", "topic",     "partition",     "coordinator_id",
+                                      "coordinator",  "error",     "error_message", NULL};
 
 /* The coordinator that answered, for the rows of its group. */
 typedef struct sg_coord {
@@ -247,12 +248,12 @@ gr_err_t gr_admin_describe_share_groups(gr_admin_t *a, const char *const *groups
 
 /* ---- share-group offsets ---- */
 
-static const char *const sgo_cols[] = {"group", "topic", "partition", "start_offset", "leader_epoch", "lag", "error",
-                                       "error_message", NULL};
+static const char *const sgo_cols[] = {"group", "topic",         "partition", "start_offset", "leader_epoch", "lag",
+                                       "error", "error_message", NULL};
 
 /* Topics with all their partitions, from metadata (DescribeShareGroupOffsets names partitions). */
-static gr_err_t topic_partitions(gr_admin_t *a, const char *const *topics, size_t n, int64_t deadline,
-                                 gr_arena_t *ar, gr_DescribeShareGroupOffsetsRequest_DescribeShareGroupOffsetsRequestGroup_t *g) {
+static gr_err_t topic_partitions(gr_admin_t *a, const char *const *topics, size_t n, int64_t deadline, gr_arena_t *ar,
+                                 gr_DescribeShareGroupOffsetsRequest_DescribeShareGroupOffsetsRequestGroup_t *g) {
     gr_admin_result_t *d = NULL;
     gr_err_t err = gr_admin_describe_topics(a, topics, n, (int)(deadline - gr__client_tick(a->cl)), &d);
     if (err) {
@@ -260,8 +261,8 @@ static gr_err_t topic_partitions(gr_admin_t *a, const char *const *topics, size_
         return err;
     }
     g->Topics.n = (int32_t)n;
-    g->Topics.v = gr_struct_alloc(ar, &gr_DescribeShareGroupOffsetsRequest_DescribeShareGroupOffsetsRequestTopic_sd,
-                                  (int32_t)n);
+    g->Topics.v =
+        gr_struct_alloc(ar, &gr_DescribeShareGroupOffsetsRequest_DescribeShareGroupOffsetsRequestTopic_sd, (int32_t)n);
     for (size_t i = 0; i < n; i++) {
         g->Topics.v[i].TopicName = gr_str_c(topics[i]);
         g->Topics.v[i].Partitions.v = gr_arena_alloc(ar, gr_admin_result_rows(d) * sizeof(int32_t) + 4);
@@ -274,7 +275,8 @@ static gr_err_t topic_partitions(gr_admin_t *a, const char *const *topics, size_
     return GR_ERR_NONE;
 }
 
-static void sgo_rows(gr_admin_result_t *r, const gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponseGroup_t *g) {
+static void sgo_rows(gr_admin_result_t *r,
+                     const gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponseGroup_t *g) {
     if (g->ErrorCode) {
         size_t row = gr__result_add_row(r);
         gr__result_set_str(r, row, "group", g->GroupId);
@@ -284,7 +286,8 @@ static void sgo_rows(gr_admin_result_t *r, const gr_DescribeShareGroupOffsetsRes
     for (int32_t t = 0; t < g->Topics.n; t++) {
         const gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponseTopic_t *tp = &g->Topics.v[t];
         for (int32_t p = 0; p < tp->Partitions.n; p++) {
-            const gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponsePartition_t *pp = &tp->Partitions.v[p];
+            const gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponsePartition_t *pp =
+                &tp->Partitions.v[p];
             size_t row = gr__result_add_row(r);
             gr__result_set_str(r, row, "group", g->GroupId);
             gr__result_set_str(r, row, "topic", tp->TopicName);
@@ -307,7 +310,8 @@ gr_err_t gr_admin_describe_share_group_offsets(gr_admin_t *a, const char *group,
     gr_DescribeShareGroupOffsetsRequest_t rq;
     gr_struct_init(&gr_DescribeShareGroupOffsetsRequest_sd, &rq);
     rq.Groups.n = 1;
-    rq.Groups.v = gr_struct_alloc(&ar, &gr_DescribeShareGroupOffsetsRequest_DescribeShareGroupOffsetsRequestGroup_sd, 1);
+    rq.Groups.v =
+        gr_struct_alloc(&ar, &gr_DescribeShareGroupOffsetsRequest_DescribeShareGroupOffsetsRequestGroup_sd, 1);
     rq.Groups.v[0].GroupId = gr_str_c(group);
     rq.Groups.v[0].Topics.n = -1; /* every topic */
     int32_t node;
@@ -329,8 +333,8 @@ gr_err_t gr_admin_describe_share_group_offsets(gr_admin_t *a, const char *group,
 static const char *const part_cols[] = {"topic", "partition", "error", "error_message", NULL};
 
 gr_err_t gr_admin_alter_share_group_offsets(gr_admin_t *a, const char *group, const char *topic,
-                                            const int32_t *partitions, const int64_t *offsets, size_t n,
-                                            int timeout_ms, gr_admin_result_t **res) {
+                                            const int32_t *partitions, const int64_t *offsets, size_t n, int timeout_ms,
+                                            gr_admin_result_t **res) {
     *res = NULL;
     if (!group || !topic || !n || !partitions || !offsets)
         return gr__fmt(GR_ERR__INVALID_ARG, a->errbuf, sizeof(a->errbuf), "group, topic and partitions must be given");
@@ -394,8 +398,8 @@ gr_err_t gr_admin_delete_share_group_offsets(gr_admin_t *a, const char *group, c
     gr_struct_init(&gr_DeleteShareGroupOffsetsRequest_sd, &rq);
     rq.GroupId = gr_str_c(group);
     rq.Topics.n = (int32_t)n;
-    rq.Topics.v = gr_struct_alloc(&ar, &gr_DeleteShareGroupOffsetsRequest_DeleteShareGroupOffsetsRequestTopic_sd,
-                                  (int32_t)n);
+    rq.Topics.v =
+        gr_struct_alloc(&ar, &gr_DeleteShareGroupOffsetsRequest_DeleteShareGroupOffsetsRequestTopic_sd, (int32_t)n);
     for (size_t i = 0; i < n; i++) rq.Topics.v[i].TopicName = gr_str_c(topics[i]);
     void *resp;
     int16_t ver;

@@ -15,12 +15,12 @@ struct gr__client {
     /* metadata cache */
     gr__mtopic_t **topics;
     size_t n_topics, cap_topics;
-    bool meta_wanted;        /* a refresh was asked for */
-    bool meta_inflight;      /* a Metadata request is out */
-    int64_t meta_last_sent;  /* monotonic ms */
-    int64_t meta_last_ok;    /* monotonic ms of the last full answer */
-    uint64_t meta_gen;       /* completed answers */
-    bool auto_create;        /* AllowAutoTopicCreation in Metadata requests */
+    bool meta_wanted;       /* a refresh was asked for */
+    bool meta_inflight;     /* a Metadata request is out */
+    int64_t meta_last_sent; /* monotonic ms */
+    int64_t meta_last_ok;   /* monotonic ms of the last full answer */
+    uint64_t meta_gen;      /* completed answers */
+    bool auto_create;       /* AllowAutoTopicCreation in Metadata requests */
     int32_t controller_id;
     char *cluster_id;
 };

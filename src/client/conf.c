@@ -110,8 +110,8 @@ static gr_err_t parse_value(const gr__cdef_t *d, const char *v, int64_t *num, ch
     case GR__CT_BOOL:
         idx = choice_index("false,true", v);
         if (idx < 0) {
-            fmt_err(errstr, size, "Invalid value %s for configuration %s: Expected value to be either true or false",
-                    v, d->name);
+            fmt_err(errstr, size, "Invalid value %s for configuration %s: Expected value to be either true or false", v,
+                    d->name);
             return GR_ERR__INVALID_ARG;
         }
         *num = idx;
@@ -126,9 +126,7 @@ static gr_err_t parse_value(const gr__cdef_t *d, const char *v, int64_t *num, ch
         }
         *num = d->type == GR__CT_ACKS ? (idx <= 1 ? -1 : idx - 2) : idx;
         return GR_ERR_NONE;
-    default:
-        *num = 0;
-        return GR_ERR_NONE;
+    default: *num = 0; return GR_ERR_NONE;
     }
 }
 

@@ -59,10 +59,10 @@ typedef struct gr__ptopic gr__ptopic_t;
 struct gr__ppart {
     gr__ptopic_t *pt;
     int32_t id;
-    gr__pbatch_t *open;          /* accepting records */
+    gr__pbatch_t *open;            /* accepting records */
     gr__pbatch_t *q_head, *q_tail; /* sealed batches waiting to be sent, in order */
     int inflight;
-    bool retrying;               /* a batch came back for retry: wait for the others */
+    bool retrying; /* a batch came back for retry: wait for the others */
     int32_t next_seq;
 };
 
@@ -71,8 +71,8 @@ struct gr__ptopic {
     gr__mtopic_t *mt;
     int32_t n_parts;
     gr__ppart_t **parts;
-    int32_t sticky;        /* current partition for records without a key, -1 none */
-    size_t sticky_bytes;   /* bytes sent to it since it was picked */
+    int32_t sticky;      /* current partition for records without a key, -1 none */
+    size_t sticky_bytes; /* bytes sent to it since it was picked */
 };
 
 #define GR__POOL 32

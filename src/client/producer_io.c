@@ -50,7 +50,10 @@ void gr__producer_seal(gr_producer_t *p, gr__ppart_t *pp) {
     if (!b) return;
     pp->open = NULL;
     b->next = NULL;
-    if (pp->q_tail) pp->q_tail->next = b; else pp->q_head = b;
+    if (pp->q_tail)
+        pp->q_tail->next = b;
+    else
+        pp->q_head = b;
     pp->q_tail = b;
 }
 
@@ -64,7 +67,10 @@ void gr__producer_complete(gr_producer_t *p, gr__pbatch_t *b, gr_err_t err, cons
     gr__producer_buf_put(p, &b->wire);
     p->used_bytes -= b->bytes;
     b->next = NULL;
-    if (p->done_tail) p->done_tail->next = b; else p->done_head = b;
+    if (p->done_tail)
+        p->done_tail->next = b;
+    else
+        p->done_head = b;
     p->done_tail = b;
 }
 
@@ -74,7 +80,8 @@ static void patch_batch(gr__pbatch_t *b, int64_t pid, int16_t epoch, int32_t seq
     gr_put_be64(m + 43, (uint64_t)pid);
     gr_put_be16(m + 51, (uint16_t)epoch);
     gr_put_be32(m + 53, (uint32_t)seq);
-    gr_put_be32(m + GR_BATCH_CRC_OFFSET, gr_crc32c(0, m + GR_BATCH_ATTRIBUTES_OFFSET, b->wire.len - GR_BATCH_ATTRIBUTES_OFFSET));
+    gr_put_be32(m + GR_BATCH_CRC_OFFSET,
+                gr_crc32c(0, m + GR_BATCH_ATTRIBUTES_OFFSET, b->wire.len - GR_BATCH_ATTRIBUTES_OFFSET));
     b->pid = pid;
     b->base_seq = seq;
 }
@@ -112,7 +119,8 @@ static gr_err_t finish_batch(gr_producer_t *p, gr__pbatch_t *b) {
         size_t len = b->bb.records.len;
         memcpy(m, p->hdr.mem, GR_RECORD_BATCH_OVERHEAD);
         gr_put_be32(m + 8, (uint32_t)(len - GR_LOG_OVERHEAD));
-        gr_put_be32(m + GR_BATCH_CRC_OFFSET, gr_crc32c(0, m + GR_BATCH_ATTRIBUTES_OFFSET, len - GR_BATCH_ATTRIBUTES_OFFSET));
+        gr_put_be32(m + GR_BATCH_CRC_OFFSET,
+                    gr_crc32c(0, m + GR_BATCH_ATTRIBUTES_OFFSET, len - GR_BATCH_ATTRIBUTES_OFFSET));
         b->wire = b->bb.records;
         gr_wbuf_init(&b->bb.records);
     } else {

@@ -72,7 +72,8 @@ static void renew_done(gr_share_consumer_t *c, gr__spart_t *part, int64_t off, b
     }
     for (size_t i = 0; i < c->batch.n; i++) {
         gr_share_record_t *b = c->batch.v[i];
-        if (b->part == part && b->offset == off && b->ack == GR_ACK_RENEW) b->st = ok ? GR__RS_RENEWED : GR__RS_RENEW_FAILED;
+        if (b->part == part && b->offset == off && b->ack == GR_ACK_RENEW)
+            b->st = ok ? GR__RS_RENEWED : GR__RS_RENEW_FAILED;
     }
 }
 
@@ -133,7 +134,8 @@ static void fail_pending(gr_share_consumer_t *c, gr__sleader_t *ld, const char *
 static void request_failed(gr_share_consumer_t *c, gr__sreq_t *req, gr_err_t err, const char *msg) {
     gr__sleader_t *ld = req->ld;
     char why[300];
-    snprintf(why, sizeof(why), "share session with broker %d lost: %s", ld->node_id, msg && *msg ? msg : gr_err_str(err));
+    snprintf(why, sizeof(why), "share session with broker %d lost: %s", ld->node_id,
+             msg && *msg ? msg : gr_err_str(err));
     if (err == GR_ERR_SHARE_SESSION_LIMIT_REACHED) {
         reset_session(c, ld);
         finish_all(c, req, err, why);
@@ -142,7 +144,8 @@ static void request_failed(gr_share_consumer_t *c, gr__sreq_t *req, gr_err_t err
         finish_all(c, req, GR_ERR_NETWORK_EXCEPTION, why);
     } else {
         finish_all(c, req, err, why);
-        if (err == GR_ERR_NOT_LEADER_OR_FOLLOWER || err == GR_ERR_UNKNOWN_TOPIC_OR_PARTITION) gr__client_request_metadata(c->cl);
+        if (err == GR_ERR_NOT_LEADER_OR_FOLLOWER || err == GR_ERR_UNKNOWN_TOPIC_OR_PARTITION)
+            gr__client_request_metadata(c->cl);
     }
     ld->backoff_until = gr__client_now(c->cl) + c->retry_backoff_ms;
 }
@@ -178,7 +181,8 @@ static void fetch_partition(gr_share_consumer_t *c, gr__sreq_t *req, const gr_uu
     struct gr__sreq_set *set = find_set(req, part);
     if (set) {
         char msg[300];
-        snprintf(msg, sizeof(msg), "%.*s", pd->AcknowledgeErrorMessage.len > 0 ? (int)pd->AcknowledgeErrorMessage.len : 0,
+        snprintf(msg, sizeof(msg), "%.*s",
+                 pd->AcknowledgeErrorMessage.len > 0 ? (int)pd->AcknowledgeErrorMessage.len : 0,
                  pd->AcknowledgeErrorMessage.ptr ? pd->AcknowledgeErrorMessage.ptr : "");
         finish_set(c, req, set, (gr_err_t)pd->AcknowledgeErrorCode, msg);
     }
@@ -218,8 +222,9 @@ static void on_share_fetch(gr__client_t *cl, gr_err_t err, const char *errmsg, i
     const gr_ShareFetchResponse_t *rs = resp;
     if (err || rs->ErrorCode) {
         char msg[300];
-        if (!err) snprintf(msg, sizeof(msg), "%.*s", rs->ErrorMessage.len > 0 ? (int)rs->ErrorMessage.len : 0,
-                           rs->ErrorMessage.ptr ? rs->ErrorMessage.ptr : "");
+        if (!err)
+            snprintf(msg, sizeof(msg), "%.*s", rs->ErrorMessage.len > 0 ? (int)rs->ErrorMessage.len : 0,
+                     rs->ErrorMessage.ptr ? rs->ErrorMessage.ptr : "");
         request_failed(c, req, err ? err : (gr_err_t)rs->ErrorCode, err ? errmsg : msg);
         req_free(c, req);
         return;
@@ -243,8 +248,9 @@ static void on_share_ack(gr__client_t *cl, gr_err_t err, const char *errmsg, int
     const gr_ShareAcknowledgeResponse_t *rs = resp;
     if (err || rs->ErrorCode) {
         char msg[300];
-        if (!err) snprintf(msg, sizeof(msg), "%.*s", rs->ErrorMessage.len > 0 ? (int)rs->ErrorMessage.len : 0,
-                           rs->ErrorMessage.ptr ? rs->ErrorMessage.ptr : "");
+        if (!err)
+            snprintf(msg, sizeof(msg), "%.*s", rs->ErrorMessage.len > 0 ? (int)rs->ErrorMessage.len : 0,
+                     rs->ErrorMessage.ptr ? rs->ErrorMessage.ptr : "");
         request_failed(c, req, err ? err : (gr_err_t)rs->ErrorCode, err ? errmsg : msg);
         if (req->epoch < 0) req->ld->closed = true;
         req_free(c, req);
@@ -320,21 +326,21 @@ static int32_t group_topics(const entry_t *e, size_t n, gr_uuid_t *tids, int32_t
     return nt;
 }
 
-#define FILL_BATCHES(dst, set, ar, T)                                                                      \
-    do {                                                                                                  \
-        if (!(set)) break;                                                                                \
-        int64_t *f_, *l_;                                                                                 \
-        int8_t **t_;                                                                                      \
-        int32_t *nt_;                                                                                     \
-        int32_t nb_ = gr__acks_batches(&(set)->acks, ar, &f_, &l_, &t_, &nt_);                            \
-        (dst).n = nb_;                                                                                    \
-        (dst).v = gr_struct_alloc(ar, &T##_sd, nb_ ? nb_ : 1);                                            \
-        for (int32_t b_ = 0; b_ < nb_; b_++) {                                                            \
-            (dst).v[b_].FirstOffset = f_[b_];                                                             \
-            (dst).v[b_].LastOffset = l_[b_];                                                              \
-            (dst).v[b_].AcknowledgeTypes.v = t_[b_];                                                      \
-            (dst).v[b_].AcknowledgeTypes.n = nt_[b_];                                                     \
-        }                                                                                                 \
+#define FILL_BATCHES(dst, set, ar, T)                                          \
+    do {                                                                       \
+        if (!(set)) break;                                                     \
+        int64_t *f_, *l_;                                                      \
+        int8_t **t_;                                                           \
+        int32_t *nt_;                                                          \
+        int32_t nb_ = gr__acks_batches(&(set)->acks, ar, &f_, &l_, &t_, &nt_); \
+        (dst).n = nb_;                                                         \
+        (dst).v = gr_struct_alloc(ar, &T##_sd, nb_ ? nb_ : 1);                 \
+        for (int32_t b_ = 0; b_ < nb_; b_++) {                                 \
+            (dst).v[b_].FirstOffset = f_[b_];                                  \
+            (dst).v[b_].LastOffset = l_[b_];                                   \
+            (dst).v[b_].AcknowledgeTypes.v = t_[b_];                           \
+            (dst).v[b_].AcknowledgeTypes.n = nt_[b_];                          \
+        }                                                                      \
     } while (0)
 
 static void fill_fetch_topics(gr_ShareFetchRequest_t *rq, const entry_t *e, size_t n, gr_arena_t *ar) {

@@ -147,9 +147,7 @@ static void heartbeat_error(gr_share_consumer_t *c, int16_t code, gr_str_t msg) 
         c->coord_id = -1;
         retry_later(c, &c->fc_next);
         return;
-    case GR_ERR_COORDINATOR_LOAD_IN_PROGRESS:
-        retry_later(c, &c->hb_next);
-        return;
+    case GR_ERR_COORDINATOR_LOAD_IN_PROGRESS: retry_later(c, &c->hb_next); return;
     case GR_ERR_UNKNOWN_MEMBER_ID:
     case GR_ERR_FENCED_MEMBER_EPOCH: /* rejoin with epoch 0 and the same member id */
         c->member_epoch = 0;

@@ -22,7 +22,7 @@
 #include "client/client.h"
 #include "gregor/share_consumer.h"
 
-#define GR__ACK_GAP 0
+#define GR__ACK_GAP  0
 #define GR__ACK_NONE (-1)
 
 typedef struct gr__sleader gr__sleader_t;
@@ -95,10 +95,10 @@ struct gr_share_ack_result {
 /** One partition leader and the share session with it. */
 struct gr__sleader {
     int32_t node_id;
-    int32_t epoch;       /* epoch of the next request; 0 = open a session */
-    gr__sreq_t *req;     /* the one request in flight, or NULL */
+    int32_t epoch;   /* epoch of the next request; 0 = open a session */
+    gr__sreq_t *req; /* the one request in flight, or NULL */
     int64_t backoff_until;
-    bool closed;         /* session ended with epoch -1 */
+    bool closed; /* session ended with epoch -1 */
 };
 
 /** A ShareFetch / ShareAcknowledge in flight and the acknowledgements it carries. */
@@ -113,7 +113,7 @@ struct gr__sreq {
     struct gr__sreq_set {
         gr__spart_t *part;
         gr__acks_t acks;
-    } *sets;
+    } * sets;
 };
 
 struct gr_share_consumer {
@@ -158,7 +158,8 @@ struct gr_share_consumer {
 };
 
 /* share_consumer.c */
-gr_err_t gr__share_err(gr_share_consumer_t *c, gr_err_t err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+gr_err_t gr__share_err(gr_share_consumer_t *c, gr_err_t err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 bool gr__share_woken(gr_share_consumer_t *c);
 /** Run one I/O round (at most 50 ms so that wakeup is seen quickly), then the group
  *  and fetch state machines. */
@@ -191,8 +192,8 @@ int32_t gr__acks_batches(const gr__acks_t *a, gr_arena_t *ar, int64_t **first, i
                          int32_t **ntypes);
 /** Decode a partition's Records keeping offsets inside the acquired ranges; queue GAP
  *  (and REJECT for corrupt batches) acknowledgements for the other acquired offsets. */
-void gr__share_decode(gr_share_consumer_t *c, gr__spart_t *part, const uint8_t *recs, size_t len,
-                      const int64_t *first, const int64_t *last, const int16_t *dc, size_t n_ranges);
+void gr__share_decode(gr_share_consumer_t *c, gr__spart_t *part, const uint8_t *recs, size_t len, const int64_t *first,
+                      const int64_t *last, const int16_t *dc, size_t n_ranges);
 void gr__rlist_push(gr__rlist_t *l, gr_share_record_t *r);
 void gr__rlist_free(gr__rlist_t *l);
 void gr__batch_push(gr_share_batch_t *b, gr_share_record_t *r);

@@ -83,8 +83,10 @@ int32_t gr__acks_batches(const gr__acks_t *a, gr_arena_t *ar, int64_t **first, i
 
 void gr__rlist_push(gr__rlist_t *l, gr_share_record_t *r) {
     r->next = NULL;
-    if (l->tail) l->tail->next = r;
-    else l->head = r;
+    if (l->tail)
+        l->tail->next = r;
+    else
+        l->head = r;
     l->tail = r;
 }
 
@@ -214,8 +216,8 @@ static bool was_done(const decode_ctx_t *d, int64_t off) {
     return d->n_done && bsearch(&off, d->done, d->n_done, sizeof(int64_t), cmp_i64) != NULL;
 }
 
-void gr__share_decode(gr_share_consumer_t *c, gr__spart_t *part, const uint8_t *recs, size_t len,
-                      const int64_t *first, const int64_t *last, const int16_t *dc, size_t n_ranges) {
+void gr__share_decode(gr_share_consumer_t *c, gr__spart_t *part, const uint8_t *recs, size_t len, const int64_t *first,
+                      const int64_t *last, const int16_t *dc, size_t n_ranges) {
     decode_ctx_t d = {first, last, dc, n_ranges, NULL, 0, 0};
     int64_t gap_limit = INT64_MAX; /* offsets past a truncated batch are released, not GAPped */
     gr_batch_iter_t it;

@@ -25,7 +25,7 @@ const gr_cfgdef_t *gr_cfgdef_find(gr_cfg_scope_t scope, const char *name) {
 }
 
 const char *gr_cfg_type_name(gr_cfg_type_t type) {
-    static const char *names[] = {"UNKNOWN", "BOOLEAN", "STRING", "INT", "SHORT",
+    static const char *names[] = {"UNKNOWN", "BOOLEAN", "STRING", "INT",   "SHORT",
                                   "LONG",    "DOUBLE",  "LIST",   "CLASS", "PASSWORD"};
     return (unsigned)type < sizeof(names) / sizeof(names[0]) ? names[type] : "UNKNOWN";
 }
@@ -60,9 +60,12 @@ bool gr_cfg_parse_i64(gr_cfg_type_t type, const char *value, int64_t *out) {
 bool gr_cfg_parse_bool(const char *value, bool *out) {
     char s[16];
     if (!value || !trim(value, s, sizeof(s))) return false;
-    if (!strcasecmp(s, "true")) *out = true;
-    else if (!strcasecmp(s, "false")) *out = false;
-    else return false;
+    if (!strcasecmp(s, "true"))
+        *out = true;
+    else if (!strcasecmp(s, "false"))
+        *out = false;
+    else
+        return false;
     return true;
 }
 
@@ -148,9 +151,12 @@ static gr_err_t validate_def(const gr_cfgdef_t *def, const char *value, char *er
     if (!value) return def->dflt ? invalid(errstr, n, def, NULL, "Value must not be null") : GR_ERR_NONE;
     switch (def->type) {
     case GR_CFG_BOOLEAN:
-        if (!gr_cfg_parse_bool(value, &b)) return invalid(errstr, n, def, value, "Expected value to be either true or false");
+        if (!gr_cfg_parse_bool(value, &b))
+            return invalid(errstr, n, def, value, "Expected value to be either true or false");
         break;
-    case GR_CFG_INT: case GR_CFG_SHORT: case GR_CFG_LONG:
+    case GR_CFG_INT:
+    case GR_CFG_SHORT:
+    case GR_CFG_LONG:
         if (!gr_cfg_parse_i64(def->type, value, &i)) {
             snprintf(reason, sizeof(reason), "Not a number of type %s", gr_cfg_type_name(def->type));
             return invalid(errstr, n, def, value, reason);
@@ -161,17 +167,14 @@ static gr_err_t validate_def(const gr_cfgdef_t *def, const char *value, char *er
         if (!gr_cfg_parse_double(value, &d)) return invalid(errstr, n, def, value, "Not a number of type DOUBLE");
         err = check_range(def, value, d, errstr, n);
         break;
-    default:
-        err = check_valid(def, value, errstr, n);
-        break;
+    default: err = check_valid(def, value, errstr, n); break;
     }
     if (err) return err;
     if (def->check && !def->check(value, reason, sizeof(reason))) return invalid(errstr, n, def, value, reason);
     return GR_ERR_NONE;
 }
 
-gr_err_t gr_cfg_validate(gr_cfg_scope_t scope, const char *name, const char *value, char *errstr,
-                         size_t errstr_size) {
+gr_err_t gr_cfg_validate(gr_cfg_scope_t scope, const char *name, const char *value, char *errstr, size_t errstr_size) {
     const gr_cfgdef_t *def = gr_cfgdef_find(scope, name);
     if (!def) {
         snprintf(errstr, errstr_size, "Unknown %s config name: %s", scope == GR_CFG_SCOPE_TOPIC ? "topic" : "broker",
@@ -212,9 +215,12 @@ static const char *layer_lookup(const gr_cfg_layers_t *l, const char *name, gr_c
 static const char *convert(const char *v, int64_t mult, char *buf, size_t n) {
     int64_t x;
     if (mult == 1 || !gr_cfg_parse_i64(GR_CFG_LONG, v, &x)) return v;
-    if (x < 0) x = -1;
-    else if (x > INT64_MAX / mult) x = INT64_MAX;
-    else x *= mult;
+    if (x < 0)
+        x = -1;
+    else if (x > INT64_MAX / mult)
+        x = INT64_MAX;
+    else
+        x *= mult;
     snprintf(buf, n, "%lld", (long long)x);
     return buf;
 }
@@ -250,13 +256,13 @@ const char *gr_cfg_effective(gr_cfg_scope_t scope, const char *name, const gr_cf
         return v;
     }
     const gr_cfgdef_t *b = gr_cfgdef_find(GR_CFG_SCOPE_BROKER, def->syn[0].name);
-    if (b && (v = broker_effective(b, layers, buf, buf_size, source))) return convert(v, def->syn[0].mult, buf, buf_size);
+    if (b && (v = broker_effective(b, layers, buf, buf_size, source)))
+        return convert(v, def->syn[0].mult, buf, buf_size);
     *source = GR_CFG_SRC_DEFAULT;
     return def->dflt;
 }
 
-int64_t gr_cfg_effective_i64(gr_cfg_scope_t scope, const char *name, const gr_cfg_layers_t *layers,
-                             int64_t fallback) {
+int64_t gr_cfg_effective_i64(gr_cfg_scope_t scope, const char *name, const gr_cfg_layers_t *layers, int64_t fallback) {
     char buf[32];
     const char *v = gr_cfg_effective(scope, name, layers, buf, sizeof(buf), NULL);
     int64_t x;
@@ -301,8 +307,7 @@ static void broker_synonyms(const gr_cfgdef_t *b, const gr_cfg_layers_t *l, gr_c
     }
 }
 
-void gr_cfg_describe(const gr_cfgdef_t *def, const gr_cfg_layers_t *layers, gr_arena_t *arena,
-                     gr_cfg_entry_t *out) {
+void gr_cfg_describe(const gr_cfgdef_t *def, const gr_cfg_layers_t *layers, gr_arena_t *arena, gr_cfg_entry_t *out) {
     memset(out, 0, sizeof(*out));
     out->def = def;
     out->name = def->name;
@@ -314,7 +319,8 @@ void gr_cfg_describe(const gr_cfgdef_t *def, const gr_cfg_layers_t *layers, gr_a
         char buf[32];
         v = gr_cfg_effective(GR_CFG_SCOPE_TOPIC, def->name, layers, buf, sizeof(buf), &out->source);
         if (v == buf) v = gr_arena_strndup(arena, buf, strlen(buf));
-        if (layers && layers->topic && gr_props_get(layers->topic, def->name)) add_syn(out, def->name, v, GR_CFG_SRC_TOPIC);
+        if (layers && layers->topic && gr_props_get(layers->topic, def->name))
+            add_syn(out, def->name, v, GR_CFG_SRC_TOPIC);
         const gr_cfgdef_t *b = gr_cfgdef_find(GR_CFG_SCOPE_BROKER, def->syn[0].name);
         if (b) broker_synonyms(b, layers, out);
     } else {

@@ -48,12 +48,12 @@ typedef enum gr_cfg_scope { GR_CFG_SCOPE_TOPIC = 2, GR_CFG_SCOPE_BROKER = 4 } gr
 
 typedef enum gr_cfg_importance { GR_CFG_HIGH, GR_CFG_MEDIUM, GR_CFG_LOW } gr_cfg_importance_t;
 
-#define GR_CFG_F_MIN 0x01u     /* min is a lower bound (inclusive) */
-#define GR_CFG_F_MAX 0x02u     /* max is an upper bound (inclusive) */
-#define GR_CFG_F_DYNAMIC 0x04u /* broker config that AlterConfigs may change at runtime */
-#define GR_CFG_F_UNUSED 0x08u  /* accepted and validated for Kafka compatibility, no effect */
+#define GR_CFG_F_MIN       0x01u /* min is a lower bound (inclusive) */
+#define GR_CFG_F_MAX       0x02u /* max is an upper bound (inclusive) */
+#define GR_CFG_F_DYNAMIC   0x04u /* broker config that AlterConfigs may change at runtime */
+#define GR_CFG_F_UNUSED    0x08u /* accepted and validated for Kafka compatibility, no effect */
 #define GR_CFG_F_SENSITIVE 0x10u
-#define GR_CFG_F_INTERNAL 0x20u /* a Kafka internal config: accepted and used, never described */
+#define GR_CFG_F_INTERNAL  0x20u /* a Kafka internal config: accepted and used, never described */
 
 /** A fallback name for a value, with the factor converting its unit (hours -> ms: 3600000). */
 typedef struct gr_cfg_syn {
@@ -68,8 +68,8 @@ typedef struct gr_cfgdef {
     const char *name;
     gr_cfg_scope_t scope;
     gr_cfg_type_t type;
-    const char *dflt; /* textual default; NULL is Kafka's null */
-    int64_t min, max; /* integer bounds, see GR_CFG_F_MIN/MAX (DOUBLE uses them too, as whole numbers) */
+    const char *dflt;         /* textual default; NULL is Kafka's null */
+    int64_t min, max;         /* integer bounds, see GR_CFG_F_MIN/MAX (DOUBLE uses them too, as whole numbers) */
     const char *const *valid; /* STRING/LIST: allowed values (NULL-terminated), NULL = any */
     gr_cfg_check_fn check;
     /* Fallbacks, in order, when this name has no value. Topic configs: the broker
@@ -95,8 +95,7 @@ const char *gr_cfg_type_name(gr_cfg_type_t type);
  *  GR_ERR_INVALID_CONFIG with Kafka's "Invalid value V for configuration N: reason".
  *  cleanup.policy / log.cleanup.policy containing "compact" is refused (not supported).
  *  A NULL value is accepted only when the definition's default is null. */
-gr_err_t gr_cfg_validate(gr_cfg_scope_t scope, const char *name, const char *value, char *errstr,
-                         size_t errstr_size);
+gr_err_t gr_cfg_validate(gr_cfg_scope_t scope, const char *name, const char *value, char *errstr, size_t errstr_size);
 /** gr_cfg_validate for every entry of a map. The first failure is returned. */
 gr_err_t gr_cfg_validate_all(gr_cfg_scope_t scope, const gr_props_t *configs, char *errstr, size_t errstr_size);
 
@@ -146,15 +145,13 @@ typedef struct gr_cfg_entry {
 const char *gr_cfg_effective(gr_cfg_scope_t scope, const char *name, const gr_cfg_layers_t *layers, char *buf,
                              size_t buf_size, gr_cfg_source_t *source);
 /** Typed forms of gr_cfg_effective. They return the fallback if the value is null or unparsable. */
-int64_t gr_cfg_effective_i64(gr_cfg_scope_t scope, const char *name, const gr_cfg_layers_t *layers,
-                             int64_t fallback);
+int64_t gr_cfg_effective_i64(gr_cfg_scope_t scope, const char *name, const gr_cfg_layers_t *layers, int64_t fallback);
 bool gr_cfg_effective_bool(gr_cfg_scope_t scope, const char *name, const gr_cfg_layers_t *layers, bool fallback);
 
 /** Fill a DescribeConfigs entry for def, following Kafka's ConfigHelper: a topic entry shows
  *  its effective value, a broker entry the raw value of that name (null if unset and no default);
  *  synonyms are listed layer by layer (dynamic broker, dynamic default, static, default), and the
  *  source is that of the first synonym. Converted values are allocated in arena. */
-void gr_cfg_describe(const gr_cfgdef_t *def, const gr_cfg_layers_t *layers, gr_arena_t *arena,
-                     gr_cfg_entry_t *out);
+void gr_cfg_describe(const gr_cfgdef_t *def, const gr_cfg_layers_t *layers, gr_arena_t *arena, gr_cfg_entry_t *out);
 
 #endif

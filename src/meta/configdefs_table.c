@@ -9,19 +9,19 @@
 
 #include "meta/configdefs.h"
 
-#define I64MAX "9223372036854775807"
+#define I64MAX  "9223372036854775807"
 #define HOUR_MS INT64_C(3600000)
-#define MIN_MS INT64_C(60000)
+#define MIN_MS  INT64_C(60000)
 
-#define F_MIN GR_CFG_F_MIN
-#define F_MAX GR_CFG_F_MAX
-#define F_RANGE (GR_CFG_F_MIN | GR_CFG_F_MAX)
-#define F_DYN GR_CFG_F_DYNAMIC
-#define F_UNUSED GR_CFG_F_UNUSED
+#define F_MIN      GR_CFG_F_MIN
+#define F_MAX      GR_CFG_F_MAX
+#define F_RANGE    (GR_CFG_F_MIN | GR_CFG_F_MAX)
+#define F_DYN      GR_CFG_F_DYNAMIC
+#define F_UNUSED   GR_CFG_F_UNUSED
 #define F_INTERNAL GR_CFG_F_INTERNAL
 
 #define BROKER(n, t) .name = (n), .scope = GR_CFG_SCOPE_BROKER, .type = GR_CFG_##t
-#define TOPIC(n, t) .name = (n), .scope = GR_CFG_SCOPE_TOPIC, .type = GR_CFG_##t
+#define TOPIC(n, t)  .name = (n), .scope = GR_CFG_SCOPE_TOPIC, .type = GR_CFG_##t
 
 static const char *const v_ts_type[] = {"CreateTime", "LogAppendTime", NULL};
 static const char *const v_cleanup[] = {"compact", "delete", NULL};
@@ -125,8 +125,8 @@ const gr_cfgdef_t gr__cfgdefs[] = {
     {BROKER("advertised.listeners", LIST), .dflt = NULL, .check = check_listeners, .importance = GR_CFG_HIGH,
      .doc = "Endpoints given to clients in Metadata responses; defaults to listeners."},
     {BROKER("listener.security.protocol.map", STRING),
-     .dflt = "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT",
-     .importance = GR_CFG_LOW, .doc = "Listener name to security protocol; gregor serves PLAINTEXT only."},
+     .dflt = "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT", .importance = GR_CFG_LOW,
+     .doc = "Listener name to security protocol; gregor serves PLAINTEXT only."},
     {BROKER("inter.broker.listener.name", STRING), .importance = GR_CFG_MEDIUM, .flags = F_UNUSED,
      .doc = "Accepted for Kafka compatibility (no other brokers)."},
     {BROKER("controller.listener.names", LIST), .importance = GR_CFG_HIGH, .flags = F_UNUSED,
@@ -151,18 +151,18 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      * max.connections* ones at run time; gregord reads them at start-up. */
     {BROKER("max.connections", INT), .dflt = "2147483647", .min = 0, .flags = F_MIN, .importance = GR_CFG_MEDIUM,
      .doc = "Open client connections; above it new connections are accepted and closed at once."},
-    {BROKER("max.connections.per.ip", INT), .dflt = "2147483647", .min = 0, .flags = F_MIN,
-     .importance = GR_CFG_MEDIUM, .doc = "Open connections per client address; 0 needs overrides."},
+    {BROKER("max.connections.per.ip", INT), .dflt = "2147483647", .min = 0, .flags = F_MIN, .importance = GR_CFG_MEDIUM,
+     .doc = "Open connections per client address; 0 needs overrides."},
     {BROKER("max.connections.per.ip.overrides", STRING), .dflt = "", .check = check_ip_overrides,
      .importance = GR_CFG_MEDIUM, .doc = "Per-host exceptions to max.connections.per.ip: host:count,host:count."},
     /* Kafka's default is -1 (no bound); gregord bounds it (docs/compatibility.md). */
     {BROKER("queued.max.request.bytes", LONG), .dflt = "104857600", .importance = GR_CFG_MEDIUM,
      .doc = "Bytes of requests being read or waiting to be answered before the broker stops reading "
-     "from clients; <= 0 for no bound."},
+            "from clients; <= 0 for no bound."},
     {BROKER("socket.request.read.timeout.ms", LONG), .dflt = "30000", .min = 0, .flags = F_MIN,
      .importance = GR_CFG_MEDIUM,
      .doc = "gregord only: a request must be complete this long after its first byte, else the connection is "
-     "closed; 0 disables."},
+            "closed; 0 disables."},
     {BROKER("fetch.max.bytes", INT), .dflt = "57671680", .min = 1024, .flags = F_MIN, .importance = GR_CFG_MEDIUM,
      .doc = "Upper bound on the bytes returned by one Fetch request."},
     /* gregor's own (Kafka configures logging with log4j): internal, so DescribeConfigs stays Kafka's. */
@@ -231,16 +231,18 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .importance = GR_CFG_MEDIUM, .doc = "Bytes of log between two offset index entries."},
     {BROKER("log.flush.interval.messages", LONG), .dflt = I64MAX, .min = 1, .flags = F_MIN | F_DYN,
      .importance = GR_CFG_HIGH, .doc = "Records appended to a partition before it is fsynced."},
-    {BROKER("log.flush.interval.ms", LONG), .syn = {{"log.flush.scheduler.interval.ms", 1}},
-     .importance = GR_CFG_HIGH, .flags = F_DYN,
+    {BROKER("log.flush.interval.ms", LONG), .syn = {{"log.flush.scheduler.interval.ms", 1}}, .importance = GR_CFG_HIGH,
+     .flags = F_DYN,
      .doc = "Longest time appended data may stay unsynced; falls back to log.flush.scheduler.interval.ms."},
     {BROKER("log.flush.scheduler.interval.ms", LONG), .dflt = I64MAX, .importance = GR_CFG_HIGH,
      .doc = "How often the flusher looks for partitions due for an fsync."},
     {BROKER("log.segment.delete.delay.ms", LONG), .dflt = "60000", .min = 0, .flags = F_MIN | F_DYN,
-     .importance = GR_CFG_HIGH, .doc = "Delay between unlinking a deleted segment from the log and removing its files."},
+     .importance = GR_CFG_HIGH,
+     .doc = "Delay between unlinking a deleted segment from the log and removing its files."},
     {BROKER("log.message.timestamp.type", STRING), .dflt = "CreateTime", .valid = v_ts_type,
-     .importance = GR_CFG_MEDIUM, .flags = F_DYN, .doc = "CreateTime keeps the producer's timestamps, "
-     "LogAppendTime replaces them with the broker clock."},
+     .importance = GR_CFG_MEDIUM, .flags = F_DYN,
+     .doc = "CreateTime keeps the producer's timestamps, "
+            "LogAppendTime replaces them with the broker clock."},
     {BROKER("log.message.timestamp.before.max.ms", LONG), .dflt = I64MAX, .min = 0, .flags = F_MIN | F_DYN,
      .importance = GR_CFG_MEDIUM, .doc = "How far in the past a CreateTime timestamp may be."},
     /* One hour since Kafka 4.0 (was Long.MAX_VALUE), here and in message.timestamp.after.max.ms. */
@@ -252,8 +254,8 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .flags = F_DYN, .doc = "Codec of stored batches; producer keeps the producer's codec."},
     {BROKER("compression.gzip.level", INT), .dflt = "-1", .check = check_gzip, .importance = GR_CFG_MEDIUM,
      .flags = F_DYN, .doc = "gzip level used when the broker recompresses."},
-    {BROKER("compression.lz4.level", INT), .dflt = "9", .check = check_lz4, .importance = GR_CFG_MEDIUM,
-     .flags = F_DYN, .doc = "lz4 level used when the broker recompresses."},
+    {BROKER("compression.lz4.level", INT), .dflt = "9", .check = check_lz4, .importance = GR_CFG_MEDIUM, .flags = F_DYN,
+     .doc = "lz4 level used when the broker recompresses."},
     {BROKER("compression.zstd.level", INT), .dflt = "3", .check = check_zstd, .importance = GR_CFG_MEDIUM,
      .flags = F_DYN, .doc = "zstd level used when the broker recompresses."},
     {BROKER("min.insync.replicas", INT), .dflt = "1", .min = 1, .flags = F_MIN | F_DYN, .importance = GR_CFG_HIGH,
@@ -270,14 +272,14 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .importance = GR_CFG_MEDIUM, .doc = "Lowest share.delivery.count.limit a group may set."},
     {BROKER("group.share.max.delivery.count.limit", INT), .dflt = "10", .min = 5, .max = 25, .flags = F_RANGE,
      .importance = GR_CFG_MEDIUM, .doc = "Highest share.delivery.count.limit a group may set."},
-    {BROKER("group.share.record.lock.duration.ms", INT), .dflt = "30000", .min = 1000, .max = 3600000,
-     .flags = F_RANGE, .importance = GR_CFG_MEDIUM, .doc = "Default acquisition lock duration."},
+    {BROKER("group.share.record.lock.duration.ms", INT), .dflt = "30000", .min = 1000, .max = 3600000, .flags = F_RANGE,
+     .importance = GR_CFG_MEDIUM, .doc = "Default acquisition lock duration."},
     {BROKER("group.share.min.record.lock.duration.ms", INT), .dflt = "15000", .min = 1000, .max = 30000,
      .flags = F_RANGE, .importance = GR_CFG_MEDIUM, .doc = "Lowest lock duration a group may set."},
     {BROKER("group.share.max.record.lock.duration.ms", INT), .dflt = "60000", .min = 30000, .max = 3600000,
      .flags = F_RANGE, .importance = GR_CFG_MEDIUM, .doc = "Highest lock duration a group may set."},
-    {BROKER("group.share.partition.max.record.locks", INT), .dflt = "2000", .min = 100, .max = 10000,
-     .flags = F_RANGE, .importance = GR_CFG_MEDIUM, .doc = "Default cap on in-flight records per share-partition."},
+    {BROKER("group.share.partition.max.record.locks", INT), .dflt = "2000", .min = 100, .max = 10000, .flags = F_RANGE,
+     .importance = GR_CFG_MEDIUM, .doc = "Default cap on in-flight records per share-partition."},
     {BROKER("group.share.min.partition.max.record.locks", INT), .dflt = "100", .min = 100, .max = 10000,
      .flags = F_RANGE, .importance = GR_CFG_MEDIUM, .doc = "Lowest in-flight cap a group may set."},
     {BROKER("group.share.max.partition.max.record.locks", INT), .dflt = "4000", .min = 100, .max = 10000,
@@ -323,13 +325,13 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .flags = F_MIN | F_UNUSED, .importance = GR_CFG_HIGH, .doc = "Accepted; one replica on a single node."},
     {BROKER("share.coordinator.state.topic.min.isr", SHORT), .dflt = "2", .min = 1, .flags = F_MIN | F_UNUSED,
      .importance = GR_CFG_HIGH, .doc = "Accepted; one replica on a single node."},
-    {BROKER("share.coordinator.state.topic.segment.bytes", INT), .dflt = "104857600", .min = 1,
-     .flags = F_MIN, .importance = GR_CFG_HIGH, .doc = "Segment size of __share_group_state."},
+    {BROKER("share.coordinator.state.topic.segment.bytes", INT), .dflt = "104857600", .min = 1, .flags = F_MIN,
+     .importance = GR_CFG_HIGH, .doc = "Segment size of __share_group_state."},
     {BROKER("share.coordinator.state.topic.prune.interval.ms", LONG), .dflt = "300000", .min = 0,
      .flags = F_MIN | F_INTERNAL, .importance = GR_CFG_HIGH,
      .doc = "How often obsolete share-state records are pruned."},
-    {BROKER("share.coordinator.snapshot.update.records.per.snapshot", INT), .dflt = "500", .min = 0,
-     .flags = F_MIN, .importance = GR_CFG_MEDIUM, .doc = "Share-state updates between two snapshots."},
+    {BROKER("share.coordinator.snapshot.update.records.per.snapshot", INT), .dflt = "500", .min = 0, .flags = F_MIN,
+     .importance = GR_CFG_MEDIUM, .doc = "Share-state updates between two snapshots."},
     {BROKER("share.coordinator.cold.partition.snapshot.interval.ms", INT), .dflt = "300000", .min = 1,
      .flags = F_MIN | F_INTERNAL, .importance = GR_CFG_MEDIUM, .doc = "Snapshot interval of idle share-partitions."},
     {BROKER("share.coordinator.write.timeout.ms", INT), .dflt = "5000", .min = 1, .flags = F_MIN,
@@ -341,14 +343,14 @@ const gr_cfgdef_t gr__cfgdefs[] = {
     {TOPIC("cleanup.policy", LIST), .dflt = "delete", .valid = v_cleanup, .check = check_cleanup,
      .syn = {{"log.cleanup.policy", 1}}, .importance = GR_CFG_MEDIUM,
      .doc = "Only delete is supported; compact is refused."},
-    {TOPIC("compression.type", STRING), .dflt = "producer", .valid = v_compression,
-     .syn = {{"compression.type", 1}}, .importance = GR_CFG_MEDIUM, .doc = "Codec of stored batches."},
-    {TOPIC("compression.gzip.level", INT), .dflt = "-1", .check = check_gzip,
-     .syn = {{"compression.gzip.level", 1}}, .importance = GR_CFG_MEDIUM, .doc = "gzip level when recompressing."},
-    {TOPIC("compression.lz4.level", INT), .dflt = "9", .check = check_lz4,
-     .syn = {{"compression.lz4.level", 1}}, .importance = GR_CFG_MEDIUM, .doc = "lz4 level when recompressing."},
-    {TOPIC("compression.zstd.level", INT), .dflt = "3", .check = check_zstd,
-     .syn = {{"compression.zstd.level", 1}}, .importance = GR_CFG_MEDIUM, .doc = "zstd level when recompressing."},
+    {TOPIC("compression.type", STRING), .dflt = "producer", .valid = v_compression, .syn = {{"compression.type", 1}},
+     .importance = GR_CFG_MEDIUM, .doc = "Codec of stored batches."},
+    {TOPIC("compression.gzip.level", INT), .dflt = "-1", .check = check_gzip, .syn = {{"compression.gzip.level", 1}},
+     .importance = GR_CFG_MEDIUM, .doc = "gzip level when recompressing."},
+    {TOPIC("compression.lz4.level", INT), .dflt = "9", .check = check_lz4, .syn = {{"compression.lz4.level", 1}},
+     .importance = GR_CFG_MEDIUM, .doc = "lz4 level when recompressing."},
+    {TOPIC("compression.zstd.level", INT), .dflt = "3", .check = check_zstd, .syn = {{"compression.zstd.level", 1}},
+     .importance = GR_CFG_MEDIUM, .doc = "zstd level when recompressing."},
     {TOPIC("delete.retention.ms", LONG), .dflt = "86400000", .min = 0, .flags = F_MIN | F_UNUSED,
      .importance = GR_CFG_MEDIUM, .doc = "Compaction setting, accepted and unused."},
     {TOPIC("file.delete.delay.ms", LONG), .dflt = "60000", .min = 0, .flags = F_MIN,
@@ -359,17 +361,17 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .doc = "Records appended before the partition is fsynced."},
     {TOPIC("flush.ms", LONG), .dflt = I64MAX, .min = 0, .flags = F_MIN, .syn = {{"log.flush.interval.ms", 1}},
      .importance = GR_CFG_MEDIUM, .doc = "Longest time appended data may stay unsynced."},
-    {TOPIC("follower.replication.throttled.replicas", LIST), .dflt = "", .flags = F_UNUSED,
-     .importance = GR_CFG_MEDIUM, .doc = "Accepted, unused (no replication)."},
+    {TOPIC("follower.replication.throttled.replicas", LIST), .dflt = "", .flags = F_UNUSED, .importance = GR_CFG_MEDIUM,
+     .doc = "Accepted, unused (no replication)."},
     {TOPIC("index.interval.bytes", INT), .dflt = "4096", .min = 0, .flags = F_MIN,
      .syn = {{"log.index.interval.bytes", 1}}, .importance = GR_CFG_MEDIUM,
      .doc = "Bytes of log between two offset index entries."},
-    {TOPIC("leader.replication.throttled.replicas", LIST), .dflt = "", .flags = F_UNUSED,
-     .importance = GR_CFG_MEDIUM, .doc = "Accepted, unused (no replication)."},
+    {TOPIC("leader.replication.throttled.replicas", LIST), .dflt = "", .flags = F_UNUSED, .importance = GR_CFG_MEDIUM,
+     .doc = "Accepted, unused (no replication)."},
     {TOPIC("max.compaction.lag.ms", LONG), .dflt = I64MAX, .min = 1, .flags = F_MIN | F_UNUSED,
      .importance = GR_CFG_MEDIUM, .doc = "Compaction setting, accepted and unused."},
-    {TOPIC("max.message.bytes", INT), .dflt = "1048588", .min = 0, .flags = F_MIN,
-     .syn = {{"message.max.bytes", 1}}, .importance = GR_CFG_MEDIUM, .doc = "Largest record batch accepted."},
+    {TOPIC("max.message.bytes", INT), .dflt = "1048588", .min = 0, .flags = F_MIN, .syn = {{"message.max.bytes", 1}},
+     .importance = GR_CFG_MEDIUM, .doc = "Largest record batch accepted."},
     {TOPIC("message.timestamp.after.max.ms", LONG), .dflt = "3600000", .min = 0, .flags = F_MIN,
      .syn = {{"log.message.timestamp.after.max.ms", 1}}, .importance = GR_CFG_MEDIUM,
      .doc = "How far in the future a CreateTime timestamp may be."},
@@ -377,8 +379,7 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .syn = {{"log.message.timestamp.before.max.ms", 1}}, .importance = GR_CFG_MEDIUM,
      .doc = "How far in the past a CreateTime timestamp may be."},
     {TOPIC("message.timestamp.type", STRING), .dflt = "CreateTime", .valid = v_ts_type,
-     .syn = {{"log.message.timestamp.type", 1}}, .importance = GR_CFG_MEDIUM,
-     .doc = "CreateTime or LogAppendTime."},
+     .syn = {{"log.message.timestamp.type", 1}}, .importance = GR_CFG_MEDIUM, .doc = "CreateTime or LogAppendTime."},
     {TOPIC("min.cleanable.dirty.ratio", DOUBLE), .dflt = "0.5", .min = 0, .max = 1, .flags = F_RANGE | F_UNUSED,
      .importance = GR_CFG_MEDIUM, .doc = "Compaction setting, accepted and unused."},
     {TOPIC("min.compaction.lag.ms", LONG), .dflt = "0", .min = 0, .flags = F_MIN | F_UNUSED,
@@ -389,9 +390,8 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .importance = GR_CFG_MEDIUM, .doc = "Accepted, unused."},
     {TOPIC("retention.bytes", LONG), .dflt = "-1", .syn = {{"log.retention.bytes", 1}}, .importance = GR_CFG_MEDIUM,
      .doc = "Partition size above which the oldest segments are deleted; -1 for no limit."},
-    {TOPIC("retention.ms", LONG), .dflt = "604800000", .min = -1, .flags = F_MIN,
-     .syn = {{"log.retention.ms", 1}}, .importance = GR_CFG_MEDIUM,
-     .doc = "Age after which closed segments are deleted; -1 keeps them forever."},
+    {TOPIC("retention.ms", LONG), .dflt = "604800000", .min = -1, .flags = F_MIN, .syn = {{"log.retention.ms", 1}},
+     .importance = GR_CFG_MEDIUM, .doc = "Age after which closed segments are deleted; -1 keeps them forever."},
     {TOPIC("segment.bytes", INT), .dflt = "1073741824", .min = 1048576, .flags = F_MIN,
      .syn = {{"log.segment.bytes", 1}}, .importance = GR_CFG_MEDIUM, .doc = "Size at which a segment is rolled."},
     {TOPIC("segment.index.bytes", INT), .dflt = "10485760", .min = 4, .flags = F_MIN,

@@ -72,8 +72,10 @@ void gr__meta_insert(gr_meta_t *meta, gr_meta_topic_t *t) {
     size_t lo = 0, hi = meta->n_topics;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (strcmp(meta->topics[mid]->name, t->name) < 0) lo = mid + 1;
-        else hi = mid;
+        if (strcmp(meta->topics[mid]->name, t->name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     memmove(&meta->topics[lo + 1], &meta->topics[lo], (meta->n_topics - lo) * sizeof(*meta->topics));
     meta->topics[lo] = t;
@@ -193,8 +195,10 @@ gr_err_t gr_meta_topic_name_validate(const char *name, char *errstr, size_t sz) 
         char c = name[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
               c == '-')) {
-            snprintf(errstr, sz, "Topic name is invalid: '%s' contains one or more characters other than ASCII "
-                     "alphanumerics, '.', '_' and '-'", name);
+            snprintf(errstr, sz,
+                     "Topic name is invalid: '%s' contains one or more characters other than ASCII "
+                     "alphanumerics, '.', '_' and '-'",
+                     name);
             return GR_ERR_INVALID_TOPIC_EXCEPTION;
         }
     }
@@ -267,8 +271,10 @@ gr_err_t gr_meta_topic_create(gr_meta_t *meta, const char *name, int32_t partiti
 static gr_err_t delete_topic(gr_meta_t *meta, gr_meta_topic_t *t, char *errstr, size_t sz) {
     unlink_topic(meta, t);
     gr_err_t err = storage_err(gr__meta_persist(meta, errstr, sz));
-    if (err) gr__meta_insert(meta, t);
-    else gr__meta_topic_free(t);
+    if (err)
+        gr__meta_insert(meta, t);
+    else
+        gr__meta_topic_free(t);
     return err;
 }
 
@@ -301,8 +307,8 @@ gr_err_t gr_meta_topic_add_partitions(gr_meta_t *meta, const char *name, int32_t
     gr_meta_topic_t *t = find_mut(meta, name, errstr, errstr_size);
     if (!t) return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
     if (new_count < t->partitions) {
-        snprintf(errstr, errstr_size, "The topic %s currently has %d partition(s); %d would not be an increase.",
-                 name, t->partitions, new_count);
+        snprintf(errstr, errstr_size, "The topic %s currently has %d partition(s); %d would not be an increase.", name,
+                 t->partitions, new_count);
         return GR_ERR_INVALID_PARTITIONS;
     }
     if (new_count == t->partitions) {
@@ -337,8 +343,8 @@ static gr_err_t commit_props(gr_meta_t *meta, gr_props_t *cur, gr_props_t *next,
     return err;
 }
 
-gr_err_t gr_meta_topic_set_configs(gr_meta_t *meta, const char *name, const gr_props_t *configs,
-                                   bool validate_only, char *errstr, size_t errstr_size) {
+gr_err_t gr_meta_topic_set_configs(gr_meta_t *meta, const char *name, const gr_props_t *configs, bool validate_only,
+                                   char *errstr, size_t errstr_size) {
     gr_meta_topic_t *t = find_mut(meta, name, errstr, errstr_size);
     if (!t) return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
     gr_err_t err = gr_cfg_validate_all(GR_CFG_SCOPE_TOPIC, configs, errstr, errstr_size);
@@ -360,8 +366,10 @@ gr_err_t gr_meta_topic_set_config(gr_meta_t *meta, const char *name, const char 
     gr_props_t next;
     gr_props_init(&next);
     gr_props_copy(&next, &t->configs);
-    if (value) gr_props_set(&next, key, value, 0);
-    else gr_props_unset(&next, key);
+    if (value)
+        gr_props_set(&next, key, value, 0);
+    else
+        gr_props_unset(&next, key);
     return commit_props(meta, &t->configs, &next, errstr, errstr_size);
 }
 
@@ -432,8 +440,10 @@ gr_err_t gr_meta_broker_set_config(gr_meta_t *meta, bool cluster_default, const 
     gr_props_t next;
     gr_props_init(&next);
     gr_props_copy(&next, cur);
-    if (value) gr_props_set(&next, key, value, 0);
-    else gr_props_unset(&next, key);
+    if (value)
+        gr_props_set(&next, key, value, 0);
+    else
+        gr_props_unset(&next, key);
     return commit_props(meta, cur, &next, errstr, errstr_size);
 }
 

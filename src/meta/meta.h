@@ -74,8 +74,8 @@ gr_err_t gr_meta_topic_delete_id(gr_meta_t *meta, const gr_uuid_t *id, char *err
 gr_err_t gr_meta_topic_add_partitions(gr_meta_t *meta, const char *name, int32_t new_count, bool validate_only,
                                       char *errstr, size_t errstr_size);
 /** Replace all overrides of a topic (AlterConfigs semantics); validated first. */
-gr_err_t gr_meta_topic_set_configs(gr_meta_t *meta, const char *name, const gr_props_t *configs,
-                                   bool validate_only, char *errstr, size_t errstr_size);
+gr_err_t gr_meta_topic_set_configs(gr_meta_t *meta, const char *name, const gr_props_t *configs, bool validate_only,
+                                   char *errstr, size_t errstr_size);
 /** Set one override, or delete it when value is NULL (deleting an absent one is fine). */
 gr_err_t gr_meta_topic_set_config(gr_meta_t *meta, const char *name, const char *key, const char *value,
                                   bool validate_only, char *errstr, size_t errstr_size);

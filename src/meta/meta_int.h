@@ -10,8 +10,8 @@ struct gr_meta {
     int32_t node_id;
     char cluster_id[64];
     gr_props_t static_cfg;
-    gr_props_t dyn_broker;  /* AlterConfigs on BROKER "<node id>" */
-    gr_props_t dyn_default; /* AlterConfigs on BROKER "" */
+    gr_props_t dyn_broker;    /* AlterConfigs on BROKER "<node id>" */
+    gr_props_t dyn_default;   /* AlterConfigs on BROKER "" */
     gr_meta_topic_t **topics; /* sorted by name */
     size_t n_topics, cap_topics;
     int32_t *by_name, *by_id; /* open addressing: topic index + 1, 0 = empty */

@@ -17,7 +17,7 @@
 #include "base/uuid.h"
 #include "meta/meta_int.h"
 
-#define META_HEADER "# gregor cluster metadata, written by gregord. Do not edit: it is checksummed.\n"
+#define META_HEADER     "# gregor cluster metadata, written by gregord. Do not edit: it is checksummed.\n"
 #define MAX_TOPIC_INDEX 10000000
 
 static char *path_join(const char *dir, const char *name) {
@@ -37,9 +37,12 @@ static gr_err_t fsync_dir_of(const char *path, char *errstr, size_t sz) {
     char *dir = strdup(path);
     if (!dir) abort();
     char *slash = strrchr(dir, '/');
-    if (slash == dir) slash[1] = '\0';
-    else if (slash) *slash = '\0';
-    else strcpy(dir, ".");
+    if (slash == dir)
+        slash[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        strcpy(dir, ".");
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     gr_err_t err = GR_ERR_NONE;
     if (fd < 0 || fsync(fd) != 0) err = io_err(errstr, sz, "cannot fsync directory", dir);
@@ -106,8 +109,7 @@ static gr_err_t read_all(const char *path, char **out, size_t *len, char *errstr
 
 /* ---- meta.properties ---- */
 
-static gr_err_t check_meta_properties(gr_meta_t *meta, const gr_props_t *p, const char *path, char *errstr,
-                                      size_t sz) {
+static gr_err_t check_meta_properties(gr_meta_t *meta, const gr_props_t *p, const char *path, char *errstr, size_t sz) {
     const char *ver = gr_props_get(p, "version"), *node = gr_props_get(p, "node.id");
     const char *cid = gr_props_get(p, "cluster.id");
     int64_t id;
@@ -121,7 +123,8 @@ static gr_err_t check_meta_properties(gr_meta_t *meta, const gr_props_t *p, cons
         return GR_ERR__MALFORMED;
     }
     if (id != meta->node_id) {
-        snprintf(errstr, sz, "Stored node id %lld in %s doesn't match configured node.id %d. If you moved your data, "
+        snprintf(errstr, sz,
+                 "Stored node id %lld in %s doesn't match configured node.id %d. If you moved your data, "
                  "make sure the configured node id matches; to create a new node, remove the data directory.",
                  (long long)id, path, meta->node_id);
         return GR_ERR__STATE;
@@ -202,8 +205,10 @@ gr_err_t gr__meta_persist(const gr_meta_t *meta, char *errstr, size_t sz) {
 }
 
 static gr_err_t corrupt(char *errstr, size_t sz, const char *path, const char *why) {
-    snprintf(errstr, sz, "metadata file %s is corrupted (%s); restore it from a backup, or move it away to start "
-             "with no topics", path, why);
+    snprintf(errstr, sz,
+             "metadata file %s is corrupted (%s); restore it from a backup, or move it away to start "
+             "with no topics",
+             path, why);
     return GR_ERR__MALFORMED;
 }
 
@@ -275,10 +280,14 @@ static gr_err_t load_entries(gr_meta_t *meta, const gr_props_t *p, topic_slots_t
         char why[320];
         bool ok = true;
         if (!strcmp(k, "format.version")) continue;
-        if (!strncmp(k, "topic.", 6)) ok = load_topic_field(s, k, v);
-        else if (!strncmp(k, "broker.node.config.", 19) && k[19]) gr_props_set(&meta->dyn_broker, k + 19, v, 0);
-        else if (!strncmp(k, "broker.default.config.", 22) && k[22]) gr_props_set(&meta->dyn_default, k + 22, v, 0);
-        else ok = false;
+        if (!strncmp(k, "topic.", 6))
+            ok = load_topic_field(s, k, v);
+        else if (!strncmp(k, "broker.node.config.", 19) && k[19])
+            gr_props_set(&meta->dyn_broker, k + 19, v, 0);
+        else if (!strncmp(k, "broker.default.config.", 22) && k[22])
+            gr_props_set(&meta->dyn_default, k + 22, v, 0);
+        else
+            ok = false;
         if (!ok) {
             snprintf(why, sizeof(why), "bad entry %.200s", k);
             return corrupt(errstr, sz, meta->meta_path, why);
@@ -312,9 +321,12 @@ gr_err_t gr__meta_load(gr_meta_t *meta, char *errstr, size_t sz) {
     gr_props_init(&p);
     topic_slots_t s = {0};
     char tmp[256];
-    if (!check_crc(b, len, &body_len)) err = corrupt(errstr, sz, meta->meta_path, "checksum mismatch");
-    else if (gr_props_parse(&p, b, body_len, tmp, sizeof(tmp))) err = corrupt(errstr, sz, meta->meta_path, tmp);
-    else if (!(err = load_entries(meta, &p, &s, errstr, sz))) err = adopt_topics(meta, &s, errstr, sz);
+    if (!check_crc(b, len, &body_len))
+        err = corrupt(errstr, sz, meta->meta_path, "checksum mismatch");
+    else if (gr_props_parse(&p, b, body_len, tmp, sizeof(tmp)))
+        err = corrupt(errstr, sz, meta->meta_path, tmp);
+    else if (!(err = load_entries(meta, &p, &s, errstr, sz)))
+        err = adopt_topics(meta, &s, errstr, sz);
     for (size_t i = 0; i < s.n; i++)
         if (s.v[i]) gr__meta_topic_free(s.v[i]);
     free(s.v);

@@ -26,13 +26,9 @@ static void init_scalar(const gr_field_desc_t *f, void *p) {
     case GR_T_UINT32: *(uint32_t *)p = (uint32_t)f->def_int; break;
     case GR_T_FLOAT64: *(double *)p = f->def_float; break;
     case GR_T_UUID: memset(p, 0, sizeof(gr_uuid_t)); break;
-    case GR_T_STRING:
-        *(gr_str_t *)p = f->def_str_null ? GR_STR_NULL : gr_str_c(f->def_str ? f->def_str : "");
-        break;
+    case GR_T_STRING: *(gr_str_t *)p = f->def_str_null ? GR_STR_NULL : gr_str_c(f->def_str ? f->def_str : ""); break;
     case GR_T_BYTES:
-    case GR_T_RECORDS:
-        *(gr_bytes_t *)p = (gr_bytes_t){.ptr = NULL, .len = f->def_str_null ? -1 : 0, .fd = -1};
-        break;
+    case GR_T_RECORDS: *(gr_bytes_t *)p = (gr_bytes_t){.ptr = NULL, .len = f->def_str_null ? -1 : 0, .fd = -1}; break;
     case GR_T_STRUCT: *(void **)p = NULL; break;
     }
 }

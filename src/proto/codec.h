@@ -25,8 +25,8 @@
 #define GR_PROTO_CODEC_H
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/arena.h"
 #include "base/buf.h"
@@ -47,7 +47,7 @@ typedef struct gr_str {
 typedef struct gr_bytes {
     const uint8_t *ptr;
     int32_t len;
-    bool file_backed;             /* true: the len bytes come from fd at off, ptr unused */
+    bool file_backed; /* true: the len bytes come from fd at off, ptr unused */
     int fd;
     int64_t off;
     void (*release)(void *owner); /* see gr_wbuf_put_ext */
@@ -87,8 +87,19 @@ typedef struct gr_array {
 } gr_array_t;
 
 typedef enum gr_ftype {
-    GR_T_BOOL, GR_T_INT8, GR_T_INT16, GR_T_INT32, GR_T_INT64, GR_T_UINT16, GR_T_UINT32,
-    GR_T_FLOAT64, GR_T_UUID, GR_T_STRING, GR_T_BYTES, GR_T_RECORDS, GR_T_STRUCT
+    GR_T_BOOL,
+    GR_T_INT8,
+    GR_T_INT16,
+    GR_T_INT32,
+    GR_T_INT64,
+    GR_T_UINT16,
+    GR_T_UINT32,
+    GR_T_FLOAT64,
+    GR_T_UUID,
+    GR_T_STRING,
+    GR_T_BYTES,
+    GR_T_RECORDS,
+    GR_T_STRUCT
 } gr_ftype_t;
 
 typedef struct gr_struct_desc gr_struct_desc_t;
@@ -96,17 +107,17 @@ typedef struct gr_struct_desc gr_struct_desc_t;
 /** Version ranges are inclusive; max 0x7fff means "and later"; min -1 means "never". */
 typedef struct gr_field_desc {
     const char *name;
-    uint8_t type;       /* gr_ftype_t of the field, or of the element for arrays */
+    uint8_t type; /* gr_ftype_t of the field, or of the element for arrays */
     bool is_array;
-    bool noflex;        /* "flexibleVersions": "none": never compact */
+    bool noflex; /* "flexibleVersions": "none": never compact */
     int16_t ver_min, ver_max;
     int16_t null_min, null_max;
     int16_t tag_min, tag_max; /* tagged in these versions */
     int32_t tag;
-    uint32_t offset;    /* offsetof in the parent struct */
-    uint32_t elem_size; /* size of one element (arrays) or of the value */
+    uint32_t offset;             /* offsetof in the parent struct */
+    uint32_t elem_size;          /* size of one element (arrays) or of the value */
     const gr_struct_desc_t *sub; /* struct type (struct fields and struct arrays) */
-    int64_t def_int;    /* default for numbers and bools */
+    int64_t def_int;             /* default for numbers and bools */
     double def_float;
     const char *def_str; /* default for strings; NULL = "" */
     bool def_str_null;   /* the default is null (strings, bytes, arrays, structs) */
@@ -122,8 +133,8 @@ struct gr_struct_desc {
 };
 
 typedef struct gr_msg_desc {
-    const char *name;     /* "ProduceRequest" */
-    int16_t api_key;      /* -1 for headers and non-API records */
+    const char *name; /* "ProduceRequest" */
+    int16_t api_key;  /* -1 for headers and non-API records */
     bool is_request;
     int16_t min_ver, max_ver; /* valid versions */
     int16_t flex_min;         /* first flexible version, 0x7fff if none */

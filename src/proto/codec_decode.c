@@ -101,12 +101,16 @@ static bool d_scalar(dctx_t *c, const gr_field_desc_t *f, void *p, bool nullable
 /* The fewest bytes one array element can occupy on the wire. */
 static size_t min_elem_size(const gr_field_desc_t *f, bool compact) {
     switch ((gr_ftype_t)f->type) {
-    case GR_T_INT16: case GR_T_UINT16: return 2;
-    case GR_T_INT32: case GR_T_UINT32: return 4;
-    case GR_T_INT64: case GR_T_FLOAT64: return 8;
+    case GR_T_INT16:
+    case GR_T_UINT16: return 2;
+    case GR_T_INT32:
+    case GR_T_UINT32: return 4;
+    case GR_T_INT64:
+    case GR_T_FLOAT64: return 8;
     case GR_T_UUID: return 16;
     case GR_T_STRING: return compact ? 1 : 2;
-    case GR_T_BYTES: case GR_T_RECORDS: return compact ? 1 : 4;
+    case GR_T_BYTES:
+    case GR_T_RECORDS: return compact ? 1 : 4;
     default: return 1; /* like Kafka, a struct element counts as at least one byte */
     }
 }

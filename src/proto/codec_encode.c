@@ -18,9 +18,12 @@ typedef struct ectx {
 static void e_struct(ectx_t *c, const gr_struct_desc_t *sd, const void *obj);
 
 static void e_len(ectx_t *c, bool compact, int width, int32_t n) {
-    if (compact) gr_wbuf_uvarint(c->wb, (uint32_t)n + 1); /* -1 (null) becomes 0 */
-    else if (width == 2) gr_wbuf_i16(c->wb, (int16_t)n);
-    else gr_wbuf_i32(c->wb, n);
+    if (compact)
+        gr_wbuf_uvarint(c->wb, (uint32_t)n + 1); /* -1 (null) becomes 0 */
+    else if (width == 2)
+        gr_wbuf_i16(c->wb, (int16_t)n);
+    else
+        gr_wbuf_i32(c->wb, n);
 }
 
 static void e_str(ectx_t *c, const gr_str_t *s, bool compact, bool nullable) {
@@ -34,8 +37,10 @@ static void e_bytes(ectx_t *c, const gr_bytes_t *b, bool compact, bool nullable)
     int32_t n = b->len < 0 && !nullable ? 0 : b->len;
     e_len(c, compact, 4, n);
     if (n <= 0) return;
-    if (b->file_backed) gr_wbuf_put_ext(c->wb, b->fd, b->off, (size_t)n, b->release, b->owner);
-    else gr_wbuf_put(c->wb, b->ptr, (size_t)n);
+    if (b->file_backed)
+        gr_wbuf_put_ext(c->wb, b->fd, b->off, (size_t)n, b->release, b->owner);
+    else
+        gr_wbuf_put(c->wb, b->ptr, (size_t)n);
 }
 
 static void e_scalar(ectx_t *c, const gr_field_desc_t *f, const void *p, bool nullable) {
@@ -63,8 +68,10 @@ static void e_array(ectx_t *c, const gr_field_desc_t *f, const gr_array_t *arr, 
     e_len(c, compact, 4, n);
     for (int32_t i = 0; i < n; i++) {
         const void *e = (const char *)arr->v + (size_t)i * f->elem_size;
-        if (f->type == GR_T_STRUCT) e_struct(c, f->sub, e);
-        else e_scalar(c, f, e, false);
+        if (f->type == GR_T_STRUCT)
+            e_struct(c, f->sub, e);
+        else
+            e_scalar(c, f, e, false);
     }
 }
 
@@ -85,9 +92,12 @@ static void e_struct_field(ectx_t *c, const gr_field_desc_t *f, const void *obj,
 static void e_field(ectx_t *c, const gr_field_desc_t *f, const void *obj) {
     const void *p = (const char *)obj + f->offset;
     bool nullable = gr__nullable(f, c->ver);
-    if (f->is_array) e_array(c, f, p, nullable);
-    else if (f->type == GR_T_STRUCT) e_struct_field(c, f, *(void *const *)p, nullable);
-    else e_scalar(c, f, p, nullable);
+    if (f->is_array)
+        e_array(c, f, p, nullable);
+    else if (f->type == GR_T_STRUCT)
+        e_struct_field(c, f, *(void *const *)p, nullable);
+    else
+        e_scalar(c, f, p, nullable);
 }
 
 typedef struct tagent {
@@ -110,7 +120,8 @@ static bool tag_is_default(ectx_t *c, const gr_struct_desc_t *sd, const gr_field
     gr__field_init(f, tmp);
     gr_wbuf_t def;
     e_tag_value(c, f, tmp, &def);
-    bool same = def.len == val->len && gr_wbuf_size(val) == val->len && (!val->len || !memcmp(def.mem, val->mem, val->len));
+    bool same =
+        def.len == val->len && gr_wbuf_size(val) == val->len && (!val->len || !memcmp(def.mem, val->mem, val->len));
     gr_wbuf_free(&def);
     free(tmp);
     return same;

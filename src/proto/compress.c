@@ -64,8 +64,8 @@ static bool out_commit(dctx_t *d, size_t avail, size_t used) {
 
 static gr_err_t too_large(dctx_t *d, const char *codec) {
     d->out->len = d->start;
-    return fail(GR_ERR_MESSAGE_TOO_LARGE, d->errstr, d->errstr_size, "%s: decompressed size exceeds the limit of %zu bytes",
-                codec, d->max_out);
+    return fail(GR_ERR_MESSAGE_TOO_LARGE, d->errstr, d->errstr_size,
+                "%s: decompressed size exceeds the limit of %zu bytes", codec, d->max_out);
 }
 
 static gr_err_t corrupt(dctx_t *d, const char *codec, const char *why) {
@@ -112,14 +112,23 @@ static gr_err_t gzip_decompress(dctx_t *d, const uint8_t *in, size_t len) {
         zs.next_out = out_window(d, &avail);
         zs.avail_out = (uInt)avail;
         int rc = inflate(&zs, Z_NO_FLUSH);
-        if (out_commit(d, avail, avail - zs.avail_out)) { err = too_large(d, "gzip"); break; }
+        if (out_commit(d, avail, avail - zs.avail_out)) {
+            err = too_large(d, "gzip");
+            break;
+        }
         if (rc == Z_STREAM_END) {
             if (zs.avail_in == 0) break;
             inflateReset(&zs);
             continue;
         }
-        if (rc == Z_BUF_ERROR && zs.avail_in == 0) { err = corrupt(d, "gzip", "truncated stream"); break; }
-        if (rc != Z_OK && rc != Z_BUF_ERROR) { err = corrupt(d, "gzip", zs.msg ? zs.msg : "invalid stream"); break; }
+        if (rc == Z_BUF_ERROR && zs.avail_in == 0) {
+            err = corrupt(d, "gzip", "truncated stream");
+            break;
+        }
+        if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            err = corrupt(d, "gzip", zs.msg ? zs.msg : "invalid stream");
+            break;
+        }
     }
     inflateEnd(&zs);
     return err;
@@ -224,9 +233,18 @@ static gr_err_t lz4_decompress(dctx_t *d, const uint8_t *in, size_t len) {
         size_t used_out = avail;
         hint = LZ4F_decompress(dc, p, &used_out, in + off, &used_in, NULL);
         off += used_in;
-        if (LZ4F_isError(hint)) { err = corrupt(d, "lz4", LZ4F_getErrorName(hint)); break; }
-        if (out_commit(d, avail, used_out)) { err = too_large(d, "lz4"); break; }
-        if (hint != 0 && off == len && used_out == 0) { err = corrupt(d, "lz4", "truncated frame"); break; }
+        if (LZ4F_isError(hint)) {
+            err = corrupt(d, "lz4", LZ4F_getErrorName(hint));
+            break;
+        }
+        if (out_commit(d, avail, used_out)) {
+            err = too_large(d, "lz4");
+            break;
+        }
+        if (hint != 0 && off == len && used_out == 0) {
+            err = corrupt(d, "lz4", "truncated frame");
+            break;
+        }
     }
     if (!err && off != len) err = corrupt(d, "lz4", "trailing bytes after frame");
     LZ4F_freeDecompressionContext(dc);
@@ -260,9 +278,18 @@ static gr_err_t zstd_decompress(dctx_t *d, const uint8_t *in, size_t len) {
         ob.size = avail;
         size_t before = ib.pos;
         hint = ZSTD_decompressStream(zs, &ob, &ib);
-        if (ZSTD_isError(hint)) { err = corrupt(d, "zstd", ZSTD_getErrorName(hint)); break; }
-        if (out_commit(d, avail, ob.pos)) { err = too_large(d, "zstd"); break; }
-        if (hint != 0 && ib.pos == before && ob.pos == 0) { err = corrupt(d, "zstd", "truncated frame"); break; }
+        if (ZSTD_isError(hint)) {
+            err = corrupt(d, "zstd", ZSTD_getErrorName(hint));
+            break;
+        }
+        if (out_commit(d, avail, ob.pos)) {
+            err = too_large(d, "zstd");
+            break;
+        }
+        if (hint != 0 && ib.pos == before && ob.pos == 0) {
+            err = corrupt(d, "zstd", "truncated frame");
+            break;
+        }
     }
     ZSTD_freeDStream(zs);
     return err;

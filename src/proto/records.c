@@ -93,9 +93,7 @@ static uint32_t batch_crc(const uint8_t *p, size_t size) {
     return gr_crc32c(0, p + GR_BATCH_ATTRIBUTES_OFFSET, size - GR_BATCH_ATTRIBUTES_OFFSET);
 }
 
-bool gr_batch_crc_ok(const gr_batch_view_t *bv) {
-    return bv->has_header && batch_crc(bv->data, bv->size) == bv->crc;
-}
+bool gr_batch_crc_ok(const gr_batch_view_t *bv) { return bv->has_header && batch_crc(bv->data, bv->size) == bv->crc; }
 
 /* ---- records ---- */
 
@@ -178,8 +176,8 @@ static gr_err_t read_body(gr_record_iter_t *it, gr_rbuf_t *rb, int32_t size, gr_
                     "Invalid record size: expected to read %" PRId32 " bytes in record payload, but instead read %zu",
                     size, gr_rbuf_offset(rb));
     /* Java long arithmetic wraps; so does ours, through unsigned. */
-    rec->timestamp = it->log_append_time >= 0 ? it->log_append_time
-                                              : (int64_t)((uint64_t)it->base_timestamp + (uint64_t)ts_delta);
+    rec->timestamp =
+        it->log_append_time >= 0 ? it->log_append_time : (int64_t)((uint64_t)it->base_timestamp + (uint64_t)ts_delta);
     rec->offset = (int64_t)((uint64_t)it->base_offset + (uint64_t)(int64_t)rec->offset_delta);
     return GR_ERR_NONE;
 }
@@ -197,7 +195,8 @@ gr_err_t gr_record_iter_next(gr_record_iter_t *it, gr_record_t *rec, char *errst
     int32_t size;
     if (!gr_rbuf_varint(&it->rb, &size)) {
         if (it->rb.err == GR_ERR__INCOMPLETE)
-            return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size, "Incorrect declared batch size, premature EOF reached");
+            return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size,
+                        "Incorrect declared batch size, premature EOF reached");
         return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size, "Found invalid record structure");
     }
     if (size < 0 || (size_t)size > gr_rbuf_remaining(&it->rb))
@@ -280,9 +279,9 @@ static gr_err_t check_request_shape(vctx_t *v, const uint8_t *blob, size_t len) 
     err = gr_batch_iter_next(&it, &extra, why, sizeof(why));
     if (err == GR_ERR_CORRUPT_MESSAGE) return vfail(v, err, "%s", why);
     if (err == GR_ERR_NONE)
-        return vfail(v, GR_ERR_INVALID_RECORD,
-                     "Produce requests with version %d are only allowed to contain exactly one record batch per partition",
-                     ver);
+        return vfail(
+            v, GR_ERR_INVALID_RECORD,
+            "Produce requests with version %d are only allowed to contain exactly one record batch per partition", ver);
     return GR_ERR_NONE; /* _NOENT or a trailing partial batch, which Kafka trims */
 }
 
@@ -301,7 +300,8 @@ static gr_err_t check_log_append(vctx_t *v) {
                      v->opts->max_message_bytes);
     if (!bv->has_header)
         return vfail(v, GR_ERR_CORRUPT_MESSAGE,
-                     "Record batch is corrupt (the size %zu is smaller than the minimum allowed overhead 61)", bv->size);
+                     "Record batch is corrupt (the size %zu is smaller than the minimum allowed overhead 61)",
+                     bv->size);
     if (!gr_batch_crc_ok(bv))
         return vfail(v, GR_ERR_CORRUPT_MESSAGE, "Record is corrupt (stored crc = %" PRIu32 ")%s.", bv->crc, v->tp);
     if (gr_batch_codec(bv) > GR_CODEC_ZSTD)
@@ -367,13 +367,15 @@ static void check_record(vctx_t *v, const gr_record_t *rec, int32_t index) {
             record_error(v, index,
                          "Timestamp %" PRId64 " of message with offset %" PRId64
                          " is out of range. The timestamp should be within [%" PRId64 ", %" PRId64 "]",
-                         rec->timestamp, rec->offset, (int64_t)((uint64_t)o->now_ms - (uint64_t)o->timestamp_before_max_ms),
+                         rec->timestamp, rec->offset,
+                         (int64_t)((uint64_t)o->now_ms - (uint64_t)o->timestamp_before_max_ms),
                          (int64_t)((uint64_t)o->now_ms + (uint64_t)o->timestamp_after_max_ms));
         }
     } else if (v->res->batch.attributes & GR_BATCH_ATTR_LOG_APPEND_TIME) {
         v->timestamp_error = true;
-        record_error(v, index, "Invalid timestamp type in message. Producer should not set timestamp type to "
-                               "LogAppendTime.");
+        record_error(v, index,
+                     "Invalid timestamp type in message. Producer should not set timestamp type to "
+                     "LogAppendTime.");
     }
 }
 
@@ -389,9 +391,9 @@ static gr_err_t finish_record_errors(vctx_t *v) {
                                   "showing the first three errors at most: [",
                                   res->n_record_errors);
     for (size_t i = 0; i < res->n_record_errors && i < 3 && res->record_errors && off < sizeof(res->message); i++)
-        off += (size_t)snprintf(res->message + off, sizeof(res->message) - off, "%sRecordError(batchIndex=%" PRId32
-                                ", message='%s')", i ? ", " : "", res->record_errors[i].batch_index,
-                                res->record_errors[i].message);
+        off += (size_t)snprintf(res->message + off, sizeof(res->message) - off,
+                                "%sRecordError(batchIndex=%" PRId32 ", message='%s')", i ? ", " : "",
+                                res->record_errors[i].batch_index, res->record_errors[i].message);
     if (off < sizeof(res->message)) snprintf(res->message + off, sizeof(res->message) - off, "]");
     res->err = GR_ERR_INVALID_RECORD;
     return res->err;
@@ -408,8 +410,9 @@ static gr_err_t check_records(vctx_t *v, gr_wbuf_t *scratch) {
     res->uncompressed_bytes = gr_rbuf_remaining(&it.rb);
     for (int32_t i = 0; (err = gr_record_iter_next(&it, &rec, why, sizeof(why))) == GR_ERR_NONE; i++) {
         if (rec.offset_delta != i)
-            return vfail(v, GR_ERR_INVALID_RECORD, "Record %" PRId32 " has offset delta %" PRId32 ", expected %" PRId32 "%s",
-                         i, rec.offset_delta, i, v->tp);
+            return vfail(v, GR_ERR_INVALID_RECORD,
+                         "Record %" PRId32 " has offset delta %" PRId32 ", expected %" PRId32 "%s", i, rec.offset_delta,
+                         i, v->tp);
         if (rec.timestamp > res->max_timestamp) {
             res->max_timestamp = rec.timestamp;
             res->offset_delta_of_max_timestamp = rec.offset_delta;
@@ -450,7 +453,8 @@ gr_err_t gr_records_validate_produce(const void *blob, size_t len, const gr_prod
 /* ---- offset assignment ---- */
 
 static bool whole_v2_batch(const uint8_t *p, size_t len) {
-    return len >= GR_RECORD_BATCH_OVERHEAD && p[16] == 2 && (int64_t)(int32_t)gr_be32(p + 8) + GR_LOG_OVERHEAD == (int64_t)len;
+    return len >= GR_RECORD_BATCH_OVERHEAD && p[16] == 2 &&
+           (int64_t)(int32_t)gr_be32(p + 8) + GR_LOG_OVERHEAD == (int64_t)len;
 }
 
 gr_err_t gr_records_assign_offsets(void *batch, size_t len, int64_t base_offset, int32_t partition_leader_epoch,

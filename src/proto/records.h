@@ -19,16 +19,16 @@
 #include "base/buf.h"
 #include "base/err.h"
 
-#define GR_LOG_OVERHEAD 12          /* baseOffset + batchLength */
-#define GR_RECORD_BATCH_OVERHEAD 61 /* fixed v2 batch header, up to and including recordsCount */
-#define GR_BATCH_CRC_OFFSET 17
+#define GR_LOG_OVERHEAD            12 /* baseOffset + batchLength */
+#define GR_RECORD_BATCH_OVERHEAD   61 /* fixed v2 batch header, up to and including recordsCount */
+#define GR_BATCH_CRC_OFFSET        17
 #define GR_BATCH_ATTRIBUTES_OFFSET 21
 
-#define GR_BATCH_ATTR_CODEC_MASK 0x07
+#define GR_BATCH_ATTR_CODEC_MASK      0x07
 #define GR_BATCH_ATTR_LOG_APPEND_TIME 0x08
-#define GR_BATCH_ATTR_TRANSACTIONAL 0x10
-#define GR_BATCH_ATTR_CONTROL 0x20
-#define GR_BATCH_ATTR_DELETE_HORIZON 0x40
+#define GR_BATCH_ATTR_TRANSACTIONAL   0x10
+#define GR_BATCH_ATTR_CONTROL         0x20
+#define GR_BATCH_ATTR_DELETE_HORIZON  0x40
 
 /** Default cap on the decompressed records of one batch (64 MiB). */
 #define GR_RECORDS_DEFAULT_MAX_UNCOMPRESSED (64u << 20)
@@ -87,9 +87,9 @@ bool gr_batch_crc_ok(const gr_batch_view_t *bv);
  *  reported as -1 with a NULL pointer. */
 typedef struct gr_record {
     int8_t attributes;
-    int64_t timestamp;   /* baseTimestamp + delta, or maxTimestamp for LogAppendTime batches */
+    int64_t timestamp; /* baseTimestamp + delta, or maxTimestamp for LogAppendTime batches */
     int32_t offset_delta;
-    int64_t offset;      /* base_offset + offset_delta */
+    int64_t offset; /* base_offset + offset_delta */
     const uint8_t *key;
     int32_t key_len;
     const uint8_t *value;
@@ -97,7 +97,7 @@ typedef struct gr_record {
     int32_t header_count;
     const uint8_t *headers; /* header_count encoded headers; walk them with gr_header_iter */
     size_t headers_size;
-    size_t size;            /* encoded size including the length varint */
+    size_t size; /* encoded size including the length varint */
 } gr_record_t;
 
 typedef struct gr_record_iter {
@@ -170,14 +170,14 @@ typedef struct gr_record_error {
 
 typedef struct gr_produce_validate_result {
     gr_err_t err;
-    char message[320];         /* Kafka's exception text for the error ("" on success) */
-    bool message_on_wire;      /* Kafka puts ErrorMessage on the wire only for record-level errors */
+    char message[320];                /* Kafka's exception text for the error ("" on success) */
+    bool message_on_wire;             /* Kafka puts ErrorMessage on the wire only for record-level errors */
     gr_record_error_t *record_errors; /* n_record_errors entries in opts->arena, or NULL */
     size_t n_record_errors;
     /* Filled on success (and as far as parsed on failure): */
     gr_batch_view_t batch;
-    size_t valid_bytes;        /* bytes to append: the batch; Kafka drops trailing partial bytes */
-    int64_t max_timestamp;     /* largest record timestamp (-1 if none) */
+    size_t valid_bytes;    /* bytes to append: the batch; Kafka drops trailing partial bytes */
+    int64_t max_timestamp; /* largest record timestamp (-1 if none) */
     int32_t offset_delta_of_max_timestamp;
     size_t uncompressed_bytes; /* size of the records region after decompression */
 } gr_produce_validate_result_t;
@@ -229,7 +229,7 @@ typedef struct gr_batch_builder_opts {
     int16_t producer_epoch;
     int32_t base_sequence;
     bool transactional, control, log_append_time;
-    int64_t log_append_time_ms;     /* maxTimestamp when log_append_time */
+    int64_t log_append_time_ms; /* maxTimestamp when log_append_time */
 } gr_batch_builder_opts_t;
 
 /** Defaults: no compression, offset 0, epoch -1, no producer id/epoch/sequence. */

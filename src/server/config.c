@@ -170,25 +170,30 @@ static gr_err_t resolve_listeners(gr_server_config_t *cfg, char *errstr, size_t 
     const char *skip = get_str(cfg, "controller.listener.names", b2, sizeof(b2));
     endpoint_t ep, adv;
     if (!pick_endpoint(listeners, NULL, skip, &ep)) {
-        snprintf(errstr, sz, "Invalid value %s for configuration listeners: no listener to serve clients on", listeners);
+        snprintf(errstr, sz, "Invalid value %s for configuration listeners: no listener to serve clients on",
+                 listeners);
         return GR_ERR_INVALID_CONFIG;
     }
     protocol_of(get_str(cfg, "listener.security.protocol.map", b3, sizeof(b3)), ep.name, strlen(ep.name), proto,
                 sizeof(proto));
     if (!proto[0]) snprintf(proto, sizeof(proto), "%s", ep.name);
     if (strcmp(proto, "PLAINTEXT") != 0) {
-        snprintf(errstr, sz, "Invalid value %s for configuration listeners: listener %s uses security protocol %s; "
-                 "gregor supports PLAINTEXT only", listeners, ep.name, proto);
+        snprintf(errstr, sz,
+                 "Invalid value %s for configuration listeners: listener %s uses security protocol %s; "
+                 "gregor supports PLAINTEXT only",
+                 listeners, ep.name, proto);
         return GR_ERR_INVALID_CONFIG;
     }
     const char *advs = gr_props_get(&cfg->raw, "advertised.listeners");
     if (!advs || !pick_endpoint(advs, ep.name, NULL, &adv)) adv = ep;
     if (!adv.host[0]) {
-        if (gethostname(adv.host, sizeof(adv.host)) != 0 || !adv.host[0]) snprintf(adv.host, sizeof(adv.host), "localhost");
+        if (gethostname(adv.host, sizeof(adv.host)) != 0 || !adv.host[0])
+            snprintf(adv.host, sizeof(adv.host), "localhost");
         adv.host[sizeof(adv.host) - 1] = '\0';
     }
     if (!strcmp(adv.host, "0.0.0.0") || !strcmp(adv.host, "::")) {
-        snprintf(errstr, sz, "Invalid value %s for configuration advertised.listeners: "
+        snprintf(errstr, sz,
+                 "Invalid value %s for configuration advertised.listeners: "
                  "the nonroutable meta-address %s cannot be advertised; use a routable address",
                  advs ? advs : listeners, adv.host);
         return GR_ERR_INVALID_CONFIG;
@@ -241,11 +246,15 @@ static void fill_share(gr_server_config_t *cfg) {
 static gr_err_t check_triple(const char *what, int32_t min, int32_t dflt, int32_t max, char *errstr, size_t sz) {
     if (min <= dflt && dflt <= max) return GR_ERR_NONE;
     if (dflt < min)
-        snprintf(errstr, sz, "Invalid value %d for configuration group.share.%s: must be greater than or equal to "
-                 "group.share.min.%s (%d)", dflt, what, what, min);
+        snprintf(errstr, sz,
+                 "Invalid value %d for configuration group.share.%s: must be greater than or equal to "
+                 "group.share.min.%s (%d)",
+                 dflt, what, what, min);
     else
-        snprintf(errstr, sz, "Invalid value %d for configuration group.share.%s: must be less than or equal to "
-                 "group.share.max.%s (%d)", dflt, what, what, max);
+        snprintf(errstr, sz,
+                 "Invalid value %d for configuration group.share.%s: must be less than or equal to "
+                 "group.share.max.%s (%d)",
+                 dflt, what, what, max);
     return GR_ERR_INVALID_CONFIG;
 }
 
@@ -265,8 +274,10 @@ static gr_err_t check_share(const gr_share_config_t *s, char *errstr, size_t sz)
                             s->max_assignment_interval_ms, errstr, sz)))
         return err;
     if (s->max_share_sessions < s->max_size) {
-        snprintf(errstr, sz, "Invalid value %d for configuration group.share.max.share.sessions: must be greater "
-                 "than or equal to group.share.max.size (%d)", s->max_share_sessions, s->max_size);
+        snprintf(errstr, sz,
+                 "Invalid value %d for configuration group.share.max.share.sessions: must be greater "
+                 "than or equal to group.share.max.size (%d)",
+                 s->max_share_sessions, s->max_size);
         return GR_ERR_INVALID_CONFIG;
     }
     return GR_ERR_NONE;
@@ -374,8 +385,8 @@ static gr_err_t finish_load(gr_server_config_t *cfg, const char *origin, const c
     return check_limits(cfg, errstr, errstr_size);
 }
 
-gr_err_t gr_server_config_load(gr_server_config_t *cfg, const char *path, const char *const *overrides,
-                               int n_overrides, char *errstr, size_t errstr_size) {
+gr_err_t gr_server_config_load(gr_server_config_t *cfg, const char *path, const char *const *overrides, int n_overrides,
+                               char *errstr, size_t errstr_size) {
     memset(cfg, 0, sizeof(*cfg));
     gr_props_init(&cfg->raw);
     gr_err_t err = GR_ERR_NONE;

@@ -41,8 +41,8 @@ typedef struct gr_server_config {
     char *advertised_host; /* never empty */
     uint16_t advertised_port;
 
-    int32_t node_id; /* node.id, or broker.id, or 1 if neither is set */
-    char *log_dir;   /* first entry of log.dirs, else of log.dir */
+    int32_t node_id;         /* node.id, or broker.id, or 1 if neither is set */
+    char *log_dir;           /* first entry of log.dirs, else of log.dir */
     bool log_dir_is_default; /* neither log.dirs nor log.dir given: Kafka's /tmp/kafka-logs */
     int log_level;           /* log.level as a gr_log_level_t (base/log.h) */
 
@@ -88,8 +88,8 @@ typedef struct gr_server_config {
  *  return GR_ERR_INVALID_CONFIG (or GR_ERR__IO / GR_ERR__MALFORMED for the file) with a
  *  message naming the key, the value and the reason. On error cfg holds nothing to free.
  *  On success release with gr_server_config_free. */
-gr_err_t gr_server_config_load(gr_server_config_t *cfg, const char *path, const char *const *overrides,
-                               int n_overrides, char *errstr, size_t errstr_size);
+gr_err_t gr_server_config_load(gr_server_config_t *cfg, const char *path, const char *const *overrides, int n_overrides,
+                               char *errstr, size_t errstr_size);
 /** gr_server_config_load with the file layer given as .properties text (len bytes; NULL:
  *  defaults only) instead of a path; origin names it in messages ("config line N" if
  *  NULL). For tests and fuzz_server_config: no file needed. */

@@ -131,8 +131,10 @@ int32_t gr__sg_group_pos(const gr_share_group_registry_t *reg, const char *group
         int32_t mid = lo + (hi - lo) / 2;
         int c = strcmp(reg->groups[mid]->g.group_id, group_id);
         if (!c) return mid;
-        if (c < 0) lo = mid + 1;
-        else hi = mid - 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
     }
     return -lo - 1;
 }
@@ -169,8 +171,10 @@ static int32_t member_pos(const sg_group_t *grp, const char *member_id) {
         int32_t mid = lo + (hi - lo) / 2;
         int c = strcmp(grp->g.members[mid].member_id, member_id);
         if (!c) return mid;
-        if (c < 0) lo = mid + 1;
-        else hi = mid - 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
     }
     return -lo - 1;
 }
@@ -211,7 +215,8 @@ int gr__sg_str_cmp(const void *a, const void *b) { return strcmp(*(char *const *
 
 static bool subscribed_by_anyone(const gr_sg_group_t *g, const char *name) {
     for (int32_t i = 0; i < g->n_members; i++)
-        if (bsearch(&name, g->members[i].subscribed, (size_t)g->members[i].n_subscribed, sizeof(char *), gr__sg_str_cmp))
+        if (bsearch(&name, g->members[i].subscribed, (size_t)g->members[i].n_subscribed, sizeof(char *),
+                    gr__sg_str_cmp))
             return true;
     return false;
 }
@@ -254,8 +259,10 @@ static bool refresh_metadata(gr_sg_group_t *g, const gr_sg_topic_view_t *view) {
 static bool trim_metadata(gr_sg_group_t *g) {
     int32_t w = 0;
     for (int32_t i = 0; i < g->n_topics; i++) {
-        if (subscribed_by_anyone(g, g->topics[i].name)) g->topics[w++] = g->topics[i];
-        else free(g->topics[i].name);
+        if (subscribed_by_anyone(g, g->topics[i].name))
+            g->topics[w++] = g->topics[i];
+        else
+            free(g->topics[i].name);
     }
     bool changed = w != g->n_topics;
     g->n_topics = w;
@@ -267,8 +274,10 @@ static bool prune_initialized(gr_sg_group_t *g, const gr_sg_topic_view_t *view) 
     int32_t w = 0, n;
     gr_sg_assignment_t *a = &g->initialized;
     for (int32_t i = 0; i < a->n_topics; i++) {
-        if (view->by_id(view->ctx, &a->topics[i].topic_id, &n)) a->topics[w++] = a->topics[i];
-        else free(a->topics[i].partitions);
+        if (view->by_id(view->ctx, &a->topics[i].topic_id, &n))
+            a->topics[w++] = a->topics[i];
+        else
+            free(a->topics[i].partitions);
     }
     bool changed = w != a->n_topics;
     a->n_topics = w;
@@ -325,8 +334,10 @@ static int32_t topic_index(const gr_sg_group_t *g, const char *name) {
         int32_t mid = lo + (hi - lo) / 2;
         int c = strcmp(g->topics[mid].name, name);
         if (!c) return mid;
-        if (c < 0) lo = mid + 1;
-        else hi = mid - 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
     }
     return -1;
 }
@@ -340,7 +351,8 @@ static void compute_target(gr_sg_group_t *g) {
         topics[t].topic_id = g->topics[t].topic_id;
         parts[t] = gr__sg_xcalloc((size_t)g->topics[t].n_partitions, sizeof(int32_t));
         for (int32_t p = 0; p < g->topics[t].n_partitions; p++)
-            if (gr_sg_assignment_has(&g->initialized, &g->topics[t].topic_id, p)) parts[t][topics[t].n_partitions++] = p;
+            if (gr_sg_assignment_has(&g->initialized, &g->topics[t].topic_id, p))
+                parts[t][topics[t].n_partitions++] = p;
         topics[t].partitions = parts[t];
     }
     gr_sg_assign_member_t *ms = gr__sg_xcalloc((size_t)g->n_members, sizeof(*ms));
@@ -365,7 +377,6 @@ static void compute_target(gr_sg_group_t *g) {
     free(out), free(idx), free(ms), free(parts), free(topics);
     g->assignment_epoch = g->group_epoch;
 }
-
 
 /* ---- ShareGroupHeartbeat ---- */
 
@@ -487,8 +498,7 @@ static void fence_member(sg_group_t *grp, int32_t pos) {
     grp->g.group_epoch++;
 }
 
-static gr_err_t hb_leave(gr_share_group_registry_t *reg, const gr_sg_heartbeat_req_t *req,
-                         gr_sg_heartbeat_res_t *res) {
+static gr_err_t hb_leave(gr_share_group_registry_t *reg, const gr_sg_heartbeat_req_t *req, gr_sg_heartbeat_res_t *res) {
     if (req->id_used_by_other_type)
         return hb_fail(res, GR_ERR_GROUP_ID_NOT_FOUND, "Group %s is not a share group.", req->group_id);
     sg_group_t *grp = gr__sg_group_find(reg, req->group_id);
@@ -506,8 +516,8 @@ static gr_err_t hb_leave(gr_share_group_registry_t *reg, const gr_sg_heartbeat_r
 }
 
 /* Find or create the group and the member, with the checks of §4.3. */
-static gr_err_t hb_lookup(gr_share_group_registry_t *reg, const gr_sg_heartbeat_req_t *req,
-                          gr_sg_heartbeat_res_t *res, sg_group_t **grp_out, int32_t *pos_out) {
+static gr_err_t hb_lookup(gr_share_group_registry_t *reg, const gr_sg_heartbeat_req_t *req, gr_sg_heartbeat_res_t *res,
+                          sg_group_t **grp_out, int32_t *pos_out) {
     if (req->id_used_by_other_type)
         return hb_fail(res, GR_ERR_GROUP_ID_NOT_FOUND, "Group %s is not a share group.", req->group_id);
     sg_group_t *grp = gr__sg_group_find(reg, req->group_id);
@@ -632,16 +642,15 @@ gr_err_t gr_share_group_mark_initialized(gr_share_group_registry_t *reg, const c
     return GR_ERR_NONE;
 }
 
-void gr_share_group_init_failed(gr_share_group_registry_t *reg, const char *group_id,
-                                const gr_sg_assignment_t *parts) {
+void gr_share_group_init_failed(gr_share_group_registry_t *reg, const char *group_id, const gr_sg_assignment_t *parts) {
     sg_group_t *grp = gr__sg_group_find(reg, group_id);
     for (int32_t i = 0; grp && i < parts->n_topics; i++)
         for (int32_t j = 0; j < parts->topics[i].n_partitions; j++)
             pending_drop(grp, &parts->topics[i].topic_id, parts->topics[i].partitions[j]);
 }
 
-gr_err_t gr_share_group_forget_topic(gr_share_group_registry_t *reg, const char *group_id,
-                                     const gr_uuid_t *topic_id, bool *changed) {
+gr_err_t gr_share_group_forget_topic(gr_share_group_registry_t *reg, const char *group_id, const gr_uuid_t *topic_id,
+                                     bool *changed) {
     if (changed) *changed = false;
     sg_group_t *grp = gr__sg_group_find(reg, group_id);
     if (!grp) return GR_ERR__NOENT;

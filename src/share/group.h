@@ -24,7 +24,7 @@
 #include "base/err.h"
 #include "base/props.h"
 #include "meta/configdefs.h"
-#include "proto/codec.h" /* gr_uuid_t */
+#include "proto/codec.h"   /* gr_uuid_t */
 #include "server/config.h" /* gr_share_config_t */
 
 /* ------------------------------------------------------------------------------------
@@ -46,7 +46,7 @@ typedef struct gr_sg_assignment {
 } gr_sg_assignment_t;
 
 typedef struct gr_sg_member {
-    char *member_id;   /* client generated; never empty */
+    char *member_id; /* client generated; never empty */
     int32_t member_epoch;
     int32_t previous_epoch;
     char *client_id;   /* never NULL */
@@ -122,7 +122,11 @@ gr_sg_topic_view_t gr_sg_topic_array_view(const gr_sg_topic_array_t *arr);
  * Group configs (group_config.c, §5.2).
  * ---------------------------------------------------------------------------------- */
 
-typedef enum gr_sgc_reset { GR_SGC_RESET_LATEST = 0, GR_SGC_RESET_EARLIEST = 1, GR_SGC_RESET_BY_DURATION = 2 } gr_sgc_reset_t;
+typedef enum gr_sgc_reset {
+    GR_SGC_RESET_LATEST = 0,
+    GR_SGC_RESET_EARLIEST = 1,
+    GR_SGC_RESET_BY_DURATION = 2
+} gr_sgc_reset_t;
 
 /** Effective share.* values of one group: stored overrides over broker defaults, clamped
  *  into the broker's current min/max bounds (Kafka's GroupConfig.evaluate). */
@@ -159,8 +163,7 @@ const gr_sgc_def_t *gr_sgc_find(const char *name);
  *  Kafka's message ("Unknown group config name: X", "Invalid value V for configuration
  *  N: Value must be at least 1000", "share.record.lock.duration.ms must be greater than
  *  or equal to group.share.min.record.lock.duration.ms", ...). Pure; any thread. */
-gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_share_config_t *broker, char *errstr,
-                         size_t errstr_size);
+gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_share_config_t *broker, char *errstr, size_t errstr_size);
 /** Effective values of a group (stored may be NULL: no overrides). Stored values are
  *  clamped into the current broker bounds; an unparsable stored value (never written
  *  by gr_sgc_validate) falls back to the broker default. */
@@ -227,27 +230,27 @@ void gr_share_group_registry_free(gr_share_group_registry_t *reg);
 typedef struct gr_sg_heartbeat_req {
     const char *group_id;
     const char *member_id;
-    int32_t member_epoch;            /* 0 join, -1 leave, > 0 heartbeat */
-    const char *rack_id;             /* NULL = unchanged */
-    const char *const *subscribed;   /* SubscribedTopicNames */
-    int32_t n_subscribed;            /* -1 = null (unchanged) */
-    const char *client_id;           /* request header ClientId (NULL = "") */
-    const char *client_host;         /* peer address, e.g. "/127.0.0.1" (NULL = "") */
-    bool id_used_by_other_type;      /* the id names a classic/consumer/streams group */
+    int32_t member_epoch;          /* 0 join, -1 leave, > 0 heartbeat */
+    const char *rack_id;           /* NULL = unchanged */
+    const char *const *subscribed; /* SubscribedTopicNames */
+    int32_t n_subscribed;          /* -1 = null (unchanged) */
+    const char *client_id;         /* request header ClientId (NULL = "") */
+    const char *client_host;       /* peer address, e.g. "/127.0.0.1" (NULL = "") */
+    bool id_used_by_other_type;    /* the id names a classic/consumer/streams group */
 } gr_sg_heartbeat_req_t;
 
 /** The outcome of a heartbeat. Free with gr_sg_heartbeat_res_free. */
 typedef struct gr_sg_heartbeat_res {
-    gr_err_t err;        /* NONE or the wire error code */
-    char errmsg[256];    /* ErrorMessage ("" = null) */
+    gr_err_t err;          /* NONE or the wire error code */
+    char errmsg[256];      /* ErrorMessage ("" = null) */
     const char *member_id; /* MemberId to answer (the request's) */
     int32_t member_epoch;
     int32_t heartbeat_interval_ms;
     /* Assignment to send; NULL = null on the wire ("unchanged"). An empty assignment
      * (n_topics 0) is sent as a present struct with no topics. Points into the registry. */
     const gr_sg_assignment_t *assignment;
-    bool group_changed;  /* durable state changed: persist the group before answering */
-    bool group_created;  /* the group did not exist before this call */
+    bool group_changed; /* durable state changed: persist the group before answering */
+    bool group_created; /* the group did not exist before this call */
     /* Share-partitions that must be initialized (InitializeShareGroupState): call
      * gr_share_group_mark_initialized when done. Owned. */
     gr_sg_assignment_t to_initialize;
@@ -271,11 +274,10 @@ gr_err_t gr_share_group_heartbeat(gr_share_group_registry_t *reg, const gr_sg_he
 gr_err_t gr_share_group_mark_initialized(gr_share_group_registry_t *reg, const char *group_id,
                                          const gr_sg_assignment_t *parts, bool *changed);
 /** Undo a pending initialization that failed, so a later heartbeat retries at once. */
-void gr_share_group_init_failed(gr_share_group_registry_t *reg, const char *group_id,
-                                const gr_sg_assignment_t *parts);
+void gr_share_group_init_failed(gr_share_group_registry_t *reg, const char *group_id, const gr_sg_assignment_t *parts);
 /** Drop a topic from the initialized set (DeleteShareGroupOffsets, topic deletion). */
-gr_err_t gr_share_group_forget_topic(gr_share_group_registry_t *reg, const char *group_id,
-                                     const gr_uuid_t *topic_id, bool *changed);
+gr_err_t gr_share_group_forget_topic(gr_share_group_registry_t *reg, const char *group_id, const gr_uuid_t *topic_id,
+                                     bool *changed);
 /** Create an Empty share group if absent (AlterShareGroupOffsets, §6.4).
  *  *created (may be NULL) says whether it was new. */
 void gr_share_group_ensure(gr_share_group_registry_t *reg, const char *group_id, bool *created);
@@ -304,8 +306,7 @@ int64_t gr_share_group_next_deadline(const gr_share_group_registry_t *reg);
  *  "Group X is not a share group." if other_type, else "Group X not found." if absent;
  *  INVALID_GROUP_ID for an empty id. */
 gr_err_t gr_share_group_describe(const gr_share_group_registry_t *reg, const char *group_id, bool other_type,
-                                 const gr_sg_group_t **out, gr_sg_state_t *state, char *errstr,
-                                 size_t errstr_size);
+                                 const gr_sg_group_t **out, gr_sg_state_t *state, char *errstr, size_t errstr_size);
 
 /** One ListGroups entry (GroupType and ProtocolType are both "share"). */
 typedef struct gr_sg_list_entry {

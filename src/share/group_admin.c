@@ -8,8 +8,7 @@
 #include "share/group_int.h"
 
 gr_err_t gr_share_group_describe(const gr_share_group_registry_t *reg, const char *group_id, bool other_type,
-                                 const gr_sg_group_t **out, gr_sg_state_t *state, char *errstr,
-                                 size_t errstr_size) {
+                                 const gr_sg_group_t **out, gr_sg_state_t *state, char *errstr, size_t errstr_size) {
     *out = NULL;
     *state = GR_SG_DEAD;
     if (errstr_size) errstr[0] = '\0';
@@ -90,8 +89,10 @@ static void canonical_member(gr_sg_member_t *m) {
     if (m->n_subscribed) qsort(m->subscribed, (size_t)m->n_subscribed, sizeof(char *), gr__sg_str_cmp);
     int32_t w = 0;
     for (int32_t i = 0; i < m->n_subscribed; i++) {
-        if (w && !strcmp(m->subscribed[w - 1], m->subscribed[i])) free(m->subscribed[i]);
-        else m->subscribed[w++] = m->subscribed[i];
+        if (w && !strcmp(m->subscribed[w - 1], m->subscribed[i]))
+            free(m->subscribed[i]);
+        else
+            m->subscribed[w++] = m->subscribed[i];
     }
     m->n_subscribed = w;
     canonical_assignment(&m->assignment);

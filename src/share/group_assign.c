@@ -145,8 +145,10 @@ static bool parts_has(const int32_t *v, int32_t n, int32_t p) {
     while (lo <= hi) {
         int32_t mid = lo + (hi - lo) / 2;
         if (v[mid] == p) return true;
-        if (v[mid] < p) lo = mid + 1;
-        else hi = mid - 1;
+        if (v[mid] < p)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
     }
     return false;
 }
@@ -166,8 +168,10 @@ int32_t gr_sg_java_hash(const char *s) {
     while (*p) {
         uint32_t cp = 0xFFFD;
         int len = 1;
-        if (*p < 0x80) cp = *p;
-        else if ((*p & 0xE0) == 0xC0 && (p[1] & 0xC0) == 0x80) cp = ((*p & 0x1Fu) << 6) | (p[1] & 0x3Fu), len = 2;
+        if (*p < 0x80)
+            cp = *p;
+        else if ((*p & 0xE0) == 0xC0 && (p[1] & 0xC0) == 0x80)
+            cp = ((*p & 0x1Fu) << 6) | (p[1] & 0x3Fu), len = 2;
         else if ((*p & 0xF0) == 0xE0 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80)
             cp = ((*p & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu), len = 3;
         else if ((*p & 0xF8) == 0xF0 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80)
@@ -193,16 +197,16 @@ typedef struct held {
 
 typedef struct asg {
     const gr_sg_assign_topic_t *topics;
-    int32_t T, M, P;          /* topics, members, slots */
+    int32_t T, M, P; /* topics, members, slots */
     const gr_sg_assign_member_t *members;
-    int32_t *first;           /* first slot of topic t; first[T] = P */
-    int32_t *slot_topic;      /* topic of slot s */
-    int32_t *subs_per_topic;  /* M_t */
-    bool *subscribed;         /* [m * T + t] */
-    int32_t *hold;            /* members holding slot s */
-    bool *hashed;             /* slot was hit by the hash step */
-    held_t *held;             /* slots of member m */
-    int64_t shared_excess;    /* sum over slots of max(0, hold - 1) */
+    int32_t *first;          /* first slot of topic t; first[T] = P */
+    int32_t *slot_topic;     /* topic of slot s */
+    int32_t *subs_per_topic; /* M_t */
+    bool *subscribed;        /* [m * T + t] */
+    int32_t *hold;           /* members holding slot s */
+    bool *hashed;            /* slot was hit by the hash step */
+    held_t *held;            /* slots of member m */
+    int64_t shared_excess;   /* sum over slots of max(0, hold - 1) */
 } asg_t;
 
 static bool member_holds(const asg_t *a, int32_t m, int32_t s) {
@@ -237,8 +241,10 @@ static int32_t slot_of(const asg_t *a, const gr_uuid_t *topic_id, int32_t partit
         while (lo <= hi) {
             int32_t mid = lo + (hi - lo) / 2;
             if (v[mid] == partition) return a->first[t] + mid;
-            if (v[mid] < partition) lo = mid + 1;
-            else hi = mid - 1;
+            if (v[mid] < partition)
+                lo = mid + 1;
+            else
+                hi = mid - 1;
         }
         return -1;
     }
@@ -395,8 +401,7 @@ static void step_cover(asg_t *a) {
         for (int32_t m = 0; m < a->M; m++) {
             if (!a->subscribed[(size_t)m * a->T + t]) continue;
             bool owner = was_owner(a, m, s);
-            if (best < 0 || a->held[m].n < a->held[best].n ||
-                (a->held[m].n == a->held[best].n && owner && !best_owner))
+            if (best < 0 || a->held[m].n < a->held[best].n || (a->held[m].n == a->held[best].n && owner && !best_owner))
                 best = m, best_owner = owner;
         }
         give(a, best, s);

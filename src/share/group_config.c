@@ -38,10 +38,8 @@ static const gr_sgc_def_t defs[C_N] = {
 
 /* Broker names of the bounds, for the messages. */
 static const char *const bound_name[C_N] = {
-    [C_SESSION] = "session.timeout.ms",
-    [C_HEARTBEAT] = "heartbeat.interval.ms",
-    [C_LOCK] = "record.lock.duration.ms",
-    [C_DELIVERY] = "delivery.count.limit",
+    [C_SESSION] = "session.timeout.ms",       [C_HEARTBEAT] = "heartbeat.interval.ms",
+    [C_LOCK] = "record.lock.duration.ms",     [C_DELIVERY] = "delivery.count.limit",
     [C_LOCKS] = "partition.max.record.locks",
 };
 
@@ -63,12 +61,15 @@ const gr_sgc_def_t *gr_sgc_find(const char *name) {
 /* Default, min and max from the broker config for the integer configs. */
 static void int_bounds(const gr_share_config_t *b, int i, int32_t *dflt, int32_t *min, int32_t *max) {
     switch (i) {
-    case C_SESSION: *dflt = b->session_timeout_ms, *min = b->min_session_timeout_ms, *max = b->max_session_timeout_ms; break;
+    case C_SESSION:
+        *dflt = b->session_timeout_ms, *min = b->min_session_timeout_ms, *max = b->max_session_timeout_ms;
+        break;
     case C_HEARTBEAT:
         *dflt = b->heartbeat_interval_ms, *min = b->min_heartbeat_interval_ms, *max = b->max_heartbeat_interval_ms;
         break;
     case C_LOCK:
-        *dflt = b->record_lock_duration_ms, *min = b->min_record_lock_duration_ms, *max = b->max_record_lock_duration_ms;
+        *dflt = b->record_lock_duration_ms, *min = b->min_record_lock_duration_ms,
+        *max = b->max_record_lock_duration_ms;
         break;
     case C_DELIVERY:
         *dflt = b->delivery_count_limit, *min = b->min_delivery_count_limit, *max = b->max_delivery_count_limit;
@@ -157,15 +158,18 @@ bool gr_sgc_parse_reset(const char *value, gr_sgc_reset_t *type, int64_t *durati
     gr_sgc_reset_t t;
     int64_t ms = 0;
     if (!value) return false;
-    if (!strcmp(value, "latest")) t = GR_SGC_RESET_LATEST;
-    else if (!strcmp(value, "earliest")) t = GR_SGC_RESET_EARLIEST;
+    if (!strcmp(value, "latest"))
+        t = GR_SGC_RESET_LATEST;
+    else if (!strcmp(value, "earliest"))
+        t = GR_SGC_RESET_EARLIEST;
     else if (!strncmp(value, "by_duration:", 12)) {
         __int128 nanos;
         if (!parse_duration(value + 12, &nanos) || nanos < 0) return false;
         __int128 m = nanos / 1000000;
         ms = m > INT64_MAX ? INT64_MAX : (int64_t)m;
         t = GR_SGC_RESET_BY_DURATION;
-    } else return false;
+    } else
+        return false;
     if (type) *type = t;
     if (duration_ms) *duration_ms = ms;
     return true;
@@ -201,20 +205,23 @@ static gr_err_t parse_value(int i, const char *value, int64_t *ival, char *errst
     const gr_sgc_def_t *d = &defs[i];
     trim_copy(value, buf, sizeof(buf));
     if (d->type == GR_CFG_INT) {
-        if (!gr_cfg_parse_i64(GR_CFG_INT, buf, ival)) return invalid(errstr, n, value, d->name, "Not a number of type INT");
+        if (!gr_cfg_parse_i64(GR_CFG_INT, buf, ival))
+            return invalid(errstr, n, value, d->name, "Not a number of type INT");
         if (*ival < d->static_min) {
             snprintf(reason, sizeof(reason), "Value must be at least %lld", (long long)d->static_min);
             return invalid(errstr, n, buf, d->name, reason);
         }
     } else if (d->type == GR_CFG_BOOLEAN) {
         bool b;
-        if (!gr_cfg_parse_bool(buf, &b)) return invalid(errstr, n, value, d->name, "Expected value to be either true or false");
+        if (!gr_cfg_parse_bool(buf, &b))
+            return invalid(errstr, n, value, d->name, "Expected value to be either true or false");
         *ival = b;
     } else if (i == C_RESET) {
         if (!gr_sgc_parse_reset(buf, NULL, NULL)) {
             snprintf(reason, sizeof(reason),
                      "Invalid value `%s` for configuration %s. The value must be either 'earliest', 'latest' or of "
-                     "the format 'by_duration:<PnDTnHnMn.nS.>'.", buf, d->name);
+                     "the format 'by_duration:<PnDTnHnMn.nS.>'.",
+                     buf, d->name);
             return invalid(errstr, n, buf, d->name, reason);
         }
     } else if (i == C_ISOLATION) {

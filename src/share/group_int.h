@@ -34,8 +34,8 @@ typedef struct pending_init {
 } pending_init_t;
 
 typedef struct sg_group {
-    gr_sg_group_t g;     /* members sorted by member_id, topics sorted by name */
-    int64_t *deadlines;  /* session deadline of g.members[i] */
+    gr_sg_group_t g;    /* members sorted by member_id, topics sorted by name */
+    int64_t *deadlines; /* session deadline of g.members[i] */
     int32_t members_cap;
     pending_init_t *pending; /* initialization handed to the caller, not yet confirmed */
     int32_t n_pending, pending_cap;

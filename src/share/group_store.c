@@ -23,11 +23,11 @@
 #include "share/group_store.h"
 #include "share/store_log.h"
 
-#define SUB "gstore"
-#define VERSION 0
+#define SUB            "gstore"
+#define VERSION        0
 #define KEY_TYPE_GROUP 1
-#define REC_OVERHEAD 8
-#define MAX_STR (1u << 20)
+#define REC_OVERHEAD   8
+#define MAX_STR        (1u << 20)
 
 /* ------------------------------------------------------------------------- */
 /* Codec */
@@ -233,8 +233,8 @@ static bool group_ok(const gr_gstore_group_t *g) {
 
 typedef struct gs_entry {
     gr_hnode_t node;
-    int64_t offset;  /* log offset of this group's record */
-    uint8_t *value;  /* encoded group */
+    int64_t offset; /* log offset of this group's record */
+    uint8_t *value; /* encoded group */
     size_t value_len;
     char id[];
 } gs_entry_t;

@@ -53,8 +53,8 @@ typedef struct gr_gstore_member {
     int32_t previous_epoch;
     char *client_id;
     char *client_host;
-    char *rack_id;       /* NULL: none */
-    char **subscribed;   /* subscribed topic names */
+    char *rack_id;     /* NULL: none */
+    char **subscribed; /* subscribed topic names */
     int32_t n_subscribed;
     gr_gstore_tps_t assignment; /* current assignment */
     gr_gstore_tps_t target;     /* target assignment at the group's assignment epoch */
@@ -151,7 +151,6 @@ void gr_gstore_stats(const gr_gstore_t *gs, gr_gstore_stats_t *st);
 /** The codec, exposed for fuzzing: encode a group; decode into arena.
  *  @returns 0, GR_ERR__MALFORMED or GR_ERR__INCOMPLETE with *why. */
 void gr_gstore_group_encode(const gr_gstore_group_t *group, gr_wbuf_t *wb);
-gr_err_t gr_gstore_group_decode(const void *p, size_t len, gr_arena_t *arena, gr_gstore_group_t *out,
-                                const char **why);
+gr_err_t gr_gstore_group_decode(const void *p, size_t len, gr_arena_t *arena, gr_gstore_group_t *out, const char **why);
 
 #endif

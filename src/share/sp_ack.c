@@ -30,8 +30,7 @@ static int ack_type(const gr_sp_ack_batch_t *b, int64_t off) {
 }
 
 /* §3.3: malformed batches fail the partition with INVALID_REQUEST. */
-static gr_err_t ack_validate(const gr_sp_ack_req_t *req, int *has_renew, char *errstr,
-                             size_t errstr_size) {
+static gr_err_t ack_validate(const gr_sp_ack_req_t *req, int *has_renew, char *errstr, size_t errstr_size) {
     *has_renew = 0;
     for (size_t i = 0; i < req->n_batches; i++) {
         const gr_sp_ack_batch_t *b = &req->batches[i];
@@ -39,8 +38,7 @@ static gr_err_t ack_validate(const gr_sp_ack_req_t *req, int *has_renew, char *e
         if (i && b->first_offset < req->batches[i - 1].last_offset)
             FAIL(GR_ERR_INVALID_REQUEST, "batches not in ascending order");
         if (b->n_types == 0) FAIL(GR_ERR_INVALID_REQUEST, "empty AcknowledgeTypes");
-        if (b->n_types > 1 &&
-            (uint64_t)b->last_offset - (uint64_t)b->first_offset + 1 != (uint64_t)b->n_types)
+        if (b->n_types > 1 && (uint64_t)b->last_offset - (uint64_t)b->first_offset + 1 != (uint64_t)b->n_types)
             FAIL(GR_ERR_INVALID_REQUEST, "AcknowledgeTypes size does not match the batch");
         for (size_t t = 0; t < b->n_types; t++) {
             int ty = b->types[t];
@@ -53,8 +51,7 @@ static gr_err_t ack_validate(const gr_sp_ack_req_t *req, int *has_renew, char *e
 }
 
 /* §3.4: every covered offset ≥ SPSO must be ACQUIRED by this member. */
-static gr_err_t ack_check(gr_sp_t *sp, const gr_sp_ack_req_t *req, uint32_t m, char *errstr,
-                          size_t errstr_size) {
+static gr_err_t ack_check(gr_sp_t *sp, const gr_sp_ack_req_t *req, uint32_t m, char *errstr, size_t errstr_size) {
     for (size_t i = 0; i < req->n_batches; i++) {
         const gr_sp_ack_batch_t *b = &req->batches[i];
         if (b->last_offset < sp->spso) continue; /* entirely below SPSO: ignored */
@@ -68,15 +65,13 @@ static gr_err_t ack_check(gr_sp_t *sp, const gr_sp_ack_req_t *req, uint32_t m, c
                  "Batch record not found. The last offset in request is past acquired records.");
         if (i && b->first_offset == req->batches[i - 1].last_offset && b->first_offset >= sp->spso &&
             ack_type(&req->batches[i - 1], b->first_offset) != GR_SP_ACK_RENEW)
-            FAIL(GR_ERR_INVALID_RECORD_STATE, "offset %lld acknowledged twice",
-                 (long long)b->first_offset);
+            FAIL(GR_ERR_INVALID_RECORD_STATE, "offset %lld acknowledged twice", (long long)b->first_offset);
         int64_t p = b->first_offset > sp->spso ? b->first_offset : sp->spso;
         for (size_t k = gr__sp_lower_bound(sp, p); p <= b->last_offset; k++) {
             const gr__sp_rng_t *e = k < sp->n ? GR__SP_AT(sp, k) : NULL;
             if (!e || e->first > p || e->state != GR_SP_ACQUIRED)
                 FAIL(GR_ERR_INVALID_RECORD_STATE, "%s", MSG_NOT_ACQUIRED);
-            if (e->member != m || !m)
-                FAIL(GR_ERR_INVALID_RECORD_STATE, "Member is not the owner of batch record");
+            if (e->member != m || !m) FAIL(GR_ERR_INVALID_RECORD_STATE, "Member is not the owner of batch record");
             p = e->last + 1;
         }
     }
@@ -92,8 +87,8 @@ static void coalesce_span(gr_sp_t *sp, size_t i0, size_t i1) {
     }
 }
 
-static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode,
-                      const gr_sp_conf_t *conf, int64_t now_ms, gr_sp_delta_t *delta) {
+static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode, const gr_sp_conf_t *conf,
+                      int64_t now_ms, gr_sp_delta_t *delta) {
     size_t i0, i1;
     gr__sp_isolate(sp, a, b, &i0, &i1);
     for (size_t i = i0; i < i1; i++) {
@@ -107,8 +102,8 @@ static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode,
             gr__sp_set(sp, i, GR_SP_ACKNOWLEDGED, e->count, 0, 0, delta);
             break;
         case GR_SP_ACK_RELEASE: /* §1.3 rule 2: RELEASE → AVAILABLE, ARCHIVED at the limit */
-            gr__sp_set(sp, i, e->count >= conf->delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE,
-                       e->count, 0, 0, delta);
+            gr__sp_set(sp, i, e->count >= conf->delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE, e->count, 0, 0,
+                       delta);
             break;
         default: /* §1.2/§1.8: REJECT and GAP → ARCHIVED */
             gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, delta);
@@ -126,8 +121,7 @@ static void archive_below(gr_sp_t *sp, int64_t first, int64_t last, uint32_t m) 
     gr__sp_isolate(sp, first, last, &i0, &i1);
     for (size_t i = i0; i < i1; i++) {
         gr__sp_rng_t *e = GR__SP_AT(sp, i);
-        if (e->state == GR_SP_ACQUIRED && e->member == m && m)
-            gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, NULL);
+        if (e->state == GR_SP_ACQUIRED && e->member == m && m) gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, NULL);
     }
     coalesce_span(sp, i0, i1); /* other members' pieces merge back */
 }
@@ -135,13 +129,15 @@ static void archive_below(gr_sp_t *sp, int64_t first, int64_t last, uint32_t m) 
 static void prune_below(gr_sp_t *sp) {
     size_t i = 0;
     while (i < sp->n && GR__SP_AT(sp, i)->last < sp->spso) {
-        if (GR__SP_AT(sp, i)->state != GR_SP_ACQUIRED) gr__sp_remove(sp, i, 1);
-        else i++;
+        if (GR__SP_AT(sp, i)->state != GR_SP_ACQUIRED)
+            gr__sp_remove(sp, i, 1);
+        else
+            i++;
     }
 }
 
-static void ack_apply(gr_sp_t *sp, const gr_sp_ack_batch_t *b, uint32_t m,
-                      const gr_sp_conf_t *conf, int64_t now_ms, gr_sp_delta_t *delta) {
+static void ack_apply(gr_sp_t *sp, const gr_sp_ack_batch_t *b, uint32_t m, const gr_sp_conf_t *conf, int64_t now_ms,
+                      gr_sp_delta_t *delta) {
     if (b->first_offset < sp->spso) archive_below(sp, b->first_offset, sp->spso - 1, m);
     int64_t a = b->first_offset > sp->spso ? b->first_offset : sp->spso;
     if (b->n_types == 1) {
@@ -157,9 +153,8 @@ static void ack_apply(gr_sp_t *sp, const gr_sp_ack_batch_t *b, uint32_t m,
     }
 }
 
-gr_err_t gr_sp_acknowledge(gr_sp_t *sp, const gr_sp_ack_req_t *req, const gr_sp_conf_t *conf,
-                           int64_t now_ms, gr_sp_delta_t *delta, char *errstr,
-                           size_t errstr_size) {
+gr_err_t gr_sp_acknowledge(gr_sp_t *sp, const gr_sp_ack_req_t *req, const gr_sp_conf_t *conf, int64_t now_ms,
+                           gr_sp_delta_t *delta, char *errstr, size_t errstr_size) {
     int has_renew;
     int64_t spso_before = sp->spso;
     gr_err_t err = ack_validate(req, &has_renew, errstr, errstr_size);
@@ -210,8 +205,7 @@ int64_t gr_sp_expire(gr_sp_t *sp, const gr_sp_conf_t *conf, int64_t now_ms, gr_s
             if (e->state != GR_SP_ACQUIRED || e->deadline > now_ms) continue;
             /* §1.4: lock timeout → AVAILABLE, or ARCHIVED at the delivery
              * limit (§1.3 rule 2) or below SPSO (§1.8). */
-            int st = (e->last < sp->spso || e->count >= conf->delivery_count_limit) ? GR_SP_ARCHIVED
-                                                                                   : GR_SP_AVAILABLE;
+            int st = (e->last < sp->spso || e->count >= conf->delivery_count_limit) ? GR_SP_ARCHIVED : GR_SP_AVAILABLE;
             gr__sp_set(sp, i, st, e->count, 0, 0, delta);
             i = gr__sp_coalesce_at(sp, i);
             any = 1;
@@ -264,8 +258,10 @@ void gr_sp_update_log_start(gr_sp_t *sp, int64_t log_start, gr_sp_delta_t *delta
     size_t i0 = gr__sp_lower_bound(sp, sp->spso), i1 = gr__sp_lower_bound(sp, log_start), k = i0;
     for (size_t j = i0; j < i1; j++) {
         gr__sp_rng_t *e = GR__SP_AT(sp, j);
-        if (e->state == GR_SP_ACQUIRED) *GR__SP_AT(sp, k++) = *e;
-        else if (gr__sp_terminal(e->state)) sp->dcc -= e->last - e->first + 1;
+        if (e->state == GR_SP_ACQUIRED)
+            *GR__SP_AT(sp, k++) = *e;
+        else if (gr__sp_terminal(e->state))
+            sp->dcc -= e->last - e->first + 1;
     }
     gr__sp_remove(sp, k, i1 - k);
     sp->spso = log_start;

@@ -74,18 +74,22 @@ static int64_t batch_last(const acq_t *q, int64_t off) {
     size_t lo = 0, hi = q->req->n_batches;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (b[mid].last_offset < off) lo = mid + 1;
-        else hi = mid;
+        if (b[mid].last_offset < off)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < q->req->n_batches ? b[lo].last_offset : q->hi;
 }
 
-static void add_rng(gr_sp_t *sp, size_t idx, int64_t first, int64_t last, int state, int16_t count,
-                    int tracked, uint32_t member, int64_t deadline) {
+static void add_rng(gr_sp_t *sp, size_t idx, int64_t first, int64_t last, int state, int16_t count, int tracked,
+                    uint32_t member, int64_t deadline) {
     gr__sp_rng_t *e = gr__sp_insert(sp, idx, 1);
     *e = (gr__sp_rng_t){first, last, 0, 0, 0, GR_SP_AVAILABLE, (uint8_t)tracked};
-    if (state == GR_SP_AVAILABLE) e->count = count;
-    else gr__sp_set(sp, idx, state, count, member, deadline, NULL);
+    if (state == GR_SP_AVAILABLE)
+        e->count = count;
+    else
+        gr__sp_set(sp, idx, state, count, member, deadline, NULL);
     if (last + 1 > sp->end) sp->end = last + 1;
 }
 
@@ -112,8 +116,7 @@ static void acquire_new(acq_t *q, int64_t a, int64_t b, int gap) {
          * acquired (in a gap-window hole the rest simply stays a hole). */
         int64_t rem = gap ? bb : batch_last(q, bb);
         if (rem > b) rem = b;
-        if (rem > sp->spso + q->conf->max_record_locks - 1)
-            rem = sp->spso + q->conf->max_record_locks - 1;
+        if (rem > sp->spso + q->conf->max_record_locks - 1) rem = sp->spso + q->conf->max_record_locks - 1;
         if (rem < bb) rem = bb;
         add_rng(sp, idx, a, bb, GR_SP_ACQUIRED, 1, rem > bb, q->member, q->deadline);
         if (rem > bb) {
@@ -224,8 +227,8 @@ static int batches_ok(const gr_sp_acquire_req_t *req) {
     return 1;
 }
 
-gr_err_t gr_sp_acquire(gr_sp_t *sp, const gr_sp_acquire_req_t *req, const gr_sp_conf_t *conf,
-                       int64_t now_ms, gr_sp_acquire_res_t *res, gr_sp_delta_t *delta) {
+gr_err_t gr_sp_acquire(gr_sp_t *sp, const gr_sp_acquire_req_t *req, const gr_sp_conf_t *conf, int64_t now_ms,
+                       gr_sp_acquire_res_t *res, gr_sp_delta_t *delta) {
     int64_t spso_before = sp->spso;
     res->n = 0;
     res->n_records = 0;
@@ -235,14 +238,24 @@ gr_err_t gr_sp_acquire(gr_sp_t *sp, const gr_sp_acquire_req_t *req, const gr_sp_
     if (!batches_ok(req)) return GR_ERR__INVALID_ARG;
     if (req->max_records <= 0 || req->n_batches == 0) return GR_ERR_NONE;
     int64_t f = gr_sp_next_fetch_offset(sp), base0 = req->batches[0].base_offset;
-    acq_t q = {sp, req, conf, res, 0, now_ms + conf->lock_duration_ms, req->max_records,
-               req->batches[req->n_batches - 1].last_offset, 0, 0};
+    acq_t q = {sp,
+               req,
+               conf,
+               res,
+               0,
+               now_ms + conf->lock_duration_ms,
+               req->max_records,
+               req->batches[req->n_batches - 1].last_offset,
+               0,
+               0};
     int64_t lim = conf->delivery_count_limit;
     q.tl = (lim + 1) / 2 > 2 ? (lim + 1) / 2 : 2; /* max(2, ceil(limit/2)) */
     if (q.hi < f) return GR_ERR_NONE;
     if (base0 > f) {
-        if (sp->end == sp->spso) sp->spso = sp->end = sp->avail_hint = base0; /* nothing cached */
-        else archive_gone(sp, f, (base0 < sp->end ? base0 : sp->end) - 1, delta);
+        if (sp->end == sp->spso)
+            sp->spso = sp->end = sp->avail_hint = base0; /* nothing cached */
+        else
+            archive_gone(sp, f, (base0 < sp->end ? base0 : sp->end) - 1, delta);
         gr__sp_advance(sp);
         f = gr_sp_next_fetch_offset(sp);
     }

@@ -16,8 +16,8 @@
 
 #include "share/state_store.h"
 
-#define VALUE_VERSION 0
-#define KEY_TYPE_SP 0
+#define VALUE_VERSION   0
+#define KEY_TYPE_SP     0
 #define MIN_BATCH_BYTES 4 /* gap, length, state, count: one byte each at least */
 
 void gr_sstore_value_encode(const gr_sstore_value_t *val, gr_wbuf_t *wb) {
@@ -59,8 +59,8 @@ static gr_err_t decode_batch(gr_rbuf_t *rb, int64_t *next, gr_sstore_batch_t *b,
     int64_t first = *next + (int64_t)gap;
     if (span >= (uint64_t)(INT64_MAX - first)) return fail(why, "batch length overflows", GR_ERR__MALFORMED);
     if (count > INT16_MAX) return fail(why, "delivery count out of range", GR_ERR__MALFORMED);
-    *b = (gr_sstore_batch_t){.first_offset = first, .last_offset = first + (int64_t)span, .state = state,
-                             .count = (int16_t)count};
+    *b = (gr_sstore_batch_t){
+        .first_offset = first, .last_offset = first + (int64_t)span, .state = state, .count = (int16_t)count};
     if (!gr_sstore_batch_valid(b)) return fail(why, "invalid delivery state", GR_ERR__MALFORMED);
     *next = b->last_offset + 1;
     return GR_ERR_NONE;
@@ -84,7 +84,8 @@ static gr_err_t decode_header(gr_rbuf_t *rb, gr_sstore_value_t *val, uint32_t *n
     if (val->start_offset < -1) return fail(why, "start offset below -1", GR_ERR__MALFORMED);
     if (val->delivery_complete_count < -1) return fail(why, "delivery complete count below -1", GR_ERR__MALFORMED);
     /* Check the count against the bytes left before allocating anything (STYLE §5). */
-    if (*n > gr_rbuf_remaining(rb) / MIN_BATCH_BYTES) return fail(why, "batch count exceeds the value", GR_ERR__MALFORMED);
+    if (*n > gr_rbuf_remaining(rb) / MIN_BATCH_BYTES)
+        return fail(why, "batch count exceeds the value", GR_ERR__MALFORMED);
     return GR_ERR_NONE;
 }
 

@@ -154,8 +154,10 @@ void gr_sstore_merge(const gr_sstore_batch_t *old, size_t n_old, const gr_sstore
     size_t no = clip_into(tmp, old, n_old, start_offset);
     size_t i = 0, j = 0, k = 0;
     while (i < no || j < na) {
-        if (j >= na || (i < no && tmp[i].first_offset <= tmp[n_old + j].first_offset)) sorted[k++] = tmp[i++];
-        else sorted[k++] = tmp[n_old + j++];
+        if (j >= na || (i < no && tmp[i].first_offset <= tmp[n_old + j].first_offset))
+            sorted[k++] = tmp[i++];
+        else
+            sorted[k++] = tmp[n_old + j++];
     }
     sweep(sorted, k, out);
     free(sorted);

@@ -21,7 +21,8 @@ int gr__ckpt_write_opt(const char *dir, const char *name, const char *text, bool
     while (len > 0 && r == 0) {
         ssize_t w = write(fd, text, len);
         if (w < 0 && errno == EINTR) continue;
-        if (w < 0) r = -errno;
+        if (w < 0)
+            r = -errno;
         else {
             text += w;
             len -= (size_t)w;

@@ -12,16 +12,21 @@ static size_t find_seg(const gr_plog_t *plog, int64_t offset) {
     size_t lo = 0, hi = plog->n_segs;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (plog->segs[mid]->base <= offset) lo = mid + 1;
-        else hi = mid;
+        if (plog->segs[mid]->base <= offset)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo ? lo - 1 : 0;
 }
 
 static gr_err_t seg_error(gr__seg_t *seg, int r, const char *why, char *errstr, size_t n) {
-    if (r == -2) GR__ERRSTR(errstr, n, "read %s.log: %s", seg->path, strerror(errno));
-    else if (r == -1) GR__ERRSTR(errstr, n, "%s.log: %s", seg->path, why);
-    else GR__ERRSTR(errstr, n, "%s: loading index: %s", seg->path, strerror(-r));
+    if (r == -2)
+        GR__ERRSTR(errstr, n, "read %s.log: %s", seg->path, strerror(errno));
+    else if (r == -1)
+        GR__ERRSTR(errstr, n, "%s.log: %s", seg->path, why);
+    else
+        GR__ERRSTR(errstr, n, "%s: loading index: %s", seg->path, strerror(-r));
     return GR_ERR_KAFKA_STORAGE_ERROR;
 }
 
@@ -163,8 +168,10 @@ int64_t gr_plog_tail_offset(gr_plog_t *plog, size_t max_bytes) {
     size_t lo = 0, hi = seg->ix.n_o;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (seg->ix.o[mid].pos < want) lo = mid + 1;
-        else hi = mid;
+        if (seg->ix.o[mid].pos < want)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     if (lo == seg->ix.n_o) lo = seg->ix.n_o - 1;
     int64_t off = seg->base + seg->ix.o[lo].rel;

@@ -57,8 +57,7 @@ gr_err_t gr_plog_retention(gr_plog_t *plog, int64_t now_ms, int *n_deleted) {
 
 gr_err_t gr_plog_delete_records(gr_plog_t *plog, int64_t offset, char *errstr, size_t errstr_size) {
     if (offset > plog->end_offset) {
-        GR__ERRSTR(errstr, errstr_size, "offset %" PRId64 " is past the end offset %" PRId64, offset,
-                   plog->end_offset);
+        GR__ERRSTR(errstr, errstr_size, "offset %" PRId64 " is past the end offset %" PRId64, offset, plog->end_offset);
         return GR_ERR_OFFSET_OUT_OF_RANGE;
     }
     if (offset <= plog->start_offset) return GR_ERR_NONE;

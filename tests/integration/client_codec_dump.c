@@ -129,7 +129,8 @@ static int produce_line(gr_producer_t *p, char *line, pstats_t *st, long lineno)
     }
     for (;;) {
         /* parse_bytes gives NULL only for "null": an empty key or value stays non-NULL */
-        gr_err_t err = gr_producer_send(p, topic, (int32_t)part, key, klen, val, vlen, h, GR_TIMESTAMP_NOW, on_delivery, st);
+        gr_err_t err =
+            gr_producer_send(p, topic, (int32_t)part, key, klen, val, vlen, h, GR_TIMESTAMP_NOW, on_delivery, st);
         if (!err) break;
         if (err == GR_ERR__QUEUE_FULL) {
             gr_producer_poll(p, 100);
@@ -324,9 +325,12 @@ int main(int argc, char **argv) {
             if (!eq || (size_t)(eq - v) >= sizeof(name)) goto usage;
             snprintf(name, sizeof(name), "%.*s", (int)(eq - v), v);
             if (set_conf(conf, name, eq + 1)) goto out;
-        } else if (!strcmp(a, "-f")) file = v;
-        else if (!strcmp(a, "-w")) wait_s = atof(v);
-        else goto usage;
+        } else if (!strcmp(a, "-f"))
+            file = v;
+        else if (!strcmp(a, "-w"))
+            wait_s = atof(v);
+        else
+            goto usage;
     }
     if (producing) {
         if (!file || n_topics) goto usage;

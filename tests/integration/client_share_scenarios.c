@@ -144,7 +144,8 @@ static void on_commit(gr_share_consumer_t *c, const gr_share_ack_result_t *res, 
     cb_calls++;
     for (size_t i = 0; i < gr_share_ack_result_count(res); i++) {
         cb_offsets += gr_share_ack_result_offsets(res, i, NULL);
-        if (gr_share_ack_result_error(res, i)) printf("callback error: %s\n", gr_err_name(gr_share_ack_result_error(res, i)));
+        if (gr_share_ack_result_error(res, i))
+            printf("callback error: %s\n", gr_err_name(gr_share_ack_result_error(res, i)));
     }
 }
 
@@ -304,7 +305,8 @@ static int unreachable(void) {
     int64_t t0 = now_ms();
     gr_err_t e = gr_share_consumer_poll(c, 2000, &b);
     printf("poll: %s within 5 s: %s\n", gr_err_name(e), now_ms() - t0 < 5000 ? "yes" : "no");
-    printf("names the connect error: %s\n", strstr(gr_share_consumer_last_error(c), "Connection refused") ? "yes" : "no");
+    printf("names the connect error: %s\n",
+           strstr(gr_share_consumer_last_error(c), "Connection refused") ? "yes" : "no");
     fprintf(stderr, "%s\n", gr_share_consumer_last_error(c));
     printf("close: %s\n", gr_err_name(gr_share_consumer_close(c, 1000)));
     gr_share_consumer_destroy(c);
@@ -313,9 +315,9 @@ static int unreachable(void) {
 
 static int config(void) {
     static const char *bad[][2] = {{"isolation.level", "read_committed"}, {"auto.offset.reset", "earliest"},
-                                   {"enable.auto.commit", "false"},     {"group.instance.id", "x"},
-                                   {"session.timeout.ms", "10000"},     {"heartbeat.interval.ms", "1000"},
-                                   {"group.protocol", "consumer"},      {NULL, NULL}};
+                                   {"enable.auto.commit", "false"},       {"group.instance.id", "x"},
+                                   {"session.timeout.ms", "10000"},       {"heartbeat.interval.ms", "1000"},
+                                   {"group.protocol", "consumer"},        {NULL, NULL}};
     char err[512];
     for (int i = 0; bad[i][0]; i++) {
         gr_conf_t *conf = gr_conf_new(GR_CONF_CONSUMER);

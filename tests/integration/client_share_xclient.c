@@ -90,7 +90,8 @@ static void append_batch(char *line, size_t size, gr_share_batch_t *b) {
     for (size_t i = 0; b && i < gr_share_batch_count(b); i++) {
         const gr_share_record_t *r = gr_share_batch_record(b, i);
         size_t l = strlen(line);
-        snprintf(line + l, size - l, " %lld:%d", (long long)gr_share_record_offset(r), gr_share_record_delivery_count(r));
+        snprintf(line + l, size - l, " %lld:%d", (long long)gr_share_record_offset(r),
+                 gr_share_record_delivery_count(r));
     }
 }
 
@@ -199,7 +200,9 @@ static void refusal(void) {
     print_line(s, "got", line);
     gr_err_t e = gr_share_consumer_poll(c, 100, &b2);
     printf("%s poll with unacknowledged records: %s\n", s,
-           e == GR_ERR__STATE ? "refused" : e ? gr_err_name(e) : "not refused");
+           e == GR_ERR__STATE ? "refused"
+           : e                ? gr_err_name(e)
+                              : "not refused");
     ack_all(c, b, GR_ACK_ACCEPT);
     printf("%s commit: %s\n", s, commit(c));
     poll_accept_for(c, 2500, more, sizeof(more));
@@ -298,7 +301,7 @@ static void renew(void) {
         const char *res = e ? gr_err_name(e) : commit(m[h]);
         if (strcmp(res, "NONE") && !strcmp(renewals, "NONE")) renewals = res;
         poll_accept_for(m[1 - h], 300, other, sizeof(other)); /* "processing" meanwhile */
-        b = poll_some(m[h], 2000);                              /* the renewed record comes back */
+        b = poll_some(m[h], 2000);                            /* the renewed record comes back */
         r = b ? gr_share_batch_record(b, 0) : NULL;
         if (!r && !strcmp(renewals, "NONE")) renewals = "record not returned by poll";
     }
@@ -328,13 +331,20 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++) {
         const char *s = list[i];
         int64_t t0 = now_ms();
-        if (!strcmp(s, "drain")) drain();
-        else if (!strcmp(s, "acks")) acks();
-        else if (!strcmp(s, "refusal")) refusal();
-        else if (!strcmp(s, "close")) close_release();
-        else if (!strcmp(s, "expiry")) expiry();
-        else if (!strcmp(s, "limit")) limit();
-        else if (!strcmp(s, "renew")) renew();
+        if (!strcmp(s, "drain"))
+            drain();
+        else if (!strcmp(s, "acks"))
+            acks();
+        else if (!strcmp(s, "refusal"))
+            refusal();
+        else if (!strcmp(s, "close"))
+            close_release();
+        else if (!strcmp(s, "expiry"))
+            expiry();
+        else if (!strcmp(s, "limit"))
+            limit();
+        else if (!strcmp(s, "renew"))
+            renew();
         else {
             fprintf(stderr, "unknown scenario %s\n", s);
             return 2;

@@ -30,11 +30,20 @@ static void test_defaults(void) {
 
 static void test_set_valid(void) {
     gr_conf_t *c = gr_conf_new(GR_CONF_PRODUCER);
-    const char *ok[][2] = {{"acks", "0"}, {"acks", "1"}, {"acks", "-1"}, {"acks", "all"}, {"linger.ms", " 100 "},
-                           {"compression.type", "zstd"}, {"compression.type", "LZ4"}, {"enable.idempotence", "false"},
-                           {"bootstrap.servers", "a:1,b:2"}, {"message.max.bytes", "2000000"},
-                           {"max.in.flight.requests.per.connection", "1"}, {"partitioner.ignore.keys", "true"},
-                           {"socket.connection.setup.timeout.ms", "1000"}, {"metadata.max.age.ms", "1000"}};
+    const char *ok[][2] = {{"acks", "0"},
+                           {"acks", "1"},
+                           {"acks", "-1"},
+                           {"acks", "all"},
+                           {"linger.ms", " 100 "},
+                           {"compression.type", "zstd"},
+                           {"compression.type", "LZ4"},
+                           {"enable.idempotence", "false"},
+                           {"bootstrap.servers", "a:1,b:2"},
+                           {"message.max.bytes", "2000000"},
+                           {"max.in.flight.requests.per.connection", "1"},
+                           {"partitioner.ignore.keys", "true"},
+                           {"socket.connection.setup.timeout.ms", "1000"},
+                           {"metadata.max.age.ms", "1000"}};
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
         gr_err_t e = gr_conf_set(c, ok[i][0], ok[i][1], err, sizeof(err));
         if (e) fprintf(stderr, "%s=%s: %s\n", ok[i][0], ok[i][1], err);
@@ -61,13 +70,15 @@ static void test_set_invalid(void) {
     expect_bad(c, "acks", "2", "Invalid value 2 for configuration acks: String must be one of: all,-1,0,1");
     expect_bad(c, "linger.ms", "-1", "Invalid value -1 for configuration linger.ms: Value must be at least 0");
     expect_bad(c, "linger.ms", "abc", "Invalid value abc for configuration linger.ms: Not a number of type INT");
-    expect_bad(c, "batch.size", "99999999999", "Invalid value 99999999999 for configuration batch.size: Not a number of type INT");
+    expect_bad(c, "batch.size", "99999999999",
+               "Invalid value 99999999999 for configuration batch.size: Not a number of type INT");
     expect_bad(c, "max.in.flight.requests.per.connection", "0",
                "Invalid value 0 for configuration max.in.flight.requests.per.connection: Value must be at least 1");
     expect_bad(c, "enable.idempotence", "yes",
                "Invalid value yes for configuration enable.idempotence: Expected value to be either true or false");
-    expect_bad(c, "compression.type", "brotli",
-               "Invalid value brotli for configuration compression.type: String must be one of: none,gzip,snappy,lz4,zstd");
+    expect_bad(
+        c, "compression.type", "brotli",
+        "Invalid value brotli for configuration compression.type: String must be one of: none,gzip,snappy,lz4,zstd");
     expect_bad(c, "foo.bar", "1", "Unknown configuration 'foo.bar' for a producer");
     expect_bad(c, "default.api.timeout.ms", "1", "Configuration 'default.api.timeout.ms' does not apply to a producer");
     expect_bad(c, "transactional.id", "x",
@@ -149,9 +160,9 @@ static void test_murmur2(void) {
 }
 
 static void test_error_table(void) {
-#define CHECK_ERR(name, code, str)                        \
-    ASSERT_EQ(GR_ERR_##name, code);                       \
-    ASSERT_STREQ(gr_err_name(GR_ERR_##name), #name);      \
+#define CHECK_ERR(name, code, str)                   \
+    ASSERT_EQ(GR_ERR_##name, code);                  \
+    ASSERT_STREQ(gr_err_name(GR_ERR_##name), #name); \
     ASSERT_STREQ(gr_err_str(GR_ERR_##name), str);
     GR_ERR_MAP(CHECK_ERR)
 #undef CHECK_ERR

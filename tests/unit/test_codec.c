@@ -47,16 +47,20 @@ static void fill_scalar(gr_arena_t *a, const gr_field_desc_t *f, void *p, bool n
         break;
     case GR_T_STRING: {
         gr_str_t *s = p;
-        if (nullable && rnd() % 5 == 0) *s = GR_STR_NULL;
-        else fill_bytes(a, (const uint8_t **)&s->ptr, &s->len);
+        if (nullable && rnd() % 5 == 0)
+            *s = GR_STR_NULL;
+        else
+            fill_bytes(a, (const uint8_t **)&s->ptr, &s->len);
         break;
     }
     case GR_T_BYTES:
     case GR_T_RECORDS: {
         gr_bytes_t *b = p;
         b->fd = -1;
-        if (nullable && rnd() % 5 == 0) b->len = -1;
-        else fill_bytes(a, &b->ptr, &b->len);
+        if (nullable && rnd() % 5 == 0)
+            b->len = -1;
+        else
+            fill_bytes(a, &b->ptr, &b->len);
         break;
     }
     case GR_T_STRUCT: break;
@@ -77,8 +81,10 @@ static void fill_field(gr_arena_t *a, const gr_field_desc_t *f, void *obj, int16
         arr->v = arr->n ? gr_arena_alloc(a, (size_t)arr->n * f->elem_size) : NULL;
         for (int32_t i = 0; i < arr->n; i++) {
             void *e = (char *)arr->v + (size_t)i * f->elem_size;
-            if (f->type == GR_T_STRUCT) fill_struct(a, f->sub, e, ver, flex, depth + 1);
-            else fill_scalar(a, f, e, false);
+            if (f->type == GR_T_STRUCT)
+                fill_struct(a, f->sub, e, ver, flex, depth + 1);
+            else
+                fill_scalar(a, f, e, false);
         }
     } else if (f->type == GR_T_STRUCT) {
         void **pp = p;
@@ -200,8 +206,8 @@ static void expect_encoding(const gr_msg_desc_t *m, int16_t ver, const void *obj
 }
 
 static void test_apiversions_v3_request(void) {
-    static const uint8_t body[] = {0x0b, 'l', 'i', 'b', 'r', 'd', 'k', 'a', 'f', 'k', 'a',
-                                   0x07, '2', '.', '1', '5', '.', '0', 0x00};
+    static const uint8_t body[] = {0x0b, 'l',  'i', 'b', 'r', 'd', 'k', 'a', 'f', 'k',
+                                   'a',  0x07, '2', '.', '1', '5', '.', '0', 0x00};
     gr_arena_t a;
     gr_arena_init(&a);
     gr_ApiVersionsRequest_t rq;
@@ -246,8 +252,14 @@ static void test_varints(void) {
         int32_t v;
         uint8_t b[5];
         size_t n;
-    } zz[] = {{0, {0}, 1}, {-1, {1}, 1}, {1, {2}, 1}, {63, {0x7e}, 1}, {-64, {0x7f}, 1}, {64, {0x80, 1}, 2},
-              {INT32_MAX, {0xfe, 0xff, 0xff, 0xff, 0x0f}, 5}, {INT32_MIN, {0xff, 0xff, 0xff, 0xff, 0x0f}, 5}};
+    } zz[] = {{0, {0}, 1},
+              {-1, {1}, 1},
+              {1, {2}, 1},
+              {63, {0x7e}, 1},
+              {-64, {0x7f}, 1},
+              {64, {0x80, 1}, 2},
+              {INT32_MAX, {0xfe, 0xff, 0xff, 0xff, 0x0f}, 5},
+              {INT32_MIN, {0xff, 0xff, 0xff, 0xff, 0x0f}, 5}};
     for (size_t i = 0; i < sizeof(zz) / sizeof(zz[0]); i++) {
         gr_wbuf_t wb;
         gr_wbuf_init(&wb);
@@ -281,14 +293,14 @@ static void test_compact_null_string(void) {
     gr_ShareFetchRequest_t rq;
     const uint8_t *p;
     size_t n;
-    static const uint8_t body[] = {0x00, 0x02, 'm',   /* GroupId null, MemberId "m" */
-                                   0, 0, 0, 5,          /* ShareSessionEpoch */
-                                   0, 0, 0x01, 0xf4,    /* MaxWaitMs */
-                                   0, 0, 0, 1,          /* MinBytes */
-                                   0, 0x10, 0, 0,       /* MaxBytes */
-                                   0, 0, 0x01, 0xf4,    /* MaxRecords */
-                                   0, 0, 0x01, 0xf4,    /* BatchSize */
-                                   0x01, 0x01, 0x00};   /* Topics [], ForgottenTopicsData [], no tags */
+    static const uint8_t body[] = {0x00, 0x02, 'm',        /* GroupId null, MemberId "m" */
+                                   0,    0,    0,    5,    /* ShareSessionEpoch */
+                                   0,    0,    0x01, 0xf4, /* MaxWaitMs */
+                                   0,    0,    0,    1,    /* MinBytes */
+                                   0,    0x10, 0,    0,    /* MaxBytes */
+                                   0,    0,    0x01, 0xf4, /* MaxRecords */
+                                   0,    0,    0x01, 0xf4, /* BatchSize */
+                                   0x01, 0x01, 0x00};      /* Topics [], ForgottenTopicsData [], no tags */
     p = body;
     n = sizeof(body);
     ASSERT_EQ(decode_buf(&gr_ShareFetchRequest_desc, 1, p, n, &a, &rq, NULL), GR_ERR_NONE);
@@ -321,13 +333,12 @@ static void test_tagged_fields(void) {
     rs.ApiKeys.v = gr_struct_alloc(&a, &gr_ApiVersionsResponse_ApiVersion_sd, 1);
     rs.ApiKeys.v[0] = (gr_ApiVersionsResponse_ApiVersion_t){.ApiKey = 18, .MinVersion = 0, .MaxVersion = 4};
     ASSERT_EQ(rs.FinalizedFeaturesEpoch, -1);
-    expect_encoding(&gr_ApiVersionsResponse_desc, 3, &rs,
-                    BYTES(0, 0, 2, 0, 18, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0));
+    expect_encoding(&gr_ApiVersionsResponse_desc, 3, &rs, BYTES(0, 0, 2, 0, 18, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0));
     rs.FinalizedFeaturesEpoch = 7;
     gr_raw_tag_t unk = {.tag = 9, .len = 2, .ptr = (const uint8_t *)"ab"};
     rs._unknown_tags = (gr_raw_tags_t){&unk, 1};
-    static const uint8_t want[] = {0, 0, 2, 0, 18, 0, 0, 0, 4, 0, 0, 0, 0, 0,
-                                   2, 1, 8, 0, 0, 0, 0, 0, 0, 0, 7, 9, 2, 'a', 'b'};
+    static const uint8_t want[] = {0, 0, 2, 0, 18, 0, 0, 0, 4, 0, 0, 0, 0,   0,  2,
+                                   1, 8, 0, 0, 0,  0, 0, 0, 0, 7, 9, 2, 'a', 'b'};
     expect_encoding(&gr_ApiVersionsResponse_desc, 3, &rs, want, sizeof(want));
     gr_ApiVersionsResponse_t back;
     ASSERT_EQ(decode_buf(&gr_ApiVersionsResponse_desc, 3, want, sizeof(want), &a, &back, NULL), GR_ERR_NONE);
@@ -399,9 +410,14 @@ static void truncation_one(const gr_msg_desc_t *m, int16_t ver) {
 }
 
 static void test_truncation(void) {
-    const gr_msg_desc_t *ms[] = {&gr_ProduceRequest_desc, &gr_ShareFetchRequest_desc, &gr_MetadataRequest_desc,
-                                 &gr_FetchResponse_desc, &gr_ApiVersionsResponse_desc, &gr_ShareAcknowledgeRequest_desc,
-                                 &gr_ConsumerGroupHeartbeatResponse_desc, &gr_DescribeTopicPartitionsRequest_desc};
+    const gr_msg_desc_t *ms[] = {&gr_ProduceRequest_desc,
+                                 &gr_ShareFetchRequest_desc,
+                                 &gr_MetadataRequest_desc,
+                                 &gr_FetchResponse_desc,
+                                 &gr_ApiVersionsResponse_desc,
+                                 &gr_ShareAcknowledgeRequest_desc,
+                                 &gr_ConsumerGroupHeartbeatResponse_desc,
+                                 &gr_DescribeTopicPartitionsRequest_desc};
     for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
         for (int16_t v = ms[i]->min_ver; v <= ms[i]->max_ver; v++)
             for (int k = 0; k < 4; k++) truncation_one(ms[i], v);

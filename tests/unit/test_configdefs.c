@@ -40,7 +40,8 @@ static void test_validate_messages(void) {
     ASSERT_EQ(v(GR_CFG_SCOPE_TOPIC, "segment.bytes", "1000", err), GR_ERR_INVALID_CONFIG);
     ASSERT_STREQ(err, "Invalid value 1000 for configuration segment.bytes: Value must be at least 1048576");
     ASSERT_EQ(v(GR_CFG_SCOPE_BROKER, "group.share.delivery.count.limit", "11", err), GR_ERR_INVALID_CONFIG);
-    ASSERT_STREQ(err, "Invalid value 11 for configuration group.share.delivery.count.limit: Value must be no more than 10");
+    ASSERT_STREQ(err,
+                 "Invalid value 11 for configuration group.share.delivery.count.limit: Value must be no more than 10");
     ASSERT_EQ(v(GR_CFG_SCOPE_TOPIC, "unclean.leader.election.enable", "TRUE", err), 0);
     ASSERT_EQ(v(GR_CFG_SCOPE_TOPIC, "unclean.leader.election.enable", "yes", err), GR_ERR_INVALID_CONFIG);
     ASSERT_STREQ(err, "Invalid value yes for configuration unclean.leader.election.enable: "

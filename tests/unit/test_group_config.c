@@ -125,18 +125,37 @@ static void test_broker_bounds(void) {
 
 static void test_auto_offset_reset(void) {
     gr_share_config_t b = broker_defaults();
-    const char *ok[] = {"latest", "earliest", "by_duration:PT1H", "by_duration:P1DT2H3M4.5S", "by_duration:pt1h",
-                        "by_duration:P1DT-1H", "by_duration:PT0S", "by_duration:P2D", "by_duration:PT0.001S"};
+    const char *ok[] = {"latest",
+                        "earliest",
+                        "by_duration:PT1H",
+                        "by_duration:P1DT2H3M4.5S",
+                        "by_duration:pt1h",
+                        "by_duration:P1DT-1H",
+                        "by_duration:PT0S",
+                        "by_duration:P2D",
+                        "by_duration:PT0.001S"};
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) expect(&b, "share.auto.offset.reset", ok[i], "");
-    const char *bad[] = {"LATEST", "EARLIEST", "none", "", "by_duration", "by_duration:", "by_duration:invalid",
-                         "by_duration:-PT1H", "by_duration:PT", "by_duration:P", "by_duration:P1Y",
-                         "by_duration:PT1.1234567891S", "by_duration:P1DT", "by_duration:PT-1S"};
+    const char *bad[] = {"LATEST",
+                         "EARLIEST",
+                         "none",
+                         "",
+                         "by_duration",
+                         "by_duration:",
+                         "by_duration:invalid",
+                         "by_duration:-PT1H",
+                         "by_duration:PT",
+                         "by_duration:P",
+                         "by_duration:P1Y",
+                         "by_duration:PT1.1234567891S",
+                         "by_duration:P1DT",
+                         "by_duration:PT-1S"};
     char msg[512];
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         snprintf(msg, sizeof(msg),
                  "Invalid value %s for configuration share.auto.offset.reset: Invalid value `%s` for configuration "
                  "share.auto.offset.reset. The value must be either 'earliest', 'latest' or of the format "
-                 "'by_duration:<PnDTnHnMn.nS.>'.", bad[i], bad[i]);
+                 "'by_duration:<PnDTnHnMn.nS.>'.",
+                 bad[i], bad[i]);
         expect(&b, "share.auto.offset.reset", bad[i], msg);
     }
     gr_sgc_reset_t t;
@@ -218,15 +237,27 @@ static void test_describe(void) {
             ASSERT_EQ(e[i].source, GR_CFG_SRC_DEFAULT);
             ASSERT_EQ(e[i].source, 5);
         }
-        if (!strcmp(e[i].name, "share.session.timeout.ms")) { ASSERT_STREQ(e[i].value, "45000"); found++; }
-        if (!strcmp(e[i].name, "share.auto.offset.reset")) { ASSERT_STREQ(e[i].value, "latest"); found++; }
-        if (!strcmp(e[i].name, "share.isolation.level")) { ASSERT_STREQ(e[i].value, "read_uncommitted"); found++; }
+        if (!strcmp(e[i].name, "share.session.timeout.ms")) {
+            ASSERT_STREQ(e[i].value, "45000");
+            found++;
+        }
+        if (!strcmp(e[i].name, "share.auto.offset.reset")) {
+            ASSERT_STREQ(e[i].value, "latest");
+            found++;
+        }
+        if (!strcmp(e[i].name, "share.isolation.level")) {
+            ASSERT_STREQ(e[i].value, "read_uncommitted");
+            found++;
+        }
         if (!strcmp(e[i].name, "share.renew.acknowledge.enable")) {
             ASSERT_STREQ(e[i].value, "true");
             ASSERT_EQ(e[i].type, GR_CFG_BOOLEAN);
             found++;
         }
-        if (!strcmp(e[i].name, "share.record.lock.duration.ms")) { ASSERT_EQ(e[i].type, GR_CFG_INT); found++; }
+        if (!strcmp(e[i].name, "share.record.lock.duration.ms")) {
+            ASSERT_EQ(e[i].type, GR_CFG_INT);
+            found++;
+        }
     }
     ASSERT_EQ(found, 6);
     gr_props_free(&p);

@@ -58,22 +58,34 @@ static void make_group(fixture_t *f, const char *id, int v) {
     f->tp[0] = (gr_gstore_tp_t){.topic_id = {{1, 2, 3}}, .partitions = f->parts, .n_partitions = 3};
     f->tp[1] = (gr_gstore_tp_t){.topic_id = {{9}}, .partitions = NULL, .n_partitions = 0};
     f->subs[0] = "orders", f->subs[1] = "payments";
-    f->members[0] = (gr_gstore_member_t){.member_id = f->mid, .member_epoch = v, .previous_epoch = v - 1,
-                                         .client_id = "c1", .client_host = "/127.0.0.1", .rack_id = NULL,
-                                         .subscribed = f->subs, .n_subscribed = 2,
+    f->members[0] = (gr_gstore_member_t){.member_id = f->mid,
+                                         .member_epoch = v,
+                                         .previous_epoch = v - 1,
+                                         .client_id = "c1",
+                                         .client_host = "/127.0.0.1",
+                                         .rack_id = NULL,
+                                         .subscribed = f->subs,
+                                         .n_subscribed = 2,
                                          .assignment = {.topics = f->tp, .n_topics = 1},
                                          .target = {.topics = f->tp, .n_topics = 2}};
-    f->members[1] = (gr_gstore_member_t){.member_id = "m2", .member_epoch = 3, .client_id = "", .client_host = "h",
-                                         .rack_id = "rack-a"};
+    f->members[1] = (gr_gstore_member_t){
+        .member_id = "m2", .member_epoch = 3, .client_id = "", .client_host = "h", .rack_id = "rack-a"};
     f->topics[0] = (gr_gstore_topic_t){.name = "orders", .topic_id = {{1, 2, 3}}, .n_partitions = 3};
     f->configs[0] = (gr_gstore_config_t){.name = "share.auto.offset.reset", .value = "earliest"};
     f->configs[1] = (gr_gstore_config_t){.name = "share.record.lock.duration.ms", .value = "15000"};
-    f->g = (gr_gstore_group_t){.group_id = f->id, .type = GR_GSTORE_TYPE_SHARE, .group_epoch = 10 + v,
-                               .assignment_epoch = 9 + v, .members = f->members, .n_members = 2,
-                               .topics = f->topics, .n_topics = 1,
+    f->g = (gr_gstore_group_t){.group_id = f->id,
+                               .type = GR_GSTORE_TYPE_SHARE,
+                               .group_epoch = 10 + v,
+                               .assignment_epoch = 9 + v,
+                               .members = f->members,
+                               .n_members = 2,
+                               .topics = f->topics,
+                               .n_topics = 1,
                                .initialized = {.topics = f->tp, .n_topics = 2},
                                .initializing = {.topics = &f->tp[1], .n_topics = 1},
-                               .deleting = {0}, .configs = f->configs, .n_configs = 2};
+                               .deleting = {0},
+                               .configs = f->configs,
+                               .n_configs = 2};
 }
 
 static void check_equal(const gr_gstore_group_t *a, const gr_gstore_group_t *b) {

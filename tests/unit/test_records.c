@@ -15,7 +15,7 @@ uint32_t gr__crc32c_sw(uint32_t crc, const void *data, size_t len);
 
 static const int codecs[] = {GR_CODEC_NONE, GR_CODEC_GZIP, GR_CODEC_SNAPPY, GR_CODEC_LZ4, GR_CODEC_ZSTD};
 #define N_CODECS (sizeof(codecs) / sizeof(codecs[0]))
-#define T0 1700000000000LL
+#define T0       1700000000000LL
 
 static void test_crc32c(void) {
     ASSERT_EQ(gr_crc32c(0, "123456789", 9), 0xE3069283u);
@@ -45,8 +45,10 @@ static void test_crc32c(void) {
 static void build(gr_wbuf_t *out, int codec, int n, const gr_batch_builder_opts_t *o) {
     gr_batch_builder_t bb;
     gr_batch_builder_opts_t opts;
-    if (o) opts = *o;
-    else gr_batch_builder_opts_init(&opts);
+    if (o)
+        opts = *o;
+    else
+        gr_batch_builder_opts_init(&opts);
     opts.codec = codec;
     gr_batch_builder_init(&bb);
     for (int i = 0; i < n; i++) {
@@ -80,8 +82,10 @@ static void check_records(const uint8_t *blob, size_t len, int n, int64_t lat) {
         ASSERT_EQ(rec.timestamp, lat >= 0 ? lat : T0 + i * 10);
         ASSERT_EQ(rec.key_len, kl);
         ASSERT_MEMEQ(rec.key, k, (size_t)kl);
-        if (i == 3) ASSERT(rec.value == NULL && rec.value_len == -1);
-        else ASSERT(rec.value_len == vl && !memcmp(rec.value, v, (size_t)vl));
+        if (i == 3)
+            ASSERT(rec.value == NULL && rec.value_len == -1);
+        else
+            ASSERT(rec.value_len == vl && !memcmp(rec.value, v, (size_t)vl));
         ASSERT_EQ(rec.header_count, i % 2 ? 0 : 2);
         gr_header_iter_t hi;
         gr_header_t h;
@@ -123,7 +127,8 @@ static void test_round_trip_all_codecs(void) {
 }
 
 static void fix_crc(uint8_t *p, size_t len) {
-    gr_put_be32(p + GR_BATCH_CRC_OFFSET, gr_crc32c(0, p + GR_BATCH_ATTRIBUTES_OFFSET, len - GR_BATCH_ATTRIBUTES_OFFSET));
+    gr_put_be32(p + GR_BATCH_CRC_OFFSET,
+                gr_crc32c(0, p + GR_BATCH_ATTRIBUTES_OFFSET, len - GR_BATCH_ATTRIBUTES_OFFSET));
 }
 
 /* Copy the batch, apply a mutation, validate, compare error and message prefix. */
@@ -141,15 +146,36 @@ static void expect(const gr_wbuf_t *src, void (*mut)(uint8_t *, size_t), bool cr
 }
 
 static void m_flip_payload(uint8_t *p, size_t len) { p[len - 1] ^= 1; }
-static void m_flip_crc(uint8_t *p, size_t len) { p[GR_BATCH_CRC_OFFSET] ^= 0x80; (void)len; }
-static void m_len_13(uint8_t *p, size_t len) { gr_put_be32(p + 8, 13); (void)len; }
-static void m_len_neg(uint8_t *p, size_t len) { gr_put_be32(p + 8, 0xffffffffu); (void)len; }
+static void m_flip_crc(uint8_t *p, size_t len) {
+    p[GR_BATCH_CRC_OFFSET] ^= 0x80;
+    (void)len;
+}
+static void m_len_13(uint8_t *p, size_t len) {
+    gr_put_be32(p + 8, 13);
+    (void)len;
+}
+static void m_len_neg(uint8_t *p, size_t len) {
+    gr_put_be32(p + 8, 0xffffffffu);
+    (void)len;
+}
 static void m_len_plus(uint8_t *p, size_t len) { gr_put_be32(p + 8, (uint32_t)(len - 12 + 1)); }
 static void m_len_minus(uint8_t *p, size_t len) { gr_put_be32(p + 8, (uint32_t)(len - 12 - 5)); }
-static void m_magic0(uint8_t *p, size_t len) { p[16] = 0; (void)len; }
-static void m_magic1(uint8_t *p, size_t len) { p[16] = 1; (void)len; }
-static void m_magic3(uint8_t *p, size_t len) { p[16] = 3; (void)len; }
-static void m_count_plus(uint8_t *p, size_t len) { gr_put_be32(p + 57, gr_be32(p + 57) + 1); (void)len; }
+static void m_magic0(uint8_t *p, size_t len) {
+    p[16] = 0;
+    (void)len;
+}
+static void m_magic1(uint8_t *p, size_t len) {
+    p[16] = 1;
+    (void)len;
+}
+static void m_magic3(uint8_t *p, size_t len) {
+    p[16] = 3;
+    (void)len;
+}
+static void m_count_plus(uint8_t *p, size_t len) {
+    gr_put_be32(p + 57, gr_be32(p + 57) + 1);
+    (void)len;
+}
 static void m_both_plus(uint8_t *p, size_t len) {
     gr_put_be32(p + 57, gr_be32(p + 57) + 1);
     gr_put_be32(p + 23, gr_be32(p + 23) + 1);
@@ -165,13 +191,34 @@ static void m_count_zero(uint8_t *p, size_t len) {
     gr_put_be32(p + 23, 0xffffffffu);
     (void)len;
 }
-static void m_base_offset(uint8_t *p, size_t len) { gr_put_be64(p, 5); (void)len; }
-static void m_control(uint8_t *p, size_t len) { p[22] |= GR_BATCH_ATTR_CONTROL; (void)len; }
-static void m_pid_noseq(uint8_t *p, size_t len) { gr_put_be64(p + 43, 77); (void)len; }
-static void m_codec5(uint8_t *p, size_t len) { p[22] = (uint8_t)((p[22] & ~7) | 5); (void)len; }
-static void m_codec_gzip(uint8_t *p, size_t len) { p[22] = (uint8_t)((p[22] & ~7) | 1); (void)len; }
-static void m_offset_delta(uint8_t *p, size_t len) { p[GR_RECORD_BATCH_OVERHEAD + 3] = 2 << 1; (void)len; }
-static void m_rec_len(uint8_t *p, size_t len) { p[GR_RECORD_BATCH_OVERHEAD] += 2; (void)len; }
+static void m_base_offset(uint8_t *p, size_t len) {
+    gr_put_be64(p, 5);
+    (void)len;
+}
+static void m_control(uint8_t *p, size_t len) {
+    p[22] |= GR_BATCH_ATTR_CONTROL;
+    (void)len;
+}
+static void m_pid_noseq(uint8_t *p, size_t len) {
+    gr_put_be64(p + 43, 77);
+    (void)len;
+}
+static void m_codec5(uint8_t *p, size_t len) {
+    p[22] = (uint8_t)((p[22] & ~7) | 5);
+    (void)len;
+}
+static void m_codec_gzip(uint8_t *p, size_t len) {
+    p[22] = (uint8_t)((p[22] & ~7) | 1);
+    (void)len;
+}
+static void m_offset_delta(uint8_t *p, size_t len) {
+    p[GR_RECORD_BATCH_OVERHEAD + 3] = 2 << 1;
+    (void)len;
+}
+static void m_rec_len(uint8_t *p, size_t len) {
+    p[GR_RECORD_BATCH_OVERHEAD] += 2;
+    (void)len;
+}
 
 static void test_corruptions(void) {
     gr_wbuf_t wb;
@@ -181,7 +228,8 @@ static void test_corruptions(void) {
     expect(&wb, NULL, false, GR_ERR_NONE, "");
     expect(&wb, m_flip_payload, false, GR_ERR_CORRUPT_MESSAGE, "Record is corrupt (stored crc = ");
     expect(&wb, m_flip_crc, false, GR_ERR_CORRUPT_MESSAGE, "Record is corrupt");
-    expect(&wb, m_len_13, false, GR_ERR_CORRUPT_MESSAGE, "Record size 13 is less than the minimum record overhead (14)");
+    expect(&wb, m_len_13, false, GR_ERR_CORRUPT_MESSAGE,
+           "Record size 13 is less than the minimum record overhead (14)");
     expect(&wb, m_len_neg, false, GR_ERR_CORRUPT_MESSAGE, "Record size -1 is less");
     expect(&wb, m_len_plus, false, GR_ERR_INVALID_RECORD, one);
     expect(&wb, m_len_minus, false, GR_ERR_CORRUPT_MESSAGE, "Record is corrupt");
@@ -189,13 +237,15 @@ static void test_corruptions(void) {
            "Produce requests with version 13 are only allowed to contain record batches with magic version 2");
     expect(&wb, m_magic1, false, GR_ERR_INVALID_RECORD, "Produce requests with version 13 are only allowed");
     expect(&wb, m_magic3, false, GR_ERR_CORRUPT_MESSAGE, "Invalid magic found in record: 3");
-    expect(&wb, m_count_plus, true, GR_ERR_INVALID_RECORD, "Inconsistent batch offset range [0, 9] and count of records 11");
+    expect(&wb, m_count_plus, true, GR_ERR_INVALID_RECORD,
+           "Inconsistent batch offset range [0, 9] and count of records 11");
     expect(&wb, m_both_plus, true, GR_ERR_INVALID_RECORD, "Incorrect declared batch size, premature EOF reached");
     expect(&wb, m_both_minus, true, GR_ERR_INVALID_RECORD, "Incorrect declared batch size, records still remaining");
     expect(&wb, m_count_zero, true, GR_ERR_INVALID_RECORD, "Batch has an invalid offset range: [0, -1]");
     expect(&wb, m_base_offset, false, GR_ERR_INVALID_RECORD, "The baseOffset of the record batch in the append to");
     expect(&wb, m_control, true, GR_ERR_INVALID_RECORD, "Clients are not allowed to write control records");
-    expect(&wb, m_pid_noseq, true, GR_ERR_INVALID_RECORD, "Invalid sequence number -1 in record batch with producerId 77");
+    expect(&wb, m_pid_noseq, true, GR_ERR_INVALID_RECORD,
+           "Invalid sequence number -1 in record batch with producerId 77");
     expect(&wb, m_codec5, true, GR_ERR_UNSUPPORTED_COMPRESSION_TYPE, "Unknown compression type id: 5");
     expect(&wb, m_codec_gzip, true, GR_ERR_CORRUPT_MESSAGE, "gzip: ");
     expect(&wb, m_offset_delta, true, GR_ERR_INVALID_RECORD, "Record 0 has offset delta 2, expected 0");
@@ -297,9 +347,10 @@ static void test_record_errors(void) {
     opts.compacted = true;
     opts.topic_partition = "c-0";
     ASSERT_EQ(gr_records_validate_produce(wb.mem, wb.len, &opts, &res), GR_ERR_INVALID_RECORD);
-    ASSERT_STREQ(res.message, "One or more records have been rejected due to 1 record errors in total, and only showing "
-                              "the first three errors at most: [RecordError(batchIndex=1, message='Compacted topic "
-                              "cannot accept message without key in topic partition c-0')]");
+    ASSERT_STREQ(res.message,
+                 "One or more records have been rejected due to 1 record errors in total, and only showing "
+                 "the first three errors at most: [RecordError(batchIndex=1, message='Compacted topic "
+                 "cannot accept message without key in topic partition c-0')]");
     /* A client batch claiming LogAppendTime on a LogAppendTime topic. */
     gr_wbuf_reset(&wb);
     gr_batch_builder_opts_t bo;

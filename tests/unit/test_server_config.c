@@ -54,8 +54,8 @@ static void test_defaults(void) {
 static void test_sample_file_and_overrides(void) {
     gr_server_config_t c;
     char err[512];
-    const char *ov[] = {"log.retention.minutes=5", "listeners=PLAINTEXT://[::1]:0", "advertised.listeners =",
-                        "some.unknown.key=1", "log.dirs= /tmp/a ,"};
+    const char *ov[] = {"log.retention.minutes=5", "listeners=PLAINTEXT://[::1]:0",
+                        "advertised.listeners =", "some.unknown.key=1", "log.dirs= /tmp/a ,"};
     /* advertised.listeners with an empty value is a syntax-valid empty list: falls back to listeners. */
     ASSERT_EQ(gr_server_config_load(&c, GR_SOURCE_DIR "/config/server.properties", ov, 5, err, sizeof(err)), 0);
     ASSERT_EQ(c.node_id, 1);
@@ -106,7 +106,8 @@ static void test_errors(void) {
     ASSERT(strstr(err, "PLAINTEXT only"));
     ASSERT_EQ(load_ov("listeners=PLAINTEXT://0.0.0.0:9092", NULL, err), GR_ERR_INVALID_CONFIG);
     ASSERT(strstr(err, "advertised.listeners"));
-    ASSERT_EQ(load_ov("listeners=PLAINTEXT://:9092,CONTROLLER://:9093", "controller.listener.names=CONTROLLER", err), 0);
+    ASSERT_EQ(load_ov("listeners=PLAINTEXT://:9092,CONTROLLER://:9093", "controller.listener.names=CONTROLLER", err),
+              0);
     ASSERT_EQ(load_ov("group.share.delivery.count.limit=3", "group.share.min.delivery.count.limit=4", err),
               GR_ERR_INVALID_CONFIG);
     ASSERT(strstr(err, "group.share.delivery.count.limit"));

@@ -76,7 +76,7 @@ static void test_java_hash(void) {
     ASSERT_EQ(gr_sg_java_hash("a"), 97);
     ASSERT_EQ(gr_sg_java_hash("hello"), 99162322);
     ASSERT_EQ(gr_sg_java_hash("polygenelubricants"), INT32_MIN);
-    ASSERT_EQ(gr_sg_java_hash("\xc3\xa9"), 233);              /* U+00E9 */
+    ASSERT_EQ(gr_sg_java_hash("\xc3\xa9"), 233);             /* U+00E9 */
     ASSERT_EQ(gr_sg_java_hash("\xf0\x9f\x98\x80"), 1772899); /* U+1F600 as a surrogate pair */
     ASSERT_EQ(gr_sg_java_hash("3qNrp1m3TKGqmdQ9rj6ukw"), gr_sg_java_hash("3qNrp1m3TKGqmdQ9rj6ukw"));
 }

@@ -58,9 +58,13 @@ static void fx_free(fx_t *f) {
 static gr_err_t hb(fx_t *f, const char *group, const char *member, int32_t epoch, const char *const *subs,
                    int32_t nsubs) {
     gr_sg_heartbeat_res_free(&f->res);
-    gr_sg_heartbeat_req_t req = {.group_id = group, .member_id = member, .member_epoch = epoch,
-                                 .subscribed = subs, .n_subscribed = subs ? nsubs : -1,
-                                 .client_id = "cli", .client_host = "/127.0.0.1"};
+    gr_sg_heartbeat_req_t req = {.group_id = group,
+                                 .member_id = member,
+                                 .member_epoch = epoch,
+                                 .subscribed = subs,
+                                 .n_subscribed = subs ? nsubs : -1,
+                                 .client_id = "cli",
+                                 .client_host = "/127.0.0.1"};
     return gr_share_group_heartbeat(f->reg, &req, &f->cfg, &f->view, f->now, &f->res);
 }
 
@@ -188,8 +192,8 @@ static void test_validation(void) {
     ASSERT_EQ(hb(&f, "g", "m", 0, empty, 0), GR_ERR_INVALID_REQUEST);
     ASSERT_EQ(hb(&f, "g", "m", -2, NULL, 0), GR_ERR_INVALID_REQUEST);
     ASSERT_STREQ(f.res.errmsg, "MemberEpoch is invalid.");
-    gr_sg_heartbeat_req_t req = {.group_id = "g", .member_id = "m", .member_epoch = 0, .rack_id = "",
-                                 .subscribed = T1, .n_subscribed = 1};
+    gr_sg_heartbeat_req_t req = {
+        .group_id = "g", .member_id = "m", .member_epoch = 0, .rack_id = "", .subscribed = T1, .n_subscribed = 1};
     ASSERT_EQ(hb_req(&f, &req), GR_ERR_INVALID_REQUEST);
     ASSERT_STREQ(f.res.errmsg, "RackId can't be empty.");
     ASSERT_EQ(gr_share_group_count(f.reg), 0); /* nothing was created */
@@ -197,8 +201,12 @@ static void test_validation(void) {
     ASSERT_EQ(hb(&f, "g", "m", 3, NULL, 0), GR_ERR_GROUP_ID_NOT_FOUND);
     ASSERT_STREQ(f.res.errmsg, "Share group g not found.");
     /* Another group type owns the id. */
-    req = (gr_sg_heartbeat_req_t){.group_id = "cg", .member_id = "m", .member_epoch = 0, .subscribed = T1,
-                                  .n_subscribed = 1, .id_used_by_other_type = true};
+    req = (gr_sg_heartbeat_req_t){.group_id = "cg",
+                                  .member_id = "m",
+                                  .member_epoch = 0,
+                                  .subscribed = T1,
+                                  .n_subscribed = 1,
+                                  .id_used_by_other_type = true};
     ASSERT_EQ(hb_req(&f, &req), GR_ERR_GROUP_ID_NOT_FOUND);
     ASSERT_STREQ(f.res.errmsg, "Group cg is not a share group.");
     req.member_epoch = -1;
@@ -298,8 +306,14 @@ static void test_topic_metadata_changes(void) {
 static void test_member_fields_and_describe(void) {
     fx_t f;
     fx_init(&f, 200);
-    gr_sg_heartbeat_req_t req = {.group_id = "g", .member_id = "m", .member_epoch = 0, .rack_id = "r1",
-                                 .subscribed = T1, .n_subscribed = 1, .client_id = "c1", .client_host = "/10.0.0.1"};
+    gr_sg_heartbeat_req_t req = {.group_id = "g",
+                                 .member_id = "m",
+                                 .member_epoch = 0,
+                                 .rack_id = "r1",
+                                 .subscribed = T1,
+                                 .n_subscribed = 1,
+                                 .client_id = "c1",
+                                 .client_host = "/10.0.0.1"};
     ASSERT_EQ(hb_req(&f, &req), GR_ERR_NONE);
     init_requested(&f, "g");
     req.member_epoch = 1, req.rack_id = NULL, req.subscribed = NULL, req.n_subscribed = -1;

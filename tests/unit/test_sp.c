@@ -30,8 +30,8 @@ static gr_sp_acquire_res_t *acq(gr_sp_t *sp, const char *member, int32_t max, in
 
 #define LB(...) (const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / 16
 
-static gr_err_t ackv(gr_sp_t *sp, const char *member, int64_t first, int64_t last, const int8_t *types,
-                     size_t nt, int64_t now, gr_sp_delta_t *d) {
+static gr_err_t ackv(gr_sp_t *sp, const char *member, int64_t first, int64_t last, const int8_t *types, size_t nt,
+                     int64_t now, gr_sp_delta_t *d) {
     gr_sp_ack_batch_t b = {first, last, types, nt};
     gr_sp_ack_req_t req = {member, &b, 1, true, true};
     gr_err_t err = gr_sp_acknowledge(sp, &req, &CONF, now, d, NULL, 0);
@@ -314,12 +314,12 @@ static void test_invalid_batches(void) {
     acq(sp, "A", 500, 500, 0, &CONF, 0, LB(0, 9));
     int8_t acc = GR_SP_ACK_ACCEPT, bad = 5, renew = GR_SP_ACK_RENEW, two[2] = {1, 1};
     gr_sp_ack_batch_t cases[][2] = {
-        {{5, 4, &acc, 1}, {0}},         /* first > last */
+        {{5, 4, &acc, 1}, {0}},             /* first > last */
         {{4, 6, &acc, 1}, {2, 3, &acc, 1}}, /* not ascending */
-        {{0, 1, &acc, 0}, {0}},         /* empty types */
-        {{0, 2, two, 2}, {0}},          /* types size mismatch */
-        {{0, 0, &bad, 1}, {0}},         /* type out of range */
-        {{0, 0, &renew, 1}, {0}},       /* RENEW without IsRenewAck */
+        {{0, 1, &acc, 0}, {0}},             /* empty types */
+        {{0, 2, two, 2}, {0}},              /* types size mismatch */
+        {{0, 0, &bad, 1}, {0}},             /* type out of range */
+        {{0, 0, &renew, 1}, {0}},           /* RENEW without IsRenewAck */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         gr_sp_ack_req_t req = {"A", cases[i], cases[i][1].n_types ? 2 : 1, false, true};
@@ -404,8 +404,7 @@ static void test_record_lock_cap(void) {
 static void test_acquire_modes(void) {
     /* Log batches of 5 records. */
     gr_sp_t *sp = mk(0);
-    gr_sp_acquire_res_t *r = acq(sp, "A", 7, 7, GR_SP_MODE_BATCH_OPTIMIZED, &CONF, 0,
-                                 LB(0, 4, 5, 9, 10, 14, 15, 19));
+    gr_sp_acquire_res_t *r = acq(sp, "A", 7, 7, GR_SP_MODE_BATCH_OPTIMIZED, &CONF, 0, LB(0, 4, 5, 9, 10, 14, 15, 19));
     ASSERT_EQ(r->n, 1); /* MaxRecords soft: whole batches up to 9 */
     expect_range(r, 0, 0, 9, 1);
     r = acq(sp, "A", 12, 5, GR_SP_MODE_BATCH_OPTIMIZED, &CONF, 0, LB(10, 14, 15, 19, 20, 24));
@@ -418,7 +417,7 @@ static void test_acquire_modes(void) {
     sp = mk(0);
     r = acq(sp, "A", 7, 7, GR_SP_MODE_RECORD_LIMIT, &CONF, 0, LB(0, 4, 5, 9, 10, 14));
     ASSERT_EQ(r->n, 1);
-    expect_range(r, 0, 0, 6, 1); /* never more than MaxRecords */
+    expect_range(r, 0, 0, 6, 1);        /* never more than MaxRecords */
     ASSERT_EQ(gr_sp_end_offset(sp), 9); /* the batch 5-9 is cached whole */
     ASSERT_EQ(st(sp, 7), GR_SP_AVAILABLE);
     ASSERT_EQ(cnt(sp, 7), 0);
@@ -485,7 +484,7 @@ static void test_log_start_moves(void) {
     ASSERT_EQ(gr_sp_start_offset(sp), 15);
     ASSERT(d.changed);
     ASSERT_EQ(d.start_offset, 15);
-    ASSERT_EQ(st(sp, 0), -1);            /* AVAILABLE below: archived and dropped */
+    ASSERT_EQ(st(sp, 0), -1);             /* AVAILABLE below: archived and dropped */
     ASSERT_EQ(st(sp, 7), GR_SP_ACQUIRED); /* ACQUIRED below: kept until expiry/ack */
     ASSERT_EQ(st(sp, 12), GR_SP_ACQUIRED);
     ASSERT_EQ(gr_sp_delivery_complete_count(sp), 0);
@@ -513,8 +512,8 @@ static void test_log_start_moves(void) {
 
 static void test_init_persisted_gap_window(void) {
     gr_sp_t *sp = gr_sp_new();
-    gr_sp_batch_t pb[] = {{105, 109, GR_SP_ACKNOWLEDGED, 1}, {112, 114, GR_SP_AVAILABLE, 2},
-                          {115, 119, GR_SP_ARCHIVED, 3}};
+    gr_sp_batch_t pb[] = {
+        {105, 109, GR_SP_ACKNOWLEDGED, 1}, {112, 114, GR_SP_AVAILABLE, 2}, {115, 119, GR_SP_ARCHIVED, 3}};
     char why[128];
     ASSERT_EQ(gr_sp_init_persisted(sp, 100, 7, pb, 3, why, sizeof(why)), GR_ERR_NONE);
     chk(sp, &CONF);
@@ -592,7 +591,7 @@ static void test_poison_isolation(void) {
     ASSERT_EQ(cnt(sp, 0), 1);
     ASSERT_EQ(cnt(sp, 5), 3);
     r = acq(sp, "B", 500, 500, 0, &CONF, 0, LB(0, 4, 5, 9));
-    ASSERT_EQ(r->n_records, 5); /* stops before the throttled 5-9 */
+    ASSERT_EQ(r->n_records, 5);  /* stops before the throttled 5-9 */
     expect_range(r, 0, 0, 0, 2); /* the batch was exploded by the partial release */
     expect_range(r, 4, 4, 4, 2);
     gr_sp_destroy(sp);
@@ -671,8 +670,21 @@ static void test_duration(void) {
     ASSERT_EQ(ms, 60000);
     ASSERT_EQ(gr_sp_parse_duration_ms("PT0S", &ms), GR_ERR_NONE);
     ASSERT_EQ(ms, 0);
-    const char *bad[] = {"", "P", "PT", "P1DT", "-PT1H", "PT-1S", "1H", "PT1D", "P1H", "PT1M1H",
-                         "PT1.1234567890S", "PT1.5M", "PTXS", "PT99999999999999999999S", "P1W"};
+    const char *bad[] = {"",
+                         "P",
+                         "PT",
+                         "P1DT",
+                         "-PT1H",
+                         "PT-1S",
+                         "1H",
+                         "PT1D",
+                         "P1H",
+                         "PT1M1H",
+                         "PT1.1234567890S",
+                         "PT1.5M",
+                         "PTXS",
+                         "PT99999999999999999999S",
+                         "P1W"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         if (gr_sp_parse_duration_ms(bad[i], &ms) != GR_ERR__MALFORMED) GR__FAIL("accepted %s", bad[i]);
     ASSERT_EQ(gr_sp_parse_auto_offset_reset("latest", &k, &ms), GR_ERR_NONE);

@@ -26,19 +26,19 @@ static void dump(const gr_sp_t *sp) {
     fprintf(stderr, "  spso %lld end %lld:", (long long)sp->spso, (long long)sp->end);
     for (size_t i = 0; i < sp->n; i++) {
         const gr__sp_rng_t *e = &sp->r[sp->head + i];
-        fprintf(stderr, " [%lld-%lld s%d c%d m%u d%lld%s]", (long long)e->first, (long long)e->last, e->state,
-                e->count, e->member, (long long)e->deadline, e->tracked ? " t" : "");
+        fprintf(stderr, " [%lld-%lld s%d c%d m%u d%lld%s]", (long long)e->first, (long long)e->last, e->state, e->count,
+                e->member, (long long)e->deadline, e->tracked ? " t" : "");
     }
     fprintf(stderr, "\n");
 }
 #define TRACE(...) (fprintf(stderr, __VA_ARGS__))
 #else
-#define dump(sp) ((void)0)
+#define dump(sp)   ((void)0)
 #define TRACE(...) ((void)0)
 #endif
 
 #define MAXOFF 512
-#define NMEM 3
+#define NMEM   3
 
 typedef struct mrec {
     int cached, state, count, owner;
@@ -75,10 +75,10 @@ static uint32_t rnd(world_t *w, uint32_t n) {
     return n ? (uint32_t)(w->rng % n) : 0;
 }
 
-#define FAILM(w, ...)                                                                   \
-    do {                                                                                \
+#define FAILM(w, ...)                                                                     \
+    do {                                                                                  \
         fprintf(stderr, "seed %llu step %d: ", (unsigned long long)(w)->seed, (w)->step); \
-        GR__FAIL(__VA_ARGS__);                                                          \
+        GR__FAIL(__VA_ARGS__);                                                            \
     } while (0)
 
 static int term(int s) { return s == GR_SP_ACKNOWLEDGED || s == GR_SP_ARCHIVED; }
@@ -116,8 +116,8 @@ static void compare(world_t *w) {
     if (gr_sp_check(w->sp, &w->conf, why, sizeof(why))) FAILM(w, "invariant: %s", why);
     if (gr_sp_start_offset(w->sp) != m->spso)
         FAILM(w, "SPSO %lld vs model %lld", (long long)gr_sp_start_offset(w->sp), (long long)m->spso);
-    if (gr_sp_span(w->sp) != m->end - m->spso) FAILM(w, "span %lld vs model %lld",
-                                                     (long long)gr_sp_span(w->sp), (long long)(m->end - m->spso));
+    if (gr_sp_span(w->sp) != m->end - m->spso)
+        FAILM(w, "span %lld vs model %lld", (long long)gr_sp_span(w->sp), (long long)(m->end - m->spso));
     if (gr_sp_delivery_complete_count(w->sp) != m_dcc(m)) FAILM(w, "dcc");
     int64_t acq = 0;
     for (int64_t o = 0; o < MAXOFF; o++) {
@@ -134,8 +134,8 @@ static void compare(world_t *w) {
         if (st == GR_SP_ACQUIRED) {
             acq++;
             if (strcmp(mem, MEM[x->owner]) || dl != x->deadline)
-                FAILM(w, "offset %lld owner %s/%lld vs model %s/%lld", (long long)o, mem,
-                      (long long)dl, MEM[x->owner], (long long)x->deadline);
+                FAILM(w, "offset %lld owner %s/%lld vs model %s/%lld", (long long)o, mem, (long long)dl, MEM[x->owner],
+                      (long long)x->deadline);
         }
     }
     if (acq != gr_sp_acquired_count(w->sp)) FAILM(w, "acquired count");
@@ -205,8 +205,10 @@ static void m_archive_gone(model_t *m, int64_t f, int64_t base0) {
     }
     int64_t lim = base0 < m->end ? base0 : m->end;
     for (int64_t o = f; o < lim; o++) {
-        if (!m->r[o].cached) m_set(m, o, GR_SP_ARCHIVED, 0, -1, 0);
-        else if (m->r[o].state == GR_SP_AVAILABLE) m->r[o].state = GR_SP_ARCHIVED;
+        if (!m->r[o].cached)
+            m_set(m, o, GR_SP_ARCHIVED, 0, -1, 0);
+        else if (m->r[o].state == GR_SP_AVAILABLE)
+            m->r[o].state = GR_SP_ARCHIVED;
     }
     m_advance(m);
 }
@@ -217,8 +219,7 @@ static int m_acquirable(const model_t *m, int64_t o) {
     return 1;
 }
 
-static void check_acquired(world_t *w, int64_t lo, int64_t hi, int64_t max, int mode, int mem,
-                           int64_t old_end) {
+static void check_acquired(world_t *w, int64_t lo, int64_t hi, int64_t max, int mode, int mem, int64_t old_end) {
     model_t *m = &w->m;
     gr_sp_acquire_res_t *r = &w->res;
     int64_t prev = -1, total = 0;
@@ -245,8 +246,7 @@ static void check_acquired(world_t *w, int64_t lo, int64_t hi, int64_t max, int 
     }
     for (size_t i = 0; i < r->n; i++)
         for (int64_t o = r->ranges[i].first_offset; o <= r->ranges[i].last_offset; o++)
-            m_set(m, o, GR_SP_ACQUIRED, r->ranges[i].delivery_count, mem,
-                  w->now + w->conf.lock_duration_ms);
+            m_set(m, o, GR_SP_ACQUIRED, r->ranges[i].delivery_count, mem, w->now + w->conf.lock_duration_ms);
     int64_t new_end = gr_sp_span(w->sp) + gr_sp_start_offset(w->sp);
     if (new_end < old_end || new_end - 1 > (hi > old_end - 1 ? hi : old_end - 1)) FAILM(w, "end moved oddly");
     for (int64_t o = old_end; o < new_end; o++)
@@ -273,7 +273,7 @@ static void op_acquire(world_t *w) {
     m_archive_gone(m, f, b[0].base_offset);
     int64_t lo = m_next_fetch(m) > b[0].base_offset ? m_next_fetch(m) : b[0].base_offset;
     if (m->end < old_end || m->end != old_end) old_end = m->end; /* SPSO may have jumped */
-    if (lo > m->end) lo = m->end; /* compaction gap past SPEO is acquired (GAP) */
+    if (lo > m->end) lo = m->end;                                /* compaction gap past SPEO is acquired (GAP) */
     check_acquired(w, lo, b[n - 1].last_offset, max, mode, mem, old_end);
 }
 
@@ -321,12 +321,15 @@ static void m_ack_apply(world_t *w, const gr_sp_ack_req_t *req, int mem) {
                 if (x->cached && x->state == GR_SP_ACQUIRED && x->owner == mem) x->cached = 0;
                 continue;
             }
-            if (t == 4) x->deadline = w->now + w->conf.lock_duration_ms;
-            else if (t == 1) m_set(m, o, GR_SP_ACKNOWLEDGED, x->count, -1, 0);
+            if (t == 4)
+                x->deadline = w->now + w->conf.lock_duration_ms;
+            else if (t == 1)
+                m_set(m, o, GR_SP_ACKNOWLEDGED, x->count, -1, 0);
             else if (t == 2)
-                m_set(m, o, x->count >= w->conf.delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE,
-                      x->count, -1, 0);
-            else m_set(m, o, GR_SP_ARCHIVED, x->count, -1, 0);
+                m_set(m, o, x->count >= w->conf.delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE, x->count, -1,
+                      0);
+            else
+                m_set(m, o, GR_SP_ARCHIVED, x->count, -1, 0);
         }
     }
     m_advance(m);
@@ -377,8 +380,10 @@ static void op_expire(world_t *w) {
             if (x->deadline < want) want = x->deadline;
             continue;
         }
-        if (o < m->spso) x->cached = 0;
-        else m_set(m, o, x->count >= w->conf.delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE, x->count, -1, 0);
+        if (o < m->spso)
+            x->cached = 0;
+        else
+            m_set(m, o, x->count >= w->conf.delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE, x->count, -1, 0);
     }
     m_advance(m);
     if (next > want || next <= w->now) FAILM(w, "next deadline %lld, model %lld", (long long)next, (long long)want);
@@ -392,8 +397,10 @@ static void op_release(world_t *w) {
         mrec_t *x = &m->r[o];
         if (!x->cached || x->state != GR_SP_ACQUIRED || x->owner != mem) continue;
         want++;
-        if (o < m->spso) x->cached = 0;
-        else m_set(m, o, x->count >= w->conf.delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE, x->count, -1, 0);
+        if (o < m->spso)
+            x->cached = 0;
+        else
+            m_set(m, o, x->count >= w->conf.delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE, x->count, -1, 0);
     }
     m_advance(m);
     if (n != want) FAILM(w, "released %lld vs model %lld", (long long)n, (long long)want);
@@ -435,7 +442,8 @@ static void op_restart(world_t *w) {
         if (npb && pb[npb - 1].last_offset + 1 == o && pb[npb - 1].state == m->pst[o] &&
             pb[npb - 1].delivery_count == m->pcount[o])
             pb[npb - 1].last_offset = o;
-        else pb[npb++] = (gr_sp_batch_t){o, o, (int8_t)m->pst[o], (int16_t)m->pcount[o]};
+        else
+            pb[npb++] = (gr_sp_batch_t){o, o, (int8_t)m->pst[o], (int16_t)m->pcount[o]};
     }
     gr_sp_destroy(w->sp);
     w->sp = gr_sp_new();
@@ -448,10 +456,15 @@ static void op_restart(world_t *w) {
     for (int64_t o = 0; o < MAXOFF; o++) {
         mrec_t *x = &m->r[o];
         if (!x->cached) continue;
-        if (o < m->spso) { x->cached = 0; continue; }
+        if (o < m->spso) {
+            x->cached = 0;
+            continue;
+        }
         if (x->state == GR_SP_ACQUIRED) m_set(m, o, GR_SP_AVAILABLE, x->count - 1, -1, 0);
-        if (x->state == GR_SP_AVAILABLE && x->count == 0) x->cached = 0;
-        else end = o + 1;
+        if (x->state == GR_SP_AVAILABLE && x->count == 0)
+            x->cached = 0;
+        else
+            end = o + 1;
     }
     m->end = end;
     m_advance(m);
@@ -478,13 +491,20 @@ static void run_sequence(uint64_t seed, int steps) {
     for (w->step = 0; w->step < steps; w->step++) {
         uint32_t op = rnd(w, 100);
         if (w->m.end > MAXOFF - 60) break; /* the log is used up */
-        if (op < 12) op_produce(w);
-        else if (op < 40) op_acquire(w);
-        else if (op < 75) op_ack(w);
-        else if (op < 87) op_expire(w);
-        else if (op < 91) op_release(w);
-        else if (op < 94) op_log_start(w);
-        else op_restart(w);
+        if (op < 12)
+            op_produce(w);
+        else if (op < 40)
+            op_acquire(w);
+        else if (op < 75)
+            op_ack(w);
+        else if (op < 87)
+            op_expire(w);
+        else if (op < 91)
+            op_release(w);
+        else if (op < 94)
+            op_log_start(w);
+        else
+            op_restart(w);
         TRACE("step %d op %u\n", w->step, op);
         dump(w->sp);
         apply_delta(w);

@@ -6,11 +6,11 @@
 #include "share/state_store.h"
 #include "testutil.h"
 
-#define AV GR_SSTORE_AVAILABLE
-#define ACK GR_SSTORE_ACKNOWLEDGED
-#define ARC GR_SSTORE_ARCHIVED
+#define AV            GR_SSTORE_AVAILABLE
+#define ACK           GR_SSTORE_ACKNOWLEDGED
+#define ARC           GR_SSTORE_ARCHIVED
 #define B(f, l, s, c) ((gr_sstore_batch_t){.first_offset = (f), .last_offset = (l), .state = (s), .count = (c)})
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define N(a)          (sizeof(a) / sizeof((a)[0]))
 
 static void expect(const gr_sstore_bvec_t *got, const gr_sstore_batch_t *want, size_t n, int line) {
     int ok = got->n == n;
@@ -30,13 +30,13 @@ static void expect(const gr_sstore_bvec_t *got, const gr_sstore_batch_t *want, s
     abort();
 }
 
-#define CHECK(old, add, start, ...)                                                                       \
-    do {                                                                                                  \
-        gr_sstore_batch_t _w[] = {__VA_ARGS__};                                                           \
-        gr_sstore_bvec_t _o = {0};                                                                        \
-        gr_sstore_merge(old, N(old), add, N(add), start, &_o);                                            \
-        expect(&_o, _w, N(_w), __LINE__);                                                                 \
-        gr_sstore_bvec_free(&_o);                                                                         \
+#define CHECK(old, add, start, ...)                            \
+    do {                                                       \
+        gr_sstore_batch_t _w[] = {__VA_ARGS__};                \
+        gr_sstore_bvec_t _o = {0};                             \
+        gr_sstore_merge(old, N(old), add, N(add), start, &_o); \
+        expect(&_o, _w, N(_w), __LINE__);                      \
+        gr_sstore_bvec_free(&_o);                              \
     } while (0)
 
 static void test_empty(void) {
@@ -144,8 +144,10 @@ static void model_to_vec(const cell_t *m, int64_t start, gr_sstore_bvec_t *out) 
     for (int64_t o = start < 0 ? 0 : start; o < SPACE; o++) {
         if (!m[o].set) continue;
         gr_sstore_batch_t *p = out->n ? &out->v[out->n - 1] : NULL;
-        if (p && p->last_offset + 1 == o && p->state == m[o].state && p->count == m[o].count) p->last_offset = o;
-        else gr_sstore_bvec_push(out, &B(o, o, m[o].state, m[o].count));
+        if (p && p->last_offset + 1 == o && p->state == m[o].state && p->count == m[o].count)
+            p->last_offset = o;
+        else
+            gr_sstore_bvec_push(out, &B(o, o, m[o].state, m[o].count));
     }
 }
 

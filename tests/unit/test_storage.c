@@ -272,7 +272,7 @@ static void test_delete_records(void) {
     ASSERT_EQ(gr_plog_delete_records(plog, 25, es, sizeof(es)), GR_ERR_OFFSET_OUT_OF_RANGE);
     ASSERT_EQ(gr_plog_delete_records(plog, 13, es, sizeof(es)), 0);
     ASSERT_EQ(gr_plog_start_offset(plog), 13);
-    ASSERT_EQ(gr_plog_segment_count(plog), 2); /* [0,10) deleted */
+    ASSERT_EQ(gr_plog_segment_count(plog), 2);                     /* [0,10) deleted */
     ASSERT_EQ(gr_plog_delete_records(plog, 5, es, sizeof(es)), 0); /* lower: no-op */
     ASSERT_EQ(gr_plog_start_offset(plog), 13);
     gr_plog_slice_t sl;

@@ -43,8 +43,15 @@ static void check(const gr_plog_slice_t *sl, const seen_t *s) {
 static int64_t fill(gr_plog_t *plog, int n) {
     for (int i = 0; i < n; i++) {
         int kind = i % 3;
-        tb_append1(plog, kind == 0 ? 20 : kind == 1 ? 2 : 5, 1000 + i,
-                   kind == 0 ? 20 * 1024 : kind == 1 ? 100 : 8 * 1024 + 1, 1000);
+        tb_append1(plog,
+                   kind == 0   ? 20
+                   : kind == 1 ? 2
+                               : 5,
+                   1000 + i,
+                   kind == 0   ? 20 * 1024
+                   : kind == 1 ? 100
+                               : 8 * 1024 + 1,
+                   1000);
     }
     return gr_plog_end_offset(plog);
 }
@@ -55,8 +62,7 @@ static void reads(gr_plog_t *plog, int64_t end) {
     /* No stop: the same slice as gr_plog_read, every batch reported. */
     for (int64_t off = 0; off < end; off += 7) {
         seen_t s = {.n = 0};
-        ASSERT_EQ(gr_plog_read_batches(plog, off, 1 << 24, INT64_MAX, INT64_MAX, on_batch, &s, &sl, es, sizeof(es)),
-                  0);
+        ASSERT_EQ(gr_plog_read_batches(plog, off, 1 << 24, INT64_MAX, INT64_MAX, on_batch, &s, &sl, es, sizeof(es)), 0);
         ASSERT_EQ(gr_plog_read(plog, off, 1 << 24, INT64_MAX, &ref, es, sizeof(es)), 0);
         ASSERT_EQ(sl.pos, ref.pos);
         ASSERT_EQ(sl.len, ref.len);

@@ -70,8 +70,10 @@ static void cut_every_byte(bool clean_close) {
         tb_append1(plog, 3, 10, 40, 0);
         tb_append1(plog, 2, 11, 25, 0);
         tb_append1(plog, 1, 12, 33, 0);
-        if (clean_close) gr_plog_close(plog);
-        else gr_plog_abandon(plog);
+        if (clean_close)
+            gr_plog_close(plog);
+        else
+            gr_plog_abandon(plog);
         char fn[600];
         seg_file(fn, sizeof(fn), 0, "log");
         truncate_to(fn, len);
@@ -186,8 +188,10 @@ static void test_index_rebuild(void) {
             seg_file(fn, sizeof(fn), b, "log");
             if (access(fn, F_OK) != 0) continue;
             seg_file(fn, sizeof(fn), b, mode & 1 ? "timeindex" : "index");
-            if (mode < 2) ASSERT_EQ(unlink(fn), 0);
-            else write_garbage(fn, mode == 2 ? 800 : 13);
+            if (mode < 2)
+                ASSERT_EQ(unlink(fn), 0);
+            else
+                write_garbage(fn, mode == 2 ? 800 : 13);
         }
         plog = tb_open(pdir, &cfg, 0);
         ASSERT_EQ(gr_plog_end_offset(plog), N * 3);

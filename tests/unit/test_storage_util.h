@@ -24,11 +24,11 @@
 static inline size_t tb_batch(uint8_t *p, int n_records, int64_t ts, size_t payload, unsigned seed) {
     size_t total = 61 + payload;
     memset(p, 0, 61);
-    gr_put_be64(p, 0);                           /* baseOffset: the broker assigns it */
-    gr_put_be32(p + 8, (uint32_t)(total - 12));  /* batchLength */
-    gr_put_be32(p + 12, (uint32_t)-1);           /* partitionLeaderEpoch */
-    p[16] = 2;                                   /* magic */
-    gr_put_be16(p + 21, 0);                      /* attributes */
+    gr_put_be64(p, 0);                          /* baseOffset: the broker assigns it */
+    gr_put_be32(p + 8, (uint32_t)(total - 12)); /* batchLength */
+    gr_put_be32(p + 12, (uint32_t)-1);          /* partitionLeaderEpoch */
+    p[16] = 2;                                  /* magic */
+    gr_put_be16(p + 21, 0);                     /* attributes */
     gr_put_be32(p + 23, (uint32_t)(n_records - 1));
     gr_put_be64(p + 27, (uint64_t)ts);
     gr_put_be64(p + 35, (uint64_t)ts);
