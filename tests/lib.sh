@@ -136,6 +136,17 @@ gr_relay_checks() {
   fi
 }
 
+# check_no_sanitizer_report: one check that gregord's log holds no ASan/LSan/UBSan report
+# (the ASan build of `make asan` writes them there).
+check_no_sanitizer_report() {
+  if grep -nE 'AddressSanitizer|LeakSanitizer|runtime error:|SUMMARY: UndefinedBehavior' "$GR_TMP/gregord.log" \
+       | head -n 20 >"$GR_TMP/san.txt" && [[ -s "$GR_TMP/san.txt" ]]; then
+    fail "sanitizer report in gregord's log:"; cat "$GR_TMP/san.txt"
+  else
+    ok "no sanitizer report in gregord's log"
+  fi
+}
+
 # ---------------------------------------------------------------- gregord
 gregord_bin() { echo "$GR_BUILD_DIR/gregord"; }
 

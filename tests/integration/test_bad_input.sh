@@ -34,10 +34,5 @@ gr_relay_checks bad_input.py "$out" "$rc" "$GR_TEST_TIMEOUT_PY"
 if alive "$GR_GREGORD_PID"; then ok "gregord still running after the catalogue"; else fail "gregord died"; fi
 stop_gregord 20
 check_eq "gregord exits 0 on SIGTERM" 0 "$GR_GREGORD_EXIT"
-if grep -nE 'AddressSanitizer|LeakSanitizer|runtime error:|SUMMARY: UndefinedBehavior' "$GR_TMP/gregord.log" \
-     | head -n 20 >"$GR_TMP/san.txt" && [[ -s "$GR_TMP/san.txt" ]]; then
-  fail "sanitizer report in gregord's log:"; cat "$GR_TMP/san.txt"
-else
-  ok "no sanitizer report in gregord's log"
-fi
+check_no_sanitizer_report
 gr_finish

@@ -29,17 +29,7 @@ phase() {
   shift 2
   out="$GR_TMP/limits-$name.out"
   gr_timeout "$t" python3 "$PY" "$BOOTSTRAP" "$GR_GREGORD_PID" "$@" >"$out" 2>&1 || rc=$?
-  while IFS= read -r line; do
-    case "$line" in
-      "ok - "*) ok "${line#ok - }" ;;
-      "FAIL - "*) fail "${line#FAIL - }" ;;
-      "# "*) log "${line#\# }" ;;
-      *) printf '%s\n' "$line" ;;
-    esac
-  done <"$out"
-  if ((rc == 124)); then fail "$name: limits.py did not finish within ${t}s"
-  elif ((rc != 0)) && ! grep -q '^FAIL - ' "$out"; then fail "$name: limits.py exited with status $rc"
-  fi
+  gr_relay_checks "$name: limits.py" "$out" "$rc" "$t"
 }
 
 finish_gregord() { # finish_gregord WHAT [stop timeout s]
@@ -126,10 +116,5 @@ check_eq "the restarted broker removed every directory of limits-doomed" 0 "$lef
 if compgen -G "$GR_DATA_DIR/.gregor-deleting-*" >/dev/null; then fail "a tombstone is left behind"
 else ok "no tombstone left"; fi
 finish_gregord "the deletes" 120
-if grep -nE 'AddressSanitizer|LeakSanitizer|runtime error:|SUMMARY: UndefinedBehavior' "$GR_TMP/gregord.log" \
-     | head -n 20 >"$GR_TMP/san.txt" && [[ -s "$GR_TMP/san.txt" ]]; then
-  fail "sanitizer report in gregord's log:"; cat "$GR_TMP/san.txt"
-else
-  ok "no sanitizer report in gregord's log"
-fi
+check_no_sanitizer_report
 gr_finish
