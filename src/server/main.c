@@ -124,8 +124,13 @@ static const char *dir_key(const gr_server_config_t *cfg) {
 
 /* What a careful operator wants to see first: where the data goes and who can connect. */
 static void report_start(const gr_server_config_t *cfg) {
-    char abs[PATH_MAX];
-    const char *dir = realpath(cfg->log_dir, abs) ? abs : cfg->log_dir;
+    char abs[PATH_MAX], cwd[PATH_MAX];
+    const char *dir = cfg->log_dir;
+    if (realpath(dir, abs)) /* not yet there on a first start: then relative to the working directory */
+        dir = abs;
+    else if (dir[0] != '/' && getcwd(cwd, sizeof(cwd)) &&
+             snprintf(abs, sizeof(abs), "%s/%s", cwd, dir + 2 * !strncmp(dir, "./", 2)) < (int)sizeof(abs))
+        dir = abs;
     GR_INFO("server", "data directory %s (%s%s)", dir, dir_key(cfg), cfg->log_dir_is_default ? ", default" : "");
     if (cfg->log_dir_is_default)
         GR_WARN("server",
