@@ -11,7 +11,7 @@
 # Targets (GR_TARGET, or the flags above):
 #   gregord   $GR_BUILD_DIR/gregord on 127.0.0.1:<free port>, data in a temp dir. A missing
 #             binary FAILS the test (it is never skipped).
-#   ref       Apache Kafka 4.3.1 via tests/ref/kafka-ref.sh (validates the test itself).
+#   ref       Apache Kafka 4.4.0 via tests/ref/kafka-ref.sh (validates the test itself).
 #   external  an already running broker at --bootstrap H:P / GR_BOOTSTRAP (no kill/restart).
 #
 # Everything started through these helpers is recorded by PID and stopped by the EXIT trap;

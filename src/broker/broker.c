@@ -9,8 +9,8 @@
 #include "base/log.h"
 #include "broker/broker_int.h"
 
-/* Features as Apache Kafka 4.3.1 reports them; share consumers look for share.version.
- * metadata.version is what a fresh 4.3.1 node supports (7..30) and finalizes (30, the
+/* Features as Apache Kafka 4.4.0 reports them; share consumers look for share.version.
+ * metadata.version is what a fresh 4.4.0 node supports (7..30) and finalizes (30, the
  * 4.3 level); some admin tools read it, and there is no KRaft metadata log behind it. */
 static const gr_broker_feature_t g_features[] = {
     {"group.version", 0, 1, 1},

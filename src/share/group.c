@@ -498,7 +498,7 @@ static gr_err_t hb_leave(gr_share_group_registry_t *reg, const gr_sg_heartbeat_r
         return hb_fail(res, GR_ERR_UNKNOWN_MEMBER_ID, "Member %s is not a member of group %s.", req->member_id,
                        req->group_id);
     /* Leaving the group does not release the member's acquired records (Apache Kafka
-     * 4.3.1: they stay acquired until their locks expire or its share sessions end). */
+     * 4.4.0: they stay acquired until their locks expire or its share sessions end). */
     fence_member(grp, pos);
     res->member_epoch = -1;
     res->group_changed = true;

@@ -260,7 +260,7 @@ def case_headers():
     expect_closed("unknown api key 9999", frame(header(9999, 0, 1, False)))
     expect_closed("unknown api key -1", frame(header(-1, 0, 1, False)))
     expect_closed("api key 23 (OffsetForLeaderEpoch, not implemented)", frame(header(23, 4, 1, True) + b"\x00" * 8))
-    # Advertised (Produce 0-13, as Kafka 4.x does) but refused: Kafka 4.3.1 closes the
+    # Advertised (Produce 0-13, as Kafka 4.x does) but refused: Kafka 4.4.0 closes the
     # connection on Produce v0-2 too.
     expect_closed("Produce v2 (advertised, below the implemented range)",
                   frame(header(0, 2, 1, False) + i16(1) + i32(1000) + arr([])))

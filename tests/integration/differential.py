@@ -528,7 +528,7 @@ def observe(boot, out_path):
 
 
 # ====================================================================== allow-list
-# Kafka 4.3.1 APIs gregord does not implement (absent from gregord's ApiVersions: allowed).
+# Kafka 4.4.0 APIs gregord does not implement (absent from gregord's ApiVersions: allowed).
 # Reason per group in docs/compatibility-differential.md.
 KAFKA_ONLY_APIS = {
     # consumer / classic groups and their offsets: not implemented yet (docs/compatibility.md)
@@ -562,7 +562,7 @@ KAFKA_ONLY_TOPIC_CONFIGS = ["local.retention.bytes", "local.retention.ms", "remo
                             "remote.log.delete.on.disable", "remote.storage.enable"]
 # Kafka broker configs gregord does not implement or report (KRaft quorum internals, replication,
 # security/SSL/SASL, quotas, log cleaner, tiered storage, transactions, consumer/streams groups,
-# metrics, ...): 249 names in Kafka 4.3.1, taken from a real run (the 4 connection and request-memory
+# metrics, ...): 249 names in Kafka 4.4.0, taken from a real run (the 4 connection and request-memory
 # limits gregord implements since issue 8 removed).
 KAFKA_ONLY_BROKER_CONFIGS = [
     'add.partitions.to.txn.retry.backoff.max.ms', 'add.partitions.to.txn.retry.backoff.ms',

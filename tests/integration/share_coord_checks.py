@@ -88,7 +88,7 @@ def check_nonempty_errors(w, c, t):
     w.check("DeleteGroups with members -> 68", r.get("g-main") == NON_EMPTY, r)
     w.check("DeleteGroups unknown -> 69", r.get("g-none") == NOT_FOUND, r)
     err, msg, parts = w.alter_offsets(c, "g-main", {t: {0: 0}})
-    # Kafka 4.3.1: top-level 68 "The group is not empty." and an empty Responses list
+    # Kafka 4.4.0: top-level 68 "The group is not empty." and an empty Responses list
     w.check("AlterShareGroupOffsets with members -> 68, no partitions listed",
             err == NON_EMPTY and msg == "The group is not empty." and parts == {}, (err, msg, parts))
     err, msg, _ = w.delete_offsets(c, "g-main", [t])
