@@ -334,6 +334,7 @@ def s_admin(ctx):
     o["list_state_stable_share"] = lg(states=["stable"], types=["share"])
     o["list_state_empty_share"] = lg(states=["empty"], types=["share"])
     o["delete_group_with_members"] = scw.delete_groups(ctx.c, [g])
+    o["delete_group_with_members_v3"] = scw.delete_groups_v3(ctx.c, [g, "", "sdiff-no-such-group"])
     o["alter_offsets_with_members"] = list(scw.alter_offsets(ctx.c, g, {"sdiff-adm": {0: 0}}))
     o["delete_offsets_with_members"] = list(scw.delete_offsets(ctx.c, g, ["sdiff-adm"]))
     o["leave"] = hb(ctx, c, g, "sdiff-adm-m", -1)
@@ -360,6 +361,7 @@ def s_admin(ctx):
     o["delete_offsets_unknown_group"] = list(scw.delete_offsets(ctx.c, "sdiff-no-such-group", ["sdiff-adm"]))
     o["delete_group_after_leave"] = scw.delete_groups(ctx.c, [g])
     o["delete_group_again"] = scw.delete_groups(ctx.c, [g])
+    o["delete_group_again_v3"] = scw.delete_groups_v3(ctx.c, [g])
     o["describe_after_delete"] = describe(ctx, ctx.c, [g])
     return o
 
