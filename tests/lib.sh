@@ -197,7 +197,7 @@ kill9_gregord() {
 }
 
 # ---------------------------------------------------------------- reference Kafka
-GR_REF_SH="$GR_SOURCE_DIR/tests/ref/kafka-ref.sh"
+GR_REF_SH="${GR_REF_SH:-$GR_SOURCE_DIR/tests/ref/kafka-ref.sh}" # override: another reference version
 # start_ref_kafka [key=value ...]: extra server.properties lines
 start_ref_kafka() {
   GR_REF_DIR="$GR_TMP/ref-kafka"
