@@ -3,7 +3,7 @@
 #   make            build (./build)
 #   make run        install missing build deps (apt), build, start gregord on 127.0.0.1:9092 (data in ./data)
 #   make test       install test deps, build with -Werror, run every ctest test (unit, integration, interop,
-#                   ref: libgregor and `gregor share-groups` against Apache Kafka 4.3.1)
+#                   ref: libgregor and `gregor share-groups` against Apache Kafka 4.4.0)
 #   make unit | integration | interop | ref     one label only
 #   make test-ref   run the script tests against the reference Apache Kafka (validates the tests)
 #   make asan       ASan+UBSan build in ./build-asan, run every ctest test there but the ref ones

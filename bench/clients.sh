@@ -6,7 +6,7 @@
 # topic), at equal acks and codec, every other setting at each client's default:
 #   libgregor  build/gregor_bench_client produce (bench/gregor_bench_client.c, public API only);
 #   kcat -P    from a prepared file of N 1 KiB lines (librdkafka defaults), as bench/run.sh does;
-#   Java       Apache Kafka 4.3.1's ProducerPerformance (kafka-clients defaults, -Xmx256m).
+#   Java       Apache Kafka 4.4.0's ProducerPerformance (kafka-clients defaults, -Xmx256m).
 # Share drain: the N records of one topic (the first libgregor acks=all topic), each client in
 # its own new share group (group config share.auto.offset.reset=earliest, set with
 # `gregor configs`), implicit acknowledgement, until N records arrived:

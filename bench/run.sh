@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# bench/run.sh: gregord next to Apache Kafka 4.3.1 on loopback, in one run (`make bench`).
+# bench/run.sh: gregord next to Apache Kafka 4.4.0 on loopback, in one run (`make bench`).
 #
 # Workload, the same for both brokers (same clients, same settings, 1 partition, 1 KiB values):
-#   produce acks=1 and acks=all with Apache Kafka's ProducerPerformance (kafka-tools 4.3.1, Java
+#   produce acks=1 and acks=all with Apache Kafka's ProducerPerformance (kafka-tools 4.4.0, Java
 #     producer defaults) and with kcat -P from a prepared file (librdkafka defaults);
 #   fetch the kcat acks=1 topic with kcat -C (from the beginning, no group, exits at the N-th
 #     message: -c N, not at the end-of-partition that librdkafka detects only after an empty

@@ -11,7 +11,7 @@
 # Targets (GR_TARGET, or the flags above):
 #   gregord   $GR_BUILD_DIR/gregord on 127.0.0.1:<free port>, data in a temp dir. A missing
 #             binary FAILS the test (it is never skipped).
-#   ref       Apache Kafka 4.3.1 via tests/ref/kafka-ref.sh (validates the test itself).
+#   ref       Apache Kafka 4.4.0 via tests/ref/kafka-ref.sh (validates the test itself).
 #   external  an already running broker at --bootstrap H:P / GR_BOOTSTRAP (no kill/restart).
 #
 # Everything started through these helpers is recorded by PID and stopped by the EXIT trap;
@@ -208,7 +208,7 @@ kill9_gregord() {
 }
 
 # ---------------------------------------------------------------- reference Kafka
-GR_REF_SH="$GR_SOURCE_DIR/tests/ref/kafka-ref.sh"
+GR_REF_SH="${GR_REF_SH:-$GR_SOURCE_DIR/tests/ref/kafka-ref.sh}" # override: another reference version
 # start_ref_kafka [key=value ...]: extra server.properties lines
 start_ref_kafka() {
   GR_REF_DIR="$GR_TMP/ref-kafka"

@@ -9,12 +9,15 @@
 #include "base/log.h"
 #include "broker/broker_int.h"
 
-/* Features as Apache Kafka 4.3.1 reports them; share consumers look for share.version.
- * metadata.version is what a fresh 4.3.1 node supports (7..30) and finalizes (30, the
- * 4.3 level); some admin tools read it, and there is no KRaft metadata log behind it. */
+/* Features as Apache Kafka 4.4.0 reports them; share consumers look for share.version.
+ * metadata.version is what a fresh 4.4.0 node supports (7..33) and finalizes (33,
+ * 4.4-IV2); some admin tools read it, and there is no KRaft metadata log behind it.
+ * share.version: 4.4.0 supports 0..2 (2 brings the share-group dead-letter queue,
+ * KIP-1191) and finalizes 1 on a fresh node; gregord has version 1 only
+ * (docs/compatibility.md). */
 static const gr_broker_feature_t g_features[] = {
     {"group.version", 0, 1, 1},
-    {"metadata.version", 7, 30, 30},
+    {"metadata.version", 7, 33, 33},
     {"share.version", 0, 1, 1},
 };
 

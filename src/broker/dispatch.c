@@ -1,7 +1,7 @@
 /* The dispatch table: which APIs and versions we implement. ApiVersions
  * advertises exactly this table (intersected with the definitions), except that a
  * handler with advertise_from_v0 is advertised from v0. Maximum versions never go past
- * what Apache Kafka 4.3 advertises (ApiVersions 4, DeleteGroups 2), so clients negotiate
+ * what Apache Kafka 4.4 advertises (ApiVersions 5, DeleteGroups 3), so clients negotiate
  * the same versions against gregord and Kafka. */
 #include "broker/handlers.h"
 #include "proto_msgs.h"
@@ -12,7 +12,7 @@ static const gr_handler_t g_handlers[] = {
     {GR_API_ListOffsets, 1, 11, gr_h_list_offsets, false},
     {GR_API_Metadata, 0, 13, gr_h_metadata, false},
     {GR_API_FindCoordinator, 0, 6, gr_h_find_coordinator, false},
-    {GR_API_ApiVersions, 0, 4, gr_h_api_versions, false},
+    {GR_API_ApiVersions, 0, 5, gr_h_api_versions, false},
     {GR_API_CreateTopics, 2, 7, gr_h_create_topics, false},
     {GR_API_DeleteTopics, 1, 6, gr_h_delete_topics, false},
     {GR_API_DeleteRecords, 0, 2, gr_h_delete_records, false},
@@ -27,7 +27,7 @@ static const gr_handler_t g_handlers[] = {
     {GR_API_ShareAcknowledge, 1, 2, gr_h_share_acknowledge, false},
     {GR_API_DescribeGroups, 0, 6, gr_h_describe_groups, false},
     {GR_API_ListGroups, 0, 5, gr_h_list_groups, false},
-    {GR_API_DeleteGroups, 0, 2, gr_h_delete_groups, false},
+    {GR_API_DeleteGroups, 0, 3, gr_h_delete_groups, false},
     {GR_API_ShareGroupHeartbeat, 1, 1, gr_h_share_group_heartbeat, false},
     {GR_API_ShareGroupDescribe, 1, 1, gr_h_share_group_describe, false},
     {GR_API_DescribeShareGroupOffsets, 0, 1, gr_h_describe_share_group_offsets, false},

@@ -1,5 +1,5 @@
 /* ApiVersions (18): advertise exactly the handler table, plus the features as
- * Apache Kafka 4.3 reports them (share consumers look for share.version). */
+ * Apache Kafka 4.4 reports them (share consumers look for share.version). */
 #include <string.h>
 
 #include "broker/broker_int.h"
@@ -70,8 +70,27 @@ static void fill_features(gr_req_t *req, gr_ApiVersionsResponse_t *resp) {
     resp->FinalizedFeaturesEpoch = gr_broker_features_epoch(req->b);
 }
 
+/* v5 (KIP-1242): the client may name the cluster and node it means to reach, so a
+ * connection that landed on another broker is noticed. As Apache Kafka 4.4.0 answers
+ * (differential test, apiversions/v5_*): one without the other is INVALID_REQUEST, a
+ * mismatch REBOOTSTRAP_REQUIRED; both answers carry no ApiKeys and no features. */
+static int16_t check_target(const gr_req_t *req) {
+    const gr_ApiVersionsRequest_t *r = req->body;
+    if (req->hdr.api_version < 5) return GR_ERR_NONE;
+    bool has_cluster = !gr_str_is_null(r->ClusterId), has_node = r->NodeId != -1;
+    if (!has_cluster && !has_node) return GR_ERR_NONE;
+    if (has_cluster != has_node) return GR_ERR_INVALID_REQUEST;
+    if (!gr_str_eq_c(r->ClusterId, gr_meta_cluster_id(req->b->meta)) || r->NodeId != gr_broker_node_id(req->b))
+        return GR_ERR_REBOOTSTRAP_REQUIRED;
+    return GR_ERR_NONE;
+}
+
 void gr_h_api_versions(gr_req_t *req) {
     gr_ApiVersionsResponse_t *resp = gr_req_resp_new(req);
+    if ((resp->ErrorCode = check_target(req))) {
+        gr_req_respond(req, resp);
+        return;
+    }
     fill_api_keys(req, resp, false);
     if (req->hdr.api_version >= 3) fill_features(req, resp);
     gr_req_respond(req, resp);

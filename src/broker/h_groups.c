@@ -93,7 +93,8 @@ static void delete_fix(gr_req_t *req, void *resp, gr_err_t err) {
  * of the group in Kafka too). */
 static gr_err_t delete_one(gr_req_t *req, const char *gid, gr_share_wait_t *w) {
     gr_broker_t *b = req->b;
-    if (!*gid) return GR_ERR_INVALID_GROUP_ID;
+    /* Kafka routes "" like any other id: not found (share differential, DeleteGroups v3). */
+    if (!*gid) return GR_ERR_GROUP_ID_NOT_FOUND;
     gr_err_t err = gr_share_group_delete_check(b->share.groups, gid);
     if (err) return err;
     size_t n = 0;

@@ -370,7 +370,7 @@ static gr_err_t session_step(sf_state_t *st, gr_share_session_t **out) {
     const gr_ShareFetchRequest_t *rq = req->body;
     gr_share_session_t *sess = NULL;
     if (st->epoch == 0) {
-        if (has_acks(rq)) return GR_ERR_INVALID_REQUEST; /* Kafka 4.3.1: ErrorMessage null */
+        if (has_acks(rq)) return GR_ERR_INVALID_REQUEST; /* Kafka 4.4.0: ErrorMessage null */
         gr_err_t err = gr_share_session_open(req->b, st->group, st->member, req->conn, &sess);
         if (err) return err;
     } else {
@@ -387,7 +387,7 @@ static gr_err_t session_step(sf_state_t *st, gr_share_session_t **out) {
 static void top_error(sf_state_t *st, gr_err_t err) {
     const gr_ShareFetchRequest_t *rq = st->req->body;
     st->resp->ErrorCode = (int16_t)err;
-    st->resp->AcquisitionLockTimeoutMs = 0; /* Kafka 4.3.1's error answers carry 0 */
+    st->resp->AcquisitionLockTimeoutMs = 0; /* Kafka 4.4.0's error answers carry 0 */
     st->n = 0;
     st->fetch_done = true;
     if (err == GR_ERR_SHARE_SESSION_LIMIT_REACHED && rq->MaxWaitMs > 0) {

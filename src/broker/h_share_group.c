@@ -122,7 +122,7 @@ void gr_h_share_group_heartbeat(gr_req_t *req) {
     gr_share_group_heartbeat(b->share.groups, &h, &cfg, &view, gr_loop_now(b->loop), &res);
     resp->ErrorCode = (int16_t)res.err;
     resp->ErrorMessage = res.errmsg[0] ? gr_req_msg(req, "%s", res.errmsg) : GR_STR_NULL;
-    /* Kafka 4.3.1 answers every heartbeat error (25, 110, ...) with MemberId null. */
+    /* Kafka 4.4.0 answers every heartbeat error (25, 110, ...) with MemberId null. */
     resp->MemberId = res.member_id && !res.err
                          ? gr_str_c(gr_arena_strndup(&req->arena, res.member_id, strlen(res.member_id)))
                          : GR_STR_NULL;

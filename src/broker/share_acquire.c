@@ -66,7 +66,7 @@ static void cover(const hdr_scan_t *hs, int64_t first, int64_t last, int64_t *po
     *len = hs->end[j] - hs->pos[i];
 }
 
-/* The SP reports offset-tracked redeliveries one range per offset; Kafka 4.3.1
+/* The SP reports offset-tracked redeliveries one range per offset; Kafka 4.4.0
  * answers one AcquiredRecords entry per run of consecutive offsets with the same
  * DeliveryCount, so adjacent ranges (last + 1 == next first, equal count) are
  * merged here (docs/share-partition.md, "AcquiredRecords"). */

@@ -346,7 +346,7 @@ static bool acks_valid(const gr_sp_ack_batch_t *bt, size_t n, bool renew) {
         for (size_t j = 0; !why && j < a->n_types; j++)
             if (a->types[j] < 0 || a->types[j] > (renew ? 4 : 3)) why = "invalid AcknowledgeType";
         if (why) {
-            /* Kafka 4.3.1 answers these 42s with a null ErrorMessage: the reason is only logged. */
+            /* Kafka 4.4.0 answers these 42s with a null ErrorMessage: the reason is only logged. */
             GR_DEBUG("share", "invalid acknowledgement batch: %s", why);
             return false;
         }

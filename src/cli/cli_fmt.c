@@ -1,5 +1,5 @@
 /* Record output of gregor consume and gregor share-consume, as Kafka's
- * DefaultMessageFormatter writes it (facts checked against Kafka 4.3.1):
+ * DefaultMessageFormatter writes it (facts checked against Kafka 4.4.0):
  *   [CreateTime:<ts>] [Partition:<p>] [Offset:<o>] [Delivery:<n>] [<k>:<v>,...] [key] [value]
  * Fields are separated by key.separator; after the last field printed comes
  * line.separator. A null key, value or header value prints null.literal. Properties

@@ -491,11 +491,15 @@ static bool reconcile(gr_sg_member_t *m, int32_t assignment_epoch, bool *changed
     return parts_changed;
 }
 
-/* Remove member pos (leave or expiry): group epoch bump, metadata trimmed. */
+/* Remove member pos (leave or expiry): group epoch bump, metadata trimmed. When the
+ * last member goes, the (empty) target assignment is current at once: Apache Kafka
+ * 4.4.0 describes an emptied group with assignment epoch = group epoch (4.3.1 kept the
+ * old assignment epoch; share differential test, describe_after_leave). */
 static void fence_member(sg_group_t *grp, int32_t pos) {
     member_remove(grp, pos);
     trim_metadata(&grp->g);
     grp->g.group_epoch++;
+    if (grp->g.n_members == 0) grp->g.assignment_epoch = grp->g.group_epoch;
 }
 
 static gr_err_t hb_leave(gr_share_group_registry_t *reg, const gr_sg_heartbeat_req_t *req, gr_sg_heartbeat_res_t *res) {
@@ -508,7 +512,7 @@ static gr_err_t hb_leave(gr_share_group_registry_t *reg, const gr_sg_heartbeat_r
         return hb_fail(res, GR_ERR_UNKNOWN_MEMBER_ID, "Member %s is not a member of group %s.", req->member_id,
                        req->group_id);
     /* Leaving the group does not release the member's acquired records (Apache Kafka
-     * 4.3.1: they stay acquired until their locks expire or its share sessions end). */
+     * 4.4.0: they stay acquired until their locks expire or its share sessions end). */
     fence_member(grp, pos);
     res->member_epoch = -1;
     res->group_changed = true;

@@ -228,7 +228,7 @@ int64_t gr_sp_next_deadline(gr_sp_t *sp);
 /** The member's share session ended: every record it holds returns to
  *  AVAILABLE with its delivery count unchanged, or to ARCHIVED when the count
  *  reached the limit; records below SPSO are archived. This is what Apache
- *  Kafka 4.3.1 does (observed: the next member sees count 2); spec §1.3 rule 3
+ *  Kafka 4.4.0 does (observed: the next member sees count 2); spec §1.3 rule 3
  *  describes a decrement that the reference broker does not make
  *  (docs/compatibility.md). Returns the number of records released. */
 int64_t gr_sp_release_member(gr_sp_t *sp, const gr_sp_conf_t *conf, const char *member_id, gr_sp_delta_t *delta);

@@ -22,7 +22,7 @@ static gr_err_t ack_fail(gr_err_t err, char *errstr, size_t n, const char *fmt, 
 
 #define FAIL(err, ...) return ack_fail(err, errstr, errstr_size, __VA_ARGS__)
 
-/* 121 for an offset that is not (or no longer) acquired: Kafka 4.3.1's text. */
+/* 121 for an offset that is not (or no longer) acquired: Kafka 4.4.0's text. */
 #define MSG_NOT_ACQUIRED "The offset cannot be acknowledged. The offset is not acquired."
 
 static int ack_type(const gr_sp_ack_batch_t *b, int64_t off) {
@@ -56,7 +56,7 @@ static gr_err_t ack_check(gr_sp_t *sp, const gr_sp_ack_req_t *req, uint32_t m, c
         const gr_sp_ack_batch_t *b = &req->batches[i];
         if (b->last_offset < sp->spso) continue; /* entirely below SPSO: ignored */
         if (sp->end == sp->spso) FAIL(GR_ERR_INVALID_RECORD_STATE, "%s", MSG_NOT_ACQUIRED);
-        /* Kafka 4.3.1's texts (SharePartition), compared by the share differential test. */
+        /* Kafka 4.4.0's texts (SharePartition), compared by the share differential test. */
         if (b->first_offset >= sp->end)
             FAIL(GR_ERR_INVALID_REQUEST,
                  "Batch record not found. The first offset in request is past acquired records.");
@@ -231,7 +231,7 @@ int64_t gr_sp_release_member(gr_sp_t *sp, const gr_sp_conf_t *conf, const char *
         released += e->last - e->first + 1;
         if (e->last < sp->spso) { /* §1.3 rule 3: below SPSO → archived */
             gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, delta);
-        } else { /* as Kafka 4.3.1: count kept, archived at the limit (like a lock expiry) */
+        } else { /* as Kafka 4.4.0: count kept, archived at the limit (like a lock expiry) */
             int8_t to = e->count >= conf->delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE;
             gr__sp_set(sp, i, to, e->count, 0, 0, delta);
             i = gr__sp_coalesce_at(sp, i);

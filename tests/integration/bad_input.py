@@ -154,9 +154,9 @@ def healthy(what):
         BYSTANDER = None
         return check("%s: the long-lived bystander connection still served" % what, False, repr(e))
     dt = time.time() - t0
-    # ApiVersions 0-4 and Produce 0-13 as Apache Kafka 4.3 advertises them (Produce v0-2 are
+    # ApiVersions 0-5 and Produce 0-13 as Apache Kafka 4.4 advertises them (Produce v0-2 are
     # advertised but refused, KAFKA-18659; see case_headers).
-    good = (alive() and err == 0 and keys.get(18) == (0, 4) and keys.get(0) == (0, 13) and done1 and done2
+    good = (alive() and err == 0 and keys.get(18) == (0, 5) and keys.get(0) == (0, 13) and done1 and done2
             and len(brokers) == 1 and brokers[0][1:] == (HOST, PORT)
             and TOPIC in topics and topics[TOPIC][0] == 0 and dt < 2.0)
     return check("%s: another connection still served (ApiVersions+Metadata in %.0f ms)" % (what, dt * 1000), good,
@@ -260,7 +260,7 @@ def case_headers():
     expect_closed("unknown api key 9999", frame(header(9999, 0, 1, False)))
     expect_closed("unknown api key -1", frame(header(-1, 0, 1, False)))
     expect_closed("api key 23 (OffsetForLeaderEpoch, not implemented)", frame(header(23, 4, 1, True) + b"\x00" * 8))
-    # Advertised (Produce 0-13, as Kafka 4.x does) but refused: Kafka 4.3.1 closes the
+    # Advertised (Produce 0-13, as Kafka 4.x does) but refused: Kafka 4.4.0 closes the
     # connection on Produce v0-2 too.
     expect_closed("Produce v2 (advertised, below the implemented range)",
                   frame(header(0, 2, 1, False) + i16(1) + i32(1000) + arr([])))
@@ -280,28 +280,28 @@ def case_api_versions():
         resp = c.recv_frame()
     except Exception as e:  # noqa: BLE001
         resp = repr(e)
-    want = i32(4242) + i16(35) + i32(1) + struct.pack(">hhh", 18, 0, 4)
-    check("ApiVersions v99 -> v0-layout answer, error 35, ApiKeys [18: 0-4] (exact bytes)", resp == want,
+    want = i32(4242) + i16(35) + i32(1) + struct.pack(">hhh", 18, 0, 5)
+    check("ApiVersions v99 -> v0-layout answer, error 35, ApiKeys [18: 0-5] (exact bytes)", resp == want,
           "(got %r, want %r)" % (resp, want))
     try:
         err, keys, done = api_versions_v3(c)
-        check("ApiVersions v3 on the same connection after the v99 fallback", err == 0 and keys.get(18) == (0, 4)
+        check("ApiVersions v3 on the same connection after the v99 fallback", err == 0 and keys.get(18) == (0, 5)
               and done, (err, keys.get(18)))
     except Exception as e:  # noqa: BLE001
         check("ApiVersions v3 on the same connection after the v99 fallback", False, repr(e))
     c.close()
     c = Conn()
-    # Kafka 4.3 supports ApiVersions v0-4, so v5 is just above the range.
-    c.send_raw(frame(header(18, 5, 7, True) + cstr("x") + cstr("y") + TAGS))
-    check("ApiVersions v5 (just above the range) -> the same fallback",
-          c.recv_frame() == i32(7) + i16(35) + i32(1) + struct.pack(">hhh", 18, 0, 4))
+    # Kafka 4.4 supports ApiVersions v0-5, so v6 is just above the range.
+    c.send_raw(frame(header(18, 6, 7, True) + cstr("x") + cstr("y") + TAGS))
+    check("ApiVersions v6 (just above the range) -> the same fallback",
+          c.recv_frame() == i32(7) + i16(35) + i32(1) + struct.pack(">hhh", 18, 0, 5))
     c.close()
     c = Conn()
-    c.send_raw(frame(header(18, 6, 8, True) + cstr("x") + cstr("y") + TAGS))
-    check("ApiVersions v6 -> the same fallback",
-          c.recv_frame() == i32(8) + i16(35) + i32(1) + struct.pack(">hhh", 18, 0, 4))
+    c.send_raw(frame(header(18, 7, 8, True) + cstr("x") + cstr("y") + TAGS))
+    check("ApiVersions v7 -> the same fallback",
+          c.recv_frame() == i32(8) + i16(35) + i32(1) + struct.pack(">hhh", 18, 0, 5))
     c.close()
-    for v in range(5):
+    for v in range(6):
         c = Conn()
         flex = v >= 3
         body = b""
@@ -319,8 +319,8 @@ def case_api_versions():
             if flex:
                 r.tags()
             km = {k: (lo, hi) for k, lo, hi in keys}
-            check("ApiVersions v%d answered (error 0, Produce 0-13, ApiVersions 0-4, whole frame parsed)" % v,
-                  err == 0 and km.get(18) == (0, 4) and km.get(0) == (0, 13) and r.done(), (err, km))
+            check("ApiVersions v%d answered (error 0, Produce 0-13, ApiVersions 0-5, whole frame parsed)" % v,
+                  err == 0 and km.get(18) == (0, 5) and km.get(0) == (0, 13) and r.done(), (err, km))
         except Exception as e:  # noqa: BLE001
             check("ApiVersions v%d answered" % v, False, repr(e))
         c.close()

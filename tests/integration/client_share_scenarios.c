@@ -272,7 +272,7 @@ static int close_release(const char *mode) {
         for (size_t i = 0; i < gr_share_batch_count(ob); i++) {
             const gr_share_record_t *r = gr_share_batch_record(ob, i);
             /* Both brokers keep the delivery count on a session-close release (spec 1.3
-             * rule 3 says decrement; Kafka 4.3.1 does not); the count goes to stderr only. */
+             * rule 3 says decrement; Kafka 4.4.0 does not); the count goes to stderr only. */
             printf(" %lld", (long long)gr_share_record_offset(r));
             fprintf(stderr, "B got %lld with delivery count %d\n", (long long)gr_share_record_offset(r),
                     gr_share_record_delivery_count(r));

@@ -207,20 +207,27 @@ class Broker:
         return out
 
     # ---------------------------------------------------------------- ApiVersions
-    def api_versions(self, version=3):
-        # versions >= 3 are sent as a client would: flexible header v2 + body (also v127)
-        body = cstr("gr-diff") + cstr("1.0") + TAGS if version >= 3 else b""
+    def api_versions(self, version=3, cluster_id=None, node_id=-1):
+        # versions >= 3 are sent as a client would: flexible header v2 + body (also v127);
+        # v5 adds ClusterId and NodeId (KIP-1242: the broker checks them when both are set)
+        body = cstr("gr-diff") + cstr("1.0") if version >= 3 else b""
+        if version == 5:
+            body += cstr(cluster_id) + i32(node_id)
+        if version >= 3:
+            body += TAGS
         self.fc.send(18, version, body, flexible=version >= 3)
         r = self.fc.recv(False)  # ApiVersions responses use header v0
         d = {"error": r.i16()}
-        if 3 <= version <= 4 and d["error"] == 0:
+        # UNSUPPORTED_VERSION (35) answers use the v0 layout; every other answer its own version's
+        flex = 3 <= version <= 5 and d["error"] != 35
+        if flex:
             keys = r.carr(lambda r: (r.i16(), r.i16(), r.i16(), r.tags())[:3])
         else:
             keys = r.arr(lambda r: (r.i16(), r.i16(), r.i16()))
         d["apis"] = {str(k): [lo, hi] for k, lo, hi in keys}
         if version >= 1 and r.p < len(r.b):
             d["throttle_ms"] = r.i32()
-        if 3 <= version <= 4 and r.p < len(r.b):
+        if flex and r.p < len(r.b):
             for _ in range(r.uvarint()):
                 tag, size = r.uvarint(), r.uvarint()
                 if tag == 0:
@@ -270,6 +277,15 @@ def s_apiversions(b):
     o["v127_unsupported"] = dict(error=bad["error"], apiversions_entry=bad["apis"].get("18"))
     v0 = b.api_versions(0)
     o["v0"] = dict(error=v0["error"], same_apis_as_v3=v0["apis"] == v3["apis"])
+    # v5 (KIP-1242): ClusterId/NodeId of the broker the client means; a mismatch is refused
+    cid = b.metadata([])["cluster_id"]
+    for name, c, n in (("v5_unset", None, -1), ("v5_match", cid, 1), ("v5_cluster_only", cid, -1),
+                       ("v5_node_only", None, 1), ("v5_wrong_cluster", "AAAAAAAAAAAAAAAAAAAAAA", 1),
+                       ("v5_wrong_node", cid, 7)):
+        r = b.api_versions(5, c, n)
+        o[name] = dict(error=r["error"], same_apis_as_v3=r["apis"] == v3["apis"],
+                       apis_when_refused=r["apis"] if r["error"] else None,
+                       has_features="finalized_features" in r)
     return o
 
 
@@ -528,14 +544,14 @@ def observe(boot, out_path):
 
 
 # ====================================================================== allow-list
-# Kafka 4.3.1 APIs gregord does not implement (absent from gregord's ApiVersions: allowed).
+# Kafka 4.4.0 APIs gregord does not implement (absent from gregord's ApiVersions: allowed).
 # Reason per group in docs/compatibility-differential.md.
 KAFKA_ONLY_APIS = {
     # consumer / classic groups and their offsets: not implemented yet (docs/compatibility.md)
     8: "OffsetCommit", 9: "OffsetFetch", 11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup",
     47: "OffsetDelete", 68: "ConsumerGroupHeartbeat", 69: "ConsumerGroupDescribe",
     # streams groups (KIP-1071): not implemented
-    88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe",
+    88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe", 93: "StreamsGroupTopologyDescriptionUpdate",
     # transactions: not implemented (issue 2 asks for idempotence only)
     24: "AddPartitionsToTxn", 25: "AddOffsetsToTxn", 26: "EndTxn", 27: "WriteTxnMarkers", 28: "TxnOffsetCommit",
     61: "DescribeProducers", 65: "DescribeTransactions", 66: "ListTransactions",
@@ -547,6 +563,7 @@ KAFKA_ONLY_APIS = {
     23: "OffsetForLeaderEpoch", 34: "AlterReplicaLogDirs", 35: "DescribeLogDirs", 43: "ElectLeaders",
     45: "AlterPartitionReassignments", 46: "ListPartitionReassignments", 55: "DescribeQuorum",
     57: "UpdateFeatures", 64: "UnregisterBroker", 80: "AddRaftVoter", 81: "RemoveRaftVoter",
+    94: "UnregisterController",
     # quotas and client metrics resources: not implemented
     48: "DescribeClientQuotas", 49: "AlterClientQuotas", 74: "ListConfigResources",
     # share-group state RPCs (broker to share coordinator): gregord's share coordinator is in-process
@@ -557,13 +574,17 @@ KAFKA_ONLY_APIS = {
 # transactions, no ELR, no streams groups.
 KAFKA_ONLY_FEATURES = ["metadata.version", "kraft.version", "transaction.version",
                        "eligible.leader.replicas.version", "streams.version"]
-# Kafka topic configs gregord does not implement: tiered storage (KIP-405) only.
+# Kafka topic configs gregord does not implement: tiered storage (KIP-405), and two new in
+# Kafka 4.4.0 that are known divergences (docs/compatibility.md): the share-group dead-letter
+# queue (KIP-1191) and the per-record decompressed size cap.
 KAFKA_ONLY_TOPIC_CONFIGS = ["local.retention.bytes", "local.retention.ms", "remote.log.copy.disable",
-                            "remote.log.delete.on.disable", "remote.storage.enable"]
+                            "remote.log.delete.on.disable", "remote.storage.enable",
+                            "remote.copy.lag.bytes", "remote.copy.lag.ms",
+                            "errors.deadletterqueue.group.enable", "max.decompressed.message.bytes"]
 # Kafka broker configs gregord does not implement or report (KRaft quorum internals, replication,
 # security/SSL/SASL, quotas, log cleaner, tiered storage, transactions, consumer/streams groups,
-# metrics, ...): 249 names in Kafka 4.3.1, taken from a real run (the 4 connection and request-memory
-# limits gregord implements since issue 8 removed).
+# metrics, ...): 259 names in Kafka 4.4.0, taken from a real run (the 4 connection and request-memory
+# limits gregord implements since issue 8 removed; the 10 names new in 4.4.0 at the end).
 KAFKA_ONLY_BROKER_CONFIGS = [
     'add.partitions.to.txn.retry.backoff.max.ms', 'add.partitions.to.txn.retry.backoff.ms',
     'alter.config.policy.class.name', 'alter.log.dirs.replication.quota.window.num',
@@ -669,6 +690,13 @@ KAFKA_ONLY_BROKER_CONFIGS = [
     'transaction.remove.expired.transaction.cleanup.interval.ms', 'transaction.state.log.load.buffer.size',
     'transaction.state.log.num.partitions', 'transaction.state.log.segment.bytes',
     'transaction.two.phase.commit.enable', 'transactional.id.expiration.ms',
+    # new in Kafka 4.4.0: share-group dead-letter queue (KIP-1191, docs/compatibility.md), streams
+    # groups, tiered storage, the decompressed record cap (docs/compatibility.md), SASL/OAUTHBEARER
+    'errors.deadletterqueue.auto.create.topics.enable', 'errors.deadletterqueue.topic.name.prefix',
+    'group.streams.assignors', 'group.streams.rack.aware.assignment.tags',
+    'group.streams.topology.description.plugin.class', 'log.remote.copy.lag.bytes', 'log.remote.copy.lag.ms',
+    'max.decompressed.message.bytes', 'sasl.oauthbearer.allow.unverified.audience',
+    'sasl.oauthbearer.allow.unverified.issuer',
 ]
 # Compaction topic configs: Kafka lists a log.cleaner.* broker synonym; gregord has no log cleaner.
 CLEANER_SYNONYM_CONFIGS = ["delete.retention.ms", "max.compaction.lag.ms", "min.cleanable.dirty.ratio",
@@ -715,6 +743,9 @@ ALLOW = [
     ("configs/describe_broker/configs/queued.max.request.bytes/value", "ignore",
      "gregord bounds request memory by default (104857600; Kafka -1: no bound), docs/compatibility.md"),
     ("configs/describe_broker/configs/queued.max.request.bytes/synonyms/0/1", "ignore", "as above (its default)"),
+    ("apiversions/v4/supported_features/share.version/1", "ignore",
+     "Kafka 4.4.0 supports share.version 2 (share-group dead-letter queue, KIP-1191); gregord has 1 only "
+     "(docs/compatibility.md). Both finalize 1 (tests/ref/kafka-ref.sh formats with share.version=1)"),
 ]
 
 

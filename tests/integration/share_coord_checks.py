@@ -88,7 +88,7 @@ def check_nonempty_errors(w, c, t):
     w.check("DeleteGroups with members -> 68", r.get("g-main") == NON_EMPTY, r)
     w.check("DeleteGroups unknown -> 69", r.get("g-none") == NOT_FOUND, r)
     err, msg, parts = w.alter_offsets(c, "g-main", {t: {0: 0}})
-    # Kafka 4.3.1: top-level 68 "The group is not empty." and an empty Responses list
+    # Kafka 4.4.0: top-level 68 "The group is not empty." and an empty Responses list
     w.check("AlterShareGroupOffsets with members -> 68, no partitions listed",
             err == NON_EMPTY and msg == "The group is not empty." and parts == {}, (err, msg, parts))
     err, msg, _ = w.delete_offsets(c, "g-main", [t])
@@ -143,11 +143,12 @@ def check_group_configs(w, c):
             d["err"] == NONE and len(m) >= 8 and m["share.record.lock.duration.ms"]["value"] == "30000" and
             m["share.record.lock.duration.ms"]["source"] == 5 and m["share.auto.offset.reset"]["value"] == "latest", d)
     e = w.incr_alter_group_configs(c, "g-cfg", [("share.record.lock.duration.ms", 0, "1000")])
-    w.check("lock duration below the broker minimum -> 40 naming the bound",
-            e[0] == INVALID_CONFIG and "group.share.min.record.lock.duration.ms" in (e[1] or ""), e)
+    # Kafka 4.4.0 names the bounds' values ("... must be in the range MIN to MAX inclusive.")
+    w.check("lock duration below the broker minimum -> 40 naming the bounds",
+            e[0] == INVALID_CONFIG and "in the range 15000 to 60000 inclusive" in (e[1] or ""), e)
     e = w.incr_alter_group_configs(c, "g-cfg", [("share.delivery.count.limit", 0, "11")])
-    w.check("delivery limit above the broker maximum -> 40 naming the bound",
-            e[0] == INVALID_CONFIG and "group.share.max.delivery.count.limit" in (e[1] or ""), e)
+    w.check("delivery limit above the broker maximum -> 40 naming the bounds",
+            e[0] == INVALID_CONFIG and "in the range 2 to 10 inclusive" in (e[1] or ""), e)
     e = w.incr_alter_group_configs(c, "g-cfg", [("share.nope", 0, "1")])
     w.check("unknown group config -> 40 'Unknown group config name'",
             e[0] == INVALID_CONFIG and "Unknown group config name" in (e[1] or ""), e)

@@ -108,6 +108,13 @@ def delete_groups(c, groups):
     return {g: e for g, e in r.carr(lambda r: (r.cstr(), r.i16(), r.tags())[:2])}
 
 
+def delete_groups_v3(c, groups):
+    """DeleteGroups v3 (Kafka 4.4.0): a per-group ErrorMessage. Returns {group: [error, message]}."""
+    r = c.call(42, 3, carr(groups, cstr) + TAGS)
+    r.i32()
+    return {g: [e, m] for g, e, m in r.carr(lambda r: (r.cstr(), r.i16(), r.cstr(), r.tags())[:3])}
+
+
 def describe_offsets(c, group, topics):
     """topics: {name: [partitions]} or None (all). Returns (err, msg, {(topic, p): dict})."""
     tl = None if topics is None else [(t, ps) for t, ps in topics.items()]

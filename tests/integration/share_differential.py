@@ -333,7 +333,18 @@ def s_admin(ctx):
     o["list_type_consumer"] = lg(types=["consumer"])
     o["list_state_stable_share"] = lg(states=["stable"], types=["share"])
     o["list_state_empty_share"] = lg(states=["empty"], types=["share"])
+    # group configs outside the broker's group.share.min/max.* bounds (validateOnly): the messages
+    # changed in Kafka 4.4.0 ("... must be in the range MIN to MAX inclusive.")
+    for name, vals in (("share.session.timeout.ms", ("44000", "61000")),
+                       ("share.heartbeat.interval.ms", ("4000", "16000")),
+                       ("share.record.lock.duration.ms", ("14000", "61000")),
+                       ("share.delivery.count.limit", ("11",)),
+                       ("share.partition.max.record.locks", ("100000",))):
+        for v in vals:
+            o["group_config_bounds %s=%s" % (name, v)] = list(
+                scw.incr_alter_group_configs(ctx.c, g, [(name, 0, v)], validate_only=True))
     o["delete_group_with_members"] = scw.delete_groups(ctx.c, [g])
+    o["delete_group_with_members_v3"] = scw.delete_groups_v3(ctx.c, [g, "", "sdiff-no-such-group"])
     o["alter_offsets_with_members"] = list(scw.alter_offsets(ctx.c, g, {"sdiff-adm": {0: 0}}))
     o["delete_offsets_with_members"] = list(scw.delete_offsets(ctx.c, g, ["sdiff-adm"]))
     o["leave"] = hb(ctx, c, g, "sdiff-adm-m", -1)
@@ -360,6 +371,7 @@ def s_admin(ctx):
     o["delete_offsets_unknown_group"] = list(scw.delete_offsets(ctx.c, "sdiff-no-such-group", ["sdiff-adm"]))
     o["delete_group_after_leave"] = scw.delete_groups(ctx.c, [g])
     o["delete_group_again"] = scw.delete_groups(ctx.c, [g])
+    o["delete_group_again_v3"] = scw.delete_groups_v3(ctx.c, [g])
     o["describe_after_delete"] = describe(ctx, ctx.c, [g])
     return o
 

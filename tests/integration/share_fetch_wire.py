@@ -411,7 +411,7 @@ def t_release(boot):
     check("epoch -1: acks applied, no data", r["err"] == 0 and not acquired(r, env)
           and r["parts"][env.tp()]["ack_err"] == 0, r)
     r = fetch1(env, c2, m2, 0)
-    # Apache Kafka 4.3.1 keeps the delivery count when a session ends (docs/compatibility.md).
+    # Apache Kafka 4.4.0 keeps the delivery count when a session ends (docs/compatibility.md).
     check("session close released [1,3] with the count kept (2, next delivery 3)",
           counts(acquired(r, env)) == {1: 3, 2: 3, 3: 3}, acquired(r, env))
     c2.close()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Differential test: the same scenarios (tests/integration/differential.py) run against the
-# reference Apache Kafka 4.3.1 (tests/ref/kafka-ref.sh) and against gregord; each run writes a
+# reference Apache Kafka 4.4.0 (tests/ref/kafka-ref.sh) and against gregord; each run writes a
 # JSON observation of what a client sees; the two are diffed and every difference must be on
 # the documented allow-list (docs/compatibility-differential.md).
 # Scenarios: ApiVersions, Metadata v12, CreateTopics/DeleteTopics/CreatePartitions errors,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libgregor's admin client (include/gregor/admin.h) through tests/integration/client_admin.c,
-# against the real gregord and, with --ref, against Apache Kafka 4.3.1: every call of admin.h
+# against the real gregord and, with --ref, against Apache Kafka 4.4.0: every call of admin.h
 # with pass/fail checks, the same expected lines on both brokers.
 #  - topics: create (with configs, again, validate-only, 0 partitions), describe, create
 #    partitions (grow, shrink refused), delete (twice);

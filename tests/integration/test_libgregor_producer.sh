@@ -11,7 +11,7 @@
 #    unreachable.connect.attempts=0 a send waits max.block.ms, as Kafka's producer does;
 #  - examples/producer.
 # The admin client has its own test (test_libgregor_admin.sh). With --ref the same checks run
-# against Apache Kafka 4.3.1 (ctest: ref/test_libgregor_producer).
+# against Apache Kafka 4.4.0 (ctest: ref/test_libgregor_producer).
 #   bash tests/integration/test_libgregor_producer.sh [--ref | --bootstrap H:P] [--keep]
 # Env: GR_LIBGREGOR_MESSAGES (default 100000), GR_LIBGREGOR_CODECS.
 set -euo pipefail

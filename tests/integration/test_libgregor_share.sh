@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libgregor's share consumer against the real gregord (and with --ref against Apache
-# Kafka 4.3.1: the same expectations must hold there):
+# Kafka 4.4.0: the same expectations must hold there):
 #  - implicit mode: 2 consumers drain N records of a 3-partition topic, each exactly once;
 #  - explicit ACCEPT / RELEASE (redelivered, delivery count 2) / REJECT (never again),
 #    commit_sync per-partition results;
@@ -20,7 +20,7 @@
 # one kill -9 + restart; both brokers run with a 1 s share-group heartbeat interval (Kafka's
 # group.share.heartbeat.interval.ms and its minimum; default 5 s) so that members get their
 # assignment sooner. ctest runs it against gregord (integration/test_libgregor_share) and against
-# Apache Kafka 4.3.1 (ref/test_libgregor_share).
+# Apache Kafka 4.4.0 (ref/test_libgregor_share).
 #   bash tests/integration/test_libgregor_share.sh [--ref] [--keep]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Share-group differential test: the same share-group scenarios
-# (tests/integration/share_differential.py) run against the reference Apache Kafka 4.3.1
+# (tests/integration/share_differential.py) run against the reference Apache Kafka 4.4.0
 # (tests/ref/kafka-ref.sh) and against gregord; each run writes a JSON observation of what a
 # client sees; the two are diffed and every difference must be on the documented allow-list
 # (docs/compatibility-share.md). Scenarios: join (heartbeat until assigned, ShareGroupDescribe),

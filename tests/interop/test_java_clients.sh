@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Java clients 4.3.1 (Maven): Admin createTopics (validateOnly, duplicate, bad replication
+# Java clients 4.4.0 (Maven): Admin createTopics (validateOnly, duplicate, bad replication
 # factor), describeTopics, describeConfigs, incrementalAlterConfigs (SET/DELETE), an
 # idempotent acks=all KafkaProducer, listOffsets, KafkaConsumer read-back, deleteTopics.
 #   bash tests/interop/test_java_clients.sh [--ref | --bootstrap H:P] [--keep]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Java KafkaShareConsumer 4.3.1 (Maven, tests/interop/java JavaShare): every share-consumer example
+# Java KafkaShareConsumer 4.4.0 (Maven, tests/interop/java JavaShare): every share-consumer example
 # of KIP-932's usage patterns with the outcome they describe -- implicit mode with
 # poll and with commitSync, explicit ACCEPT/REJECT with commitSync, explicit RELEASE (redelivered,
 # deliveryCount 2), RENEW for processing longer than several lock durations (acquisitionLockTimeoutMs,

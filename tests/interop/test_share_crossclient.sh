@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Cross-client share-consumer comparison: the same scenarios run with libgregor
-# (tests/integration/client_share_xclient.c), the Java KafkaShareConsumer 4.3.1
+# (tests/integration/client_share_xclient.c), the Java KafkaShareConsumer 4.4.0
 # (tests/interop/java/.../ShareXClient.java) and @kafkats/client (tests/interop/node/
 # share_xclient.mjs, pinned by package-lock.json), one driver process each, all scenarios
 # in sequence. Each driver prints normalized lines (offsets, delivery counts, error names,
 # never times); each driver's transcript must equal the one expected transcript below, so
 # a client (or a broker answer to one client) that differs is caught. With --ref the same
-# runs against Apache Kafka 4.3.1, which shows that the expected transcript is Kafka's.
+# runs against Apache Kafka 4.4.0, which shows that the expected transcript is Kafka's.
 #
 # Scenarios (1-partition topic PREFIX-S, group PREFIX-S-g, share.auto.offset.reset=earliest;
 # the drivers produce their records themselves once their consumers exist):
@@ -18,7 +18,7 @@
 #            (IllegalStateException / GR_ERR__STATE), the records can still be acknowledged;
 #   close    two members; the one that got the records closes without acknowledging them:
 #            the other member gets them (lock 30 s; it waits at most 15 s, so they came from
-#            the close, not from lock expiry), delivery count 2 as on Kafka 4.3.1;
+#            the close, not from lock expiry), delivery count 2 as on Kafka 4.4.0;
 #   expiry   two members, lock 1 s: the holder does not acknowledge in time, the other member
 #            gets the records with count 2, the holder's late ACCEPT fails for the partition
 #            with INVALID_RECORD_STATE;
@@ -109,7 +109,7 @@ for scen, cfg in groups.items():
 PY
 }
 
-# The expected transcript: the same for every client (Apache Kafka 4.3.1's outcome, see --ref).
+# The expected transcript: the same for every client (Apache Kafka 4.4.0's outcome, see --ref).
 EXPECTED="$(cat <<'EOF'
 drain got: 0:1 1:1 2:1 3:1 4:1 5:1 6:1 7:1 8:1 9:1
 drain more: none
@@ -172,7 +172,7 @@ for d in "${DRIVERS[@]}"; do
   fi
 done
 # kafkats leave (not a shared scenario): stop() with the member's client still connected leaves
-# the group without ending the share session; Kafka 4.3.1 keeps the records acquired until their
+# the group without ending the share session; Kafka 4.4.0 keeps the records acquired until their
 # 30 s lock expires, so the other member gets nothing within 3 s (gregord released them on the
 # leave heartbeat until this test found it).
 if [[ " ${DRIVERS[*]} " == *" kafkats "* ]]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kafka-share-groups (org.apache.kafka.tools.consumer.group.ShareGroupCommand, kafka-tools 4.3.1 from
+# kafka-share-groups (org.apache.kafka.tools.consumer.group.ShareGroupCommand, kafka-tools 4.4.0 from
 # tests/ref/target/lib) against the broker: --list (+ --state), --describe (--offsets default,
 # --verbose, --members, --state), --reset-offsets --to-earliest/--to-latest --dry-run/--execute
 # (refused while the group has a member, applied once it is empty), --delete-offsets, --delete.
@@ -11,7 +11,7 @@
 # At each --list / --describe step (default, --offsets, --members, --state, --verbose) `gregor share-groups`
 # (build/gregor, libgregor's CLI) runs with the same arguments against the same broker right after the
 # tool and must print the same rows with the same exit status (see same()). With --ref that is checked
-# against Apache Kafka 4.3.1 (ctest: ref/test_share_groups_tool), without it against gregord.
+# against Apache Kafka 4.4.0 (ctest: ref/test_share_groups_tool), without it against gregord.
 #   bash tests/interop/test_share_groups_tool.sh [--ref | --bootstrap H:P] [--keep] [--compare]
 # --compare: run the scenario against the reference Kafka AND gregord (fresh brokers) and diff the
 #   normalized transcripts (host:port, member ids, coordinator id and epochs masked; runs of blanks
@@ -29,9 +29,9 @@ LIB="$GR_SOURCE_DIR/tests/ref/target/lib"
   || die "Java interop programs not built in $JDIR/target (run scripts/install-deps.sh)"
 unzip -l "$JDIR/target/java-interop-1.jar" 2>/dev/null | grep 'dev/gregor/interop/ShareTool.class' >/dev/null \
   || die "ShareTool missing from $JDIR/target/java-interop-1.jar (rebuild: scripts/install-deps.sh)"
-ls "$LIB"/kafka-tools-4.3.1.jar >/dev/null 2>&1 || die "kafka-tools jar missing in $LIB (run scripts/install-deps.sh)"
-unzip -l "$LIB/kafka-tools-4.3.1.jar" | grep 'org/apache/kafka/tools/consumer/group/ShareGroupCommand.class' >/dev/null \
-  || die "ShareGroupCommand not in kafka-tools-4.3.1.jar"
+ls "$LIB"/kafka-tools-4.4.0.jar >/dev/null 2>&1 || die "kafka-tools jar missing in $LIB (run scripts/install-deps.sh)"
+unzip -l "$LIB/kafka-tools-4.4.0.jar" | grep 'org/apache/kafka/tools/consumer/group/ShareGroupCommand.class' >/dev/null \
+  || die "ShareGroupCommand not in kafka-tools-4.4.0.jar"
 
 cat >"$GR_TMP/tool-log4j2.properties" <<'EOF'
 status = error
@@ -318,9 +318,9 @@ if ((COMPARE)); then
     stop_target
   done
   if diff -u "$GR_TMP/run-ref/transcript" "$GR_TMP/run-gregord/transcript" >"$GR_TMP/transcript.diff"; then
-    ok "kafka-share-groups prints the same (normalized) rows against gregord as against Apache Kafka 4.3.1"
+    ok "kafka-share-groups prints the same (normalized) rows against gregord as against Apache Kafka 4.4.0"
   else
-    fail "kafka-share-groups output differs between Apache Kafka 4.3.1 (-) and gregord (+):"
+    fail "kafka-share-groups output differs between Apache Kafka 4.4.0 (-) and gregord (+):"
     grep -E '^[-+@]' "$GR_TMP/transcript.diff" | grep -vE '^(---|\+\+\+)' | head -n 80
   fi
   GR_TARGET=compare

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reference Apache Kafka (4.3.1, KRaft, one combined broker+controller node on 127.0.0.1).
+# Reference Apache Kafka (4.4.0, KRaft, one combined broker+controller node on 127.0.0.1).
 # The behaviour gregord must match. Jars come from Maven Central through tests/ref/pom.xml.
 #
 #   tests/ref/kafka-ref.sh setup                 resolve the jars (idempotent, ~10 s first time)

@@ -80,31 +80,29 @@ static void test_static_ranges(void) {
 static void test_broker_bounds(void) {
     gr_share_config_t b = broker_defaults();
     expect(&b, "share.record.lock.duration.ms", "14999",
-           "share.record.lock.duration.ms must be greater than or equal to group.share.min.record.lock.duration.ms");
+           "share.record.lock.duration.ms must be in the range 15000 to 60000 inclusive.");
     expect(&b, "share.record.lock.duration.ms", "60001",
-           "share.record.lock.duration.ms must be less than or equal to group.share.max.record.lock.duration.ms");
+           "share.record.lock.duration.ms must be in the range 15000 to 60000 inclusive.");
     expect(&b, "share.record.lock.duration.ms", "15000", "");
     expect(&b, "share.record.lock.duration.ms", "60000", "");
     expect(&b, "share.delivery.count.limit", "11",
-           "share.delivery.count.limit must be less than or equal to group.share.max.delivery.count.limit");
+           "share.delivery.count.limit must be in the range 2 to 10 inclusive.");
     b.min_delivery_count_limit = 3;
-    expect(&b, "share.delivery.count.limit", "2",
-           "share.delivery.count.limit must be greater than or equal to group.share.min.delivery.count.limit");
+    expect(&b, "share.delivery.count.limit", "2", "share.delivery.count.limit must be in the range 3 to 10 inclusive.");
     b = broker_defaults();
     b.min_partition_max_record_locks = 200;
     expect(&b, "share.partition.max.record.locks", "150",
-           "share.partition.max.record.locks must be greater than or equal to "
-           "group.share.min.partition.max.record.locks");
+           "share.partition.max.record.locks must be in the range 200 to 4000 inclusive.");
     expect(&b, "share.partition.max.record.locks", "4001",
-           "share.partition.max.record.locks must be less than or equal to group.share.max.partition.max.record.locks");
+           "share.partition.max.record.locks must be in the range 200 to 4000 inclusive.");
     expect(&b, "share.session.timeout.ms", "44999",
-           "share.session.timeout.ms must be greater than or equal to group.share.min.session.timeout.ms");
+           "share.session.timeout.ms must be in the range 45000 to 60000 inclusive.");
     expect(&b, "share.session.timeout.ms", "60001",
-           "share.session.timeout.ms must be less than or equal to group.share.max.session.timeout.ms");
+           "share.session.timeout.ms must be in the range 45000 to 60000 inclusive.");
     expect(&b, "share.heartbeat.interval.ms", "4999",
-           "share.heartbeat.interval.ms must be greater than or equal to group.share.min.heartbeat.interval.ms");
+           "share.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive.");
     expect(&b, "share.heartbeat.interval.ms", "15001",
-           "share.heartbeat.interval.ms must be less than or equal to group.share.max.heartbeat.interval.ms");
+           "share.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive.");
     /* Session must exceed heartbeat, also when only one of them is set. */
     b.min_session_timeout_ms = 1000;
     expect(&b, "share.session.timeout.ms", "5000",
@@ -118,8 +116,7 @@ static void test_broker_bounds(void) {
     gr_props_set(&p, "share.session.timeout.ms", "1", 0);
     gr_props_set(&p, "share.heartbeat.interval.ms", "1", 0);
     ASSERT_EQ(gr_sgc_validate(&p, &b, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
-    ASSERT_STREQ(err, "share.heartbeat.interval.ms must be greater than or equal to "
-                      "group.share.min.heartbeat.interval.ms");
+    ASSERT_STREQ(err, "share.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive.");
     gr_props_free(&p);
 }
 

@@ -146,7 +146,7 @@ static void test_member_release(void) {
     ASSERT_EQ(gr_sp_release_member(sp, &CONF, "B", &d), 1);
     chk(sp, &CONF);
     ASSERT_EQ(st(sp, 104), GR_SP_AVAILABLE);
-    ASSERT_EQ(cnt(sp, 104), 2); /* Kafka 4.3.1 keeps the count */
+    ASSERT_EQ(cnt(sp, 104), 2); /* Kafka 4.4.0 keeps the count */
     ASSERT_EQ(d.n, 1);
     ASSERT_EQ(d.batches[0].delivery_count, 2);
     /* At the limit a session-end release archives, like a lock expiry: count 5 → ARCHIVED. */

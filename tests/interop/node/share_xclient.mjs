@@ -239,7 +239,7 @@ async function renew() {
 // kafkats only (not one of the shared scenarios): the holder stop()s but its KafkaClient stays
 // connected (as when one client serves several consumers and producers): it leaves the group
 // (ShareGroupHeartbeat epoch -1) without ending its share session, so its records stay acquired
-// until their lock (30 s) expires -- Apache Kafka 4.3.1 does not release them on the leave.
+// until their lock (30 s) expires -- Apache Kafka 4.4.0 does not release them on the leave.
 async function leave() {
 	const s = 'leave'
 	const st = await pair(s)

@@ -119,7 +119,7 @@ public final class JavaShare {
             SharePartitionOffsetInfo i = offs.get(new TopicPartition(topic(name), e.getKey()));
             sb.append(" p").append(e.getKey()).append(":")
               .append(i == null ? "none" : i.startOffset() + "/lag=" + i.lag().map(String::valueOf).orElse("-"));
-            // Kafka 4.3.1 may report an older persisted start offset (0 here) with lag 0: lag is what counts
+            // Kafka 4.4.0 may report an older persisted start offset (0 here) with lag 0: lag is what counts
             if (i == null || i.startOffset() < 0 || i.startOffset() > e.getValue() || !i.lag().equals(Optional.of(0L)))
                 good = false;
         }
@@ -335,9 +335,9 @@ public final class JavaShare {
             });
             other.start();
             // The seed's RENEW example: acknowledge(RENEW), commitSync(), then acknowledge(ACCEPT) on the
-            // same ConsumerRecord. With kafka-clients 4.3.1 a renewed record leaves the current batch at the
+            // same ConsumerRecord. With kafka-clients 4.4.0 a renewed record leaves the current batch at the
             // commit and comes back through the next poll(); acknowledging it before that throws
-            // IllegalStateException ("The record cannot be acknowledged.") -- as on Apache Kafka 4.3.1.
+            // IllegalStateException ("The record cannot be acknowledged.") -- as on Apache Kafka 4.4.0.
             c.acknowledge(rec, AcknowledgeType.RENEW);
             renews++;
             renewErrors += errors(n + " RENEW", c.commitSync());
@@ -349,7 +349,7 @@ public final class JavaShare {
                 seedAccept = "IllegalStateException";
             }
             check(seedAccept.equals("IllegalStateException"), n + ": seed pattern (ACCEPT right after RENEW + "
-                    + "commitSync) behaves as on Kafka 4.3.1: " + seedAccept);
+                    + "commitSync) behaves as on Kafka 4.4.0: " + seedAccept);
             // The working pattern (KIP-1222, seed 001): RENEW on each renewal iteration; the record returns
             // through poll() with the same deliveryCount; processing lasts several lock durations.
             long processFor = 4L * lockMs + 1000;
@@ -481,10 +481,10 @@ public final class JavaShare {
             tookMs = System.currentTimeMillis() - t0;
         }
         check(second.size() == 5, n + ": another member got the 5 released records (" + second.keySet() + ")");
-        // close() sends ShareAcknowledge epoch -1 without acks; Apache Kafka 4.3.1 then redelivers with
+        // close() sends ShareAcknowledge epoch -1 without acks; Apache Kafka 4.4.0 then redelivers with
         // deliveryCount 2 (the session-end release does not decrement the count there)
         check(second.size() == 5 && second.values().stream().allMatch(d -> d == 2),
-              n + ": redelivered with deliveryCount 2, as Apache Kafka 4.3.1 does (" + second + ")");
+              n + ": redelivered with deliveryCount 2, as Apache Kafka 4.4.0 does (" + second + ")");
         check(second.size() == 5 && tookMs < lock - 5000,
               n + ": released by close(), not by lock expiry (after " + tookMs + " ms; lock " + lock + " ms)");
     }

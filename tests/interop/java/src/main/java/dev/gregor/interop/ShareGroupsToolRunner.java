@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import org.apache.kafka.common.utils.Exit;
+import org.apache.kafka.common.utils.internals.Exit; // moved from common.utils in 4.4.0
 
 /**
  * Runs kafka-share-groups (org.apache.kafka.tools.consumer.group.ShareGroupCommand from the kafka-tools

@@ -35,7 +35,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Small share-group helpers for the interop shell tests (Java clients 4.3.1), and the shared
+ * Small share-group helpers for the interop shell tests (Java clients 4.4.0), and the shared
  * code of {@link JavaShare}.
  *
  * <pre>
