@@ -230,8 +230,8 @@ class Probe:
         return self.worst
 
 
-def partition_errors(c, name):
-    """Metadata v12 for one topic: the error code of each partition."""
+def topic_metadata(c, name):
+    """Metadata v12 for one topic: (topic error code, [error code of each partition])."""
     r = c.call(3, 12, carr([kwire.ZERO_UUID + cstr(name) + TAGS], None) + kwire.boolean(False) +
                kwire.boolean(False) + TAGS)
     r.i32()
@@ -243,7 +243,12 @@ def partition_errors(c, name):
                                                  r.carr(lambda r: r.i32()), r.carr(lambda r: r.i32()),
                                                  r.carr(lambda r: r.i32()), r.tags())[0]),
                                r.i32(), r.tags()))
-    return topics[0][4]
+    return topics[0][0], topics[0][4]
+
+
+def partition_errors(c, name):
+    """The error code of each partition of one topic."""
+    return topic_metadata(c, name)[1]
 
 
 def create_partitions(c, name, count):
@@ -353,17 +358,8 @@ def group_configs(c, cap, hb):
 
 
 def topic_error(c, name):
-    """Metadata v12 for one topic: its error code."""
-    r = c.call(3, 12, carr([kwire.ZERO_UUID + cstr(name) + TAGS], None) + kwire.boolean(False) +
-               kwire.boolean(False) + TAGS)
-    r.i32()
-    r.carr(lambda r: (r.i32(), r.cstr(), r.i32(), r.cstr(), r.tags()))
-    r.cstr()
-    r.i32()
-    return r.carr(lambda r: (r.i16(), r.cstr(), r.uuid(), r.boolean(),
-                             r.carr(lambda r: (r.i16(), r.i32(), r.i32(), r.i32(), r.carr(lambda r: r.i32()),
-                                               r.carr(lambda r: r.i32()), r.carr(lambda r: r.i32()), r.tags())),
-                             r.i32(), r.tags()))[0][0]
+    """The error code of one topic in Metadata."""
+    return topic_metadata(c, name)[0]
 
 
 def delete():
