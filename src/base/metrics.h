@@ -16,6 +16,17 @@
 
 #include "base/buf.h"
 
+/** Wrap every metrics update on a hot path: a build with -DGR_METRICS=OFF
+ *  (CMake) compiles them out, so that `make bench` can measure their cost. */
+#ifdef GR_NO_METRICS
+#define GR_METRIC(stmt) ((void)0)
+#else
+#define GR_METRIC(stmt) \
+    do {                \
+        stmt;           \
+    } while (0)
+#endif
+
 /* ---------------------------------------------------------------- histogram */
 
 /** Upper bounds (seconds) shared by every time histogram: 100 µs .. 1000 s,

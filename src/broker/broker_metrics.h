@@ -1,0 +1,27 @@
+/* What the broker exposes to the admin endpoint (src/server/admin.c):
+ * metrics in the Prometheus text format and its health (docs/metrics.md).
+ * @locality loop thread. */
+#ifndef GR_BROKER_BROKER_METRICS_H
+#define GR_BROKER_BROKER_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "base/metrics.h"
+
+typedef struct gr_broker gr_broker_t;
+
+/** Append every broker metric family (requests, connections, topics,
+ *  partitions, storage, share groups) to out. */
+void gr_broker_metrics_write(gr_broker_t *b, gr_wbuf_t *out);
+
+/** True while the broker serves and every partition log is online; otherwise
+ *  false with the reason in why. */
+bool gr_broker_healthy(gr_broker_t *b, char *why, size_t why_size);
+
+/** Collectors, one per area (each in its own file). */
+void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p);  /* broker_metrics_core.c */
+void gr_broker_collect_share(gr_broker_t *b, gr_prom_t *p); /* share_metrics.c */
+
+#endif
