@@ -22,6 +22,7 @@
 #include "net/loop.h"
 #include "proto/codec.h"
 #include "share/group.h"
+#include "share/share_stats.h"
 #include "share/sp.h"
 #include "share/state_store.h"
 
@@ -50,6 +51,7 @@ struct gr_share_part {
     gr_timer_t timer;          /* next acquisition-lock deadline */
     gr_share_waiter_t waiters; /* list head */
     gr_broker_t *b;
+    gr_share_stats_t stats; /* metrics (share_metrics.c) */
 };
 
 /** Counts the store writes one request waits for. Heap-allocated apart from
