@@ -79,6 +79,13 @@ static gr_http_parse_result_t check_prefix(const uint8_t *p, size_t n, gr_http_r
         i++;
     }
     if (i < n && i == t) return fail(req, 400, "malformed request target");
+    /* What has arrived of the version must fit "HTTP/d.d" (then CR). */
+    static const char tmpl[] = "HTTP/0.0\r";
+    for (size_t v = i + 1, k = 0; v < n; v++, k++) {
+        bool digit = tmpl[k] == '0' && p[v] >= '0' && p[v] <= '9';
+        if (k >= sizeof(tmpl) - 1 || (!digit && p[v] != (uint8_t)tmpl[k]))
+            return fail(req, 400, "malformed HTTP version");
+    }
     return GR_HTTP_PARSE_INCOMPLETE;
 }
 
