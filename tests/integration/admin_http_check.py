@@ -25,7 +25,7 @@ from kwire import check
 import kwire
 
 PROM_CT = "text/plain; version=0.0.4; charset=utf-8"
-MAX_RTT_S = 2.0  # a Kafka produce->fetch round trip; a stalled loop would take >= 10 s (HTTP timeouts)
+MAX_RTT_S = 5.0  # a Kafka produce->fetch round trip; a loop stalled by an HTTP client would take >= 10 s
 
 
 class Conn:
@@ -118,7 +118,7 @@ class Traffic(threading.Thread):
         fs = admin.create_topics([NewTopic(topic, 1, 1)])
         for f in fs.values():
             f.result(30)
-        self.p = Producer({"bootstrap.servers": boot, "linger.ms": 0, "acks": "all"})
+        self.p = Producer({"bootstrap.servers": boot, "linger.ms": 0, "acks": 1})
         self.c = Consumer({"bootstrap.servers": boot, "group.id": "admin-http-traffic", "enable.auto.commit": False,
                            "fetch.wait.max.ms": 10})
         self.c.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])

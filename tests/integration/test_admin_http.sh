@@ -8,7 +8,7 @@
 #    parser; gregor_admin_http_requests_total counts every response exactly;
 #  - hostile clients (a client trickling one byte per second, one that never reads 3000
 #    pipelined responses, 100 connections at once, 20 garbage inputs) are closed by their
-#    bounds while a Kafka client keeps producing and fetching, every round trip < 2 s;
+#    bounds while a Kafka client keeps producing and fetching, every round trip < 5 s;
 #  - shutting down: a request completed after SIGTERM is answered 503 "shutting down";
 #  - starting: with ADMIN_PARTS (default 6000) partition logs to open, /health answers 503
 #    "starting" until the broker serves, then 200;
