@@ -9,6 +9,9 @@ usage: admin_http_check.py MODE ...
   serving BOOT APORT            status codes, bodies, content types, counters, the Prometheus
                                 parser, and hostile clients while a Kafka client produces and
                                 fetches (every round trip must stay under MAX_RTT_S).
+  offline BOOT APORT TRIGGER    with gregord under the fsync_fault.c shim: an acks=all record while
+                                TRIGGER exists fails, its partition goes offline, and /health
+                                answers 503 naming the log; TRIGGER is removed afterwards.
   shutdown APORT PID            a request whose last byte arrives after SIGTERM is answered
                                 503 "shutting down" while the data is closed.
 Prints "ok - ..." / "FAIL - ..." lines; exit status 1 when a check failed.
@@ -404,6 +407,37 @@ def mode_serving(boot, aport):
           str(tr.errors))
 
 
+def mode_offline(boot, aport, trigger):
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+    aport = int(aport)
+    admin = AdminClient({"bootstrap.servers": boot})
+    for f in admin.create_topics([NewTopic("offline-t", 1, 1)]).values():
+        f.result(30)
+    res = []
+    p = Producer({"bootstrap.servers": boot, "acks": "all", "enable.idempotence": False,
+                  "message.send.max.retries": 0, "message.timeout.ms": 20000})
+    p.produce("offline-t", b"before", on_delivery=lambda e, m: res.append(e))
+    p.flush(20)
+    check("an acks=all record is stored while fsync works", res == [None], str(res))
+    r = get(aport, "/health")
+    check("/health 200 before the fault", r is not None and r[0] == 200, str(r))
+    open(trigger, "w").close()
+    try:
+        res.clear()
+        p.produce("offline-t", b"lost", on_delivery=lambda e, m: res.append(e))
+        p.flush(20)
+        check("with fsync failing, the acks=all produce fails (%s)" % res,
+              len(res) == 1 and res[0] is not None and res[0].name() == "KAFKA_STORAGE_ERROR")
+        r = get(aport, "/health")
+        want = b"log of offline-t-0 is offline (a write or fsync failed; restart after fixing the disk)\n"
+        check("/health answers 503 naming the offline log", r is not None and r[0] == 503 and r[2] == want, str(r))
+        r = get(aport, "/metrics")
+        check("/metrics still answers 200 with a log offline", r is not None and r[0] == 200, str(r)[:100])
+    finally:
+        os.unlink(trigger)
+
+
 def mode_shutdown(aport, pid):
     aport, pid = int(aport), int(pid)
     s = socket.create_connection(("127.0.0.1", aport), timeout=10)
@@ -426,6 +460,8 @@ def main():
         mode_starting(*args)
     elif mode == "serving":
         mode_serving(*args)
+    elif mode == "offline":
+        mode_offline(*args)
     elif mode == "shutdown":
         mode_shutdown(*args)
     else:

@@ -9,12 +9,13 @@
 #  - hostile clients (a client trickling one byte per second, one that never reads 3000
 #    pipelined responses, 100 connections at once, 20 garbage inputs) are closed by their
 #    bounds while a Kafka client keeps producing and fetching, every round trip < 5 s;
+#  - a log offline: under an LD_PRELOAD shim (fsync_fault.c) that fails fsync while a trigger
+#    file exists, an acks=all produce fails and /health answers 503 naming the log;
 #  - shutting down: a request completed after SIGTERM is answered 503 "shutting down";
 #  - starting: with ADMIN_PARTS (default 6000) partition logs to open, /health answers 503
 #    "starting" until the broker serves, then 200;
 #  - clean exit (status 0) and no sanitizer report.
-# A log dir going offline (503 with the reason) is not induced here: it needs a failing
-# fsync (see docs/operations.md). gregord only.   bash tests/integration/test_admin_http.sh [--keep]
+# gregord only.   bash tests/integration/test_admin_http.sh [--keep]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 gr_init "$@"
@@ -33,10 +34,18 @@ phase() {
   if ((rc != 0)); then tail -n 20 "$GR_TMP/$name.err" >&2 || true; fi
 }
 
+# fsync fails while $TRIGGER exists (gregord only: the shim is preloaded into it alone).
+SHIM="$GR_TMP/fsync_fault.so"
+TRIGGER="$GR_TMP/fsync-fails"
+gr_require cc
+cc -shared -fPIC -O1 -o "$SHIM" "$GR_SOURCE_DIR/tests/integration/fsync_fault.c" -ldl || die "cannot build $SHIM"
 APORT="$(free_port)"
-start_gregord --override "admin.listener=127.0.0.1:$APORT"
+# An ASan build checks that its runtime comes first; the shim only wraps two libc calls.
+LD_PRELOAD="$SHIM" GR_FSYNC_FAULT_FILE="$TRIGGER" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+  start_gregord --override "admin.listener=127.0.0.1:$APORT"
 check "gregord logged the admin endpoint URL" grep -q "admin endpoint http://127.0.0.1:$APORT/" "$GR_TMP/gregord.log"
 phase serving 180 serving "$BOOTSTRAP" "$APORT"
+phase offline 90 offline "$BOOTSTRAP" "$APORT" "$TRIGGER"
 phase create 300 create "$BOOTSTRAP" many "$PARTS"
 
 phase shutdown 60 shutdown "$APORT" "$GR_GREGORD_PID"
