@@ -18,12 +18,13 @@
 #include "base/clock.h"
 #include "base/log.h"
 
-#define SWEEP_MS      250
-#define LINGER_MS     2000
-#define LINGER_BYTES  (64u << 10)
-#define ACCEPT_BATCH  16
-#define REJECT_LOG_MS 10000
-#define TEXT_PLAIN    "text/plain; charset=utf-8"
+#define SWEEP_MS        250
+#define LINGER_MS       2000
+#define LINGER_BYTES    (64u << 10)
+#define ACCEPT_BATCH    16
+#define REJECT_LOG_MS   10000
+#define ACCEPT_RETRY_MS 100
+#define TEXT_PLAIN      "text/plain; charset=utf-8"
 
 enum { ST_READ, ST_WRITE, ST_LINGER };
 
@@ -49,6 +50,7 @@ struct gr_http_server {
     uint16_t port;
     gr_io_t io;
     gr_timer_t sweep;
+    gr_timer_t retry; /* resumes accepting after EMFILE and the like */
     gr_http_opts_t opts;
     gr_http_handler_t h;
     hconn_t *conns;
@@ -261,8 +263,13 @@ static void accept_cb(gr_io_t *io, uint32_t events, int64_t now) {
         int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED) continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK) GR_WARN("http", "accept: %s", strerror(errno));
-            return; /* EMFILE: the pending connection waits; the next event retries */
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+            GR_WARN("http", "accept on the admin port %u: %s; pausing accepts for %d ms", s->port, strerror(errno),
+                    ACCEPT_RETRY_MS);
+            /* Level-triggered: the pending connection would wake the loop at once, again and again. */
+            gr_io_stop(&s->io);
+            gr_timer_start(&s->retry, ACCEPT_RETRY_MS, 0);
+            return;
         }
         if ((int)s->n_conns >= s->opts.max_conns) {
             reject(s, fd, now);
@@ -282,6 +289,11 @@ static void accept_cb(gr_io_t *io, uint32_t events, int64_t now) {
         if (!s->n_conns++) gr_timer_start(&s->sweep, SWEEP_MS, SWEEP_MS);
         watch(c, GR_IO_READ);
     }
+}
+
+static void retry_cb(gr_timer_t *t, int64_t now) {
+    gr_http_server_t *s = t->data;
+    if (gr_io_start(s->loop, &s->io, GR_IO_READ)) GR_ERROR("http", "cannot resume accepting on port %u", s->port);
 }
 
 static int bind_socket(const char *host, uint16_t port, char *errstr, size_t errstr_size) {
@@ -332,6 +344,7 @@ gr_err_t gr_http_server_open(gr_loop_t *loop, const char *host, uint16_t port, c
         s->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
                                                  : ((struct sockaddr_in *)&ss)->sin_port);
     gr_timer_init(loop, &s->sweep, sweep_cb, s);
+    gr_timer_init(loop, &s->retry, retry_cb, s);
     gr_io_init(&s->io, fd, accept_cb, s);
     if (gr_io_start(loop, &s->io, GR_IO_READ)) {
         snprintf(errstr, errstr_size, "cannot watch the listening socket");
@@ -377,6 +390,7 @@ void gr_http_server_pump(gr_http_server_t *s) {
 void gr_http_server_close(gr_http_server_t *s) {
     if (!s) return;
     gr_io_stop(&s->io);
+    gr_timer_stop(&s->retry);
     close(s->fd);
     while (s->conns) conn_close(s->conns);
     gr_timer_stop(&s->sweep);
