@@ -101,8 +101,11 @@ static gr_err_t open_state(gr_broker_t *b, char *errstr, size_t errstr_size) {
     }
     err = gr_broker_producer_ids_open(b, errstr, errstr_size);
     if (err) return err;
+    if (b->progress) b->progress(b->progress_arg);
     /* Share groups need the partitions and the flusher (their stores are group-committed). */
-    return gr_share_open(b, errstr, errstr_size);
+    err = gr_share_open(b, errstr, errstr_size);
+    if (b->progress) b->progress(b->progress_arg);
+    return err;
 }
 
 static gr_err_t open_listener(gr_broker_t *b, char *errstr, size_t errstr_size) {
