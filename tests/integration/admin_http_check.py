@@ -390,6 +390,9 @@ def mode_serving(boot, aport):
     aport = int(aport)
     tr = Traffic(boot, "admin-http-traffic")
     tr.start()
+    t0 = time.time()
+    while tr.rounds < 20 and time.time() - t0 < 30 and not tr.errors:  # past the consumer's first fetch
+        time.sleep(0.05)
     fams = exposition_checks(aport)
     before = {}
     for s in fams.get("gregor_admin_http_requests").samples if "gregor_admin_http_requests" in fams else []:
