@@ -37,6 +37,7 @@ typedef struct hconn {
     uint8_t *in; /* max_head bytes */
     size_t in_len;
     bool close_after;
+    bool pipelined; /* a buffered request waits for the next iteration (GR_IO_WRITE) */
     char head[1024];
     size_t head_len;
     uint8_t *body; /* malloc'd (taken from the route's wbuf) */
@@ -160,44 +161,42 @@ static void start_linger(hconn_t *c, int64_t now) {
     watch(c, GR_IO_READ);
 }
 
-/* Write as much as the socket takes; then read the next request, which may already be
- * buffered (pipelining), so this loops over pipelined requests answered at once. */
+/* Write as much as the socket takes, then go back to reading. */
 static void do_write(hconn_t *c, int64_t now) {
-    for (;;) {
-        size_t total = c->head_len + c->body_len;
-        while (c->out_pos < total) {
-            struct iovec iov[2];
-            int n = 0;
-            if (c->out_pos < c->head_len) iov[n++] = (struct iovec){c->head + c->out_pos, c->head_len - c->out_pos};
-            size_t boff = c->out_pos > c->head_len ? c->out_pos - c->head_len : 0;
-            if (c->body_len > boff) iov[n++] = (struct iovec){c->body + boff, c->body_len - boff};
-            struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
-            ssize_t w = sendmsg(c->io.fd, &mh, MSG_NOSIGNAL);
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-                watch(c, GR_IO_WRITE);
-                return;
-            }
-            if (w <= 0) {
-                conn_close(c);
-                return;
-            }
-            c->out_pos += (size_t)w;
-        }
-        free(c->body);
-        c->body = NULL;
-        c->body_len = 0;
-        if (c->close_after) {
-            start_linger(c, now);
+    size_t total = c->head_len + c->body_len;
+    while (c->out_pos < total) {
+        struct iovec iov[2];
+        int n = 0;
+        if (c->out_pos < c->head_len) iov[n++] = (struct iovec){c->head + c->out_pos, c->head_len - c->out_pos};
+        size_t boff = c->out_pos > c->head_len ? c->out_pos - c->head_len : 0;
+        if (c->body_len > boff) iov[n++] = (struct iovec){c->body + boff, c->body_len - boff};
+        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+        ssize_t w = sendmsg(c->io.fd, &mh, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            watch(c, GR_IO_WRITE);
             return;
         }
-        c->state = ST_READ;
-        c->deadline = now + (c->in_len ? c->s->opts.head_timeout_ms : c->s->opts.idle_timeout_ms);
-        if (!c->in_len || !handle_input(c, now)) {
-            watch(c, GR_IO_READ);
+        if (w <= 0) {
+            conn_close(c);
             return;
         }
+        c->out_pos += (size_t)w;
     }
+    free(c->body);
+    c->body = NULL;
+    c->body_len = 0;
+    if (c->close_after) {
+        start_linger(c, now);
+        return;
+    }
+    c->state = ST_READ;
+    c->deadline = now + (c->in_len ? c->s->opts.head_timeout_ms : c->s->opts.idle_timeout_ms);
+    /* Bytes of a pipelined request are already here: they are handled at the next
+     * iteration (the socket is writable, so that fires at once). One response per
+     * connection per iteration: a client pipelining /metrics cannot hold the loop. */
+    c->pipelined = c->in_len > 0;
+    watch(c, c->pipelined ? GR_IO_WRITE : GR_IO_READ);
 }
 
 static void do_read(hconn_t *c, int64_t now) {
@@ -225,6 +224,12 @@ static void conn_cb(gr_io_t *io, uint32_t events, int64_t now) {
     hconn_t *c = io->data;
     if (c->state == ST_WRITE) {
         if (events & (GR_IO_WRITE | GR_IO_ERROR)) do_write(c, now);
+    } else if (c->pipelined && (events & GR_IO_WRITE)) {
+        c->pipelined = false;
+        if (handle_input(c, now))
+            do_write(c, now);
+        else
+            watch(c, GR_IO_READ);
     } else if (events & (GR_IO_READ | GR_IO_ERROR)) {
         do_read(c, now);
     }
@@ -358,7 +363,7 @@ gr_err_t gr_http_server_open(gr_loop_t *loop, const char *host, uint16_t port, c
 uint16_t gr_http_server_port(const gr_http_server_t *s) { return s->port; }
 size_t gr_http_server_conn_count(const gr_http_server_t *s) { return s->n_conns; }
 
-static uint32_t wanted(const hconn_t *c) { return c->state == ST_WRITE ? GR_IO_WRITE : GR_IO_READ; }
+static uint32_t wanted(const hconn_t *c) { return c->state == ST_WRITE || c->pipelined ? GR_IO_WRITE : GR_IO_READ; }
 
 void gr_http_server_pump(gr_http_server_t *s) {
     struct pollfd pfd[1 + 256];

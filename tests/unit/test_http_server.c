@@ -239,6 +239,31 @@ static void test_conn_cap(void) {
     gr_http_server_close(H);
 }
 
+/* Pipelined requests are answered one per loop iteration, so a client pipelining an
+ * expensive request (a large /metrics) cannot hold the loop. */
+static void test_pipelining_fairness(void) {
+    open_server(NULL);
+    int fd = client();
+    char req[20 * 27 + 1];
+    for (int i = 0; i < 20; i++) memcpy(req + i * 27, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27);
+    send_all(fd, req, sizeof(req) - 1);
+    int64_t end = gr_clock_mono_ms() + 2000;
+    while (S.routed == 0 && gr_clock_mono_ms() < end) gr_loop_run_once(L, false);
+    ASSERT_EQ(S.routed, 1);
+    gr_loop_run_once(L, false);
+    ASSERT_EQ(S.routed, 2);
+    gr_loop_run_once(L, false);
+    ASSERT_EQ(S.routed, 3);
+    char buf[8192];
+    bool eof;
+    size_t n = drain(fd, buf, sizeof(buf), 200, &eof);
+    ASSERT_EQ(S.routed, 20);
+    ASSERT_EQ(n, 20 * strlen(OK_HELLO));
+    close(fd);
+    spin(20);
+    gr_http_server_close(H);
+}
+
 /* Without the loop: pump accepts, reads and answers by itself. */
 static void test_pump(void) {
     open_server(NULL);
@@ -279,6 +304,7 @@ int main(void) {
     RUN_TEST(test_server_errors);
     RUN_TEST(test_timeouts);
     RUN_TEST(test_conn_cap);
+    RUN_TEST(test_pipelining_fairness);
     RUN_TEST(test_pump);
     RUN_TEST(test_bind_error);
     gr_loop_free(L);
