@@ -5,7 +5,8 @@
  * One request at a time per connection: the head is read into a fixed buffer
  * (max_head bytes), parsed (net/http_parse.h), handed to the route callback, which
  * fills the whole response into a buffer; the connection writes it and only then
- * reads the next request (pipelined bytes wait in the buffer). Requests with a
+ * reads the next request (pipelined bytes wait in the buffer and are answered one per
+ * connection per loop iteration, so pipelining cannot hold the loop). Requests with a
  * body are refused (400): the admin API has no request bodies.
  *
  * Bounds, so that no client can hold more than a little memory or stall anything:
