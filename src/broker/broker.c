@@ -89,7 +89,8 @@ static gr_err_t open_state(gr_broker_t *b, char *errstr, size_t errstr_size) {
     gr_err_t err = gr_meta_open(&b->meta, cfg->log_dir, cfg->node_id, &cfg->raw, errstr, errstr_size);
     if (err) return err;
     int64_t t0 = gr_clock_mono_ms();
-    err = gr_parts_open(&b->parts, b->meta, cfg->log_dir, gr_clock_wall_ms(), errstr, errstr_size);
+    err = gr_parts_open(&b->parts, b->meta, cfg->log_dir, gr_clock_wall_ms(), b->progress, b->progress_arg, errstr,
+                        errstr_size);
     if (err) return err;
     GR_INFO("broker", "opened %zu partition(s) in %lld ms", gr_parts_count(b->parts),
             (long long)(gr_clock_mono_ms() - t0));
@@ -100,8 +101,11 @@ static gr_err_t open_state(gr_broker_t *b, char *errstr, size_t errstr_size) {
     }
     err = gr_broker_producer_ids_open(b, errstr, errstr_size);
     if (err) return err;
+    if (b->progress) b->progress(b->progress_arg);
     /* Share groups need the partitions and the flusher (their stores are group-committed). */
-    return gr_share_open(b, errstr, errstr_size);
+    err = gr_share_open(b, errstr, errstr_size);
+    if (b->progress) b->progress(b->progress_arg);
+    return err;
 }
 
 static gr_err_t open_listener(gr_broker_t *b, char *errstr, size_t errstr_size) {
@@ -121,9 +125,16 @@ static gr_err_t open_listener(gr_broker_t *b, char *errstr, size_t errstr_size) 
 
 gr_err_t gr_broker_new(gr_loop_t *loop, const gr_server_config_t *cfg, gr_broker_t **out, char *errstr,
                        size_t errstr_size) {
+    return gr_broker_new_ex(loop, cfg, NULL, NULL, out, errstr, errstr_size);
+}
+
+gr_err_t gr_broker_new_ex(gr_loop_t *loop, const gr_server_config_t *cfg, gr_broker_progress_cb progress,
+                          void *progress_arg, gr_broker_t **out, char *errstr, size_t errstr_size) {
     gr_broker_t *b = calloc(1, sizeof(*b));
     if (!b) abort();
     b->loop = loop;
+    b->progress = progress;
+    b->progress_arg = progress_arg;
     b->cfg = cfg;
     b->syncq = gr_sync_queue_new();
     /* Initialised first, so that gr_broker_free can undo any partial start-up. */
@@ -164,10 +175,13 @@ void gr_broker_free(gr_broker_t *b) {
     gr_broker_cancel_parked(b);
     gr_broker_topic_jobs_stop(b);
     gr_sync_queue_free(b->syncq);
+    if (b->progress) b->progress(b->progress_arg);
     if (b->flusher) gr_flusher_destroy(b->flusher);
+    if (b->progress) b->progress(b->progress_arg);
     /* After the flusher: every share store callback has run (answering its request). */
     gr_share_close(b);
-    gr_parts_close(b->parts);
+    if (b->progress) b->progress(b->progress_arg);
+    gr_parts_close(b->parts, b->progress, b->progress_arg);
     gr_meta_close(b->meta);
     free(b);
 }

@@ -18,6 +18,16 @@ typedef struct gr_broker gr_broker_t;
  *  cfg must outlive the broker. On success *out is owned by the caller. */
 gr_err_t gr_broker_new(gr_loop_t *loop, const gr_server_config_t *cfg, gr_broker_t **out, char *errstr,
                        size_t errstr_size);
+
+/** Called on the loop thread between slices of the long start-up and shutdown work
+ *  (each partition log opened or closed, each shutdown stage) so that gregord's admin
+ *  endpoint can answer "starting"/"shutting down" meanwhile. It must not touch the
+ *  broker or run the loop (other watchers would re-enter half-built state). */
+typedef void (*gr_broker_progress_cb)(void *arg);
+
+/** gr_broker_new with a progress callback (NULL: none), kept for gr_broker_free too. */
+gr_err_t gr_broker_new_ex(gr_loop_t *loop, const gr_server_config_t *cfg, gr_broker_progress_cb progress,
+                          void *progress_arg, gr_broker_t **out, char *errstr, size_t errstr_size);
 /** The port actually bound (useful with port 0). */
 uint16_t gr_broker_port(const gr_broker_t *b);
 /** Clean shutdown: stop accepting, close connections, flush and close every

@@ -51,6 +51,8 @@ struct gr_broker {
     gr_topic_job_t *topic_jobs; /* partition logs still to open (topic_open.c) */
     gr_timer_t topic_timer;
     bool shutting_down;
+    gr_broker_progress_cb progress; /* start-up/shutdown slices: the admin endpoint (may be NULL) */
+    void *progress_arg;
 };
 
 /** Called by the connection layer for each frame (see net/conn.h). */

@@ -51,8 +51,10 @@ struct gr_parts {
     gr_reap_item_t *doomed, **doomed_tail; /* FIFO of doomed_t, handed over by gr_parts_reap_some */
     size_t n_doomed;                       /* directories not removed yet (FIFO + reaper) */
     tomb_t *tombs;
-    gr_dir_reaper_t *reaper; /* started at the first delete */
-    int fs_fd;               /* the data dir, open from start-up: syncfs at shutdown sees every error since */
+    gr_dir_reaper_t *reaper;       /* started at the first delete */
+    int fs_fd;                     /* the data dir, open from start-up: syncfs at shutdown sees every error since */
+    gr_parts_progress_cb progress; /* set only while gr_parts_open runs */
+    void *progress_arg;
 };
 
 /* Keyed: topic names are the clients' choice. */
@@ -159,6 +161,7 @@ static gr_err_t open_partition(gr_parts_t *ps, parts_topic_t *t, const gr_meta_t
     rebuild_producers(p);
     t->p[i] = p;
     all_push(ps, p);
+    if (ps->progress) ps->progress(ps->progress_arg);
     return GR_ERR_NONE;
 }
 
@@ -254,22 +257,25 @@ static void adopt_tomb(void *arg, const gr_uuid_t *id, const char *name, int32_t
     for (int32_t i = 0; i < count; i++) doom(ps, tb, NULL, name, i);
 }
 
-gr_err_t gr_parts_open(gr_parts_t **out, gr_meta_t *meta, const char *log_dir, int64_t now_ms, char *errstr,
-                       size_t errstr_size) {
+gr_err_t gr_parts_open(gr_parts_t **out, gr_meta_t *meta, const char *log_dir, int64_t now_ms,
+                       gr_parts_progress_cb progress, void *progress_arg, char *errstr, size_t errstr_size) {
     gr_parts_t *ps = calloc(1, sizeof(*ps));
     if (!ps) abort();
     ps->meta = meta;
     ps->log_dir = strdup(log_dir);
     ps->doomed_tail = &ps->doomed;
     ps->fs_fd = open(log_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ps->progress = progress;
+    ps->progress_arg = progress_arg;
     gr_tomb_scan(log_dir, adopt_tomb, ps);
     for (size_t i = 0; i < gr_meta_topic_count(meta); i++) {
         gr_err_t err = gr_parts_add_topic(ps, gr_meta_topic_at(meta, i), now_ms, errstr, errstr_size);
         if (err) {
-            gr_parts_close(ps);
+            gr_parts_close(ps, progress, progress_arg);
             return err;
         }
     }
+    ps->progress = NULL; /* later openings run in slices on the loop (topic_open.c) */
     *out = ps;
     return GR_ERR_NONE;
 }
@@ -407,7 +413,7 @@ size_t gr_parts_deleting(const gr_parts_t *ps) { return ps->n_doomed; }
 bool gr_parts_name_deleting(const gr_parts_t *ps, const char *name) { return ps->n_doomed && name_doomed(ps, name); }
 
 /* The logs of every hosted partition, closed together (gr_plog_close_many). */
-static void close_all_logs(gr_parts_t *ps) {
+static void close_all_logs(gr_parts_t *ps, gr_parts_progress_cb progress, void *progress_arg) {
     gr_plog_t **logs = malloc((ps->n_all ? ps->n_all : 1) * sizeof(*logs));
     if (!logs) abort();
     size_t n = 0;
@@ -430,13 +436,13 @@ static void close_all_logs(gr_parts_t *ps) {
             t = next;
         }
     }
-    gr_plog_close_many(logs, n, ps->fs_fd);
+    gr_plog_close_many(logs, n, ps->fs_fd, progress, progress_arg);
     free(logs);
 }
 
-void gr_parts_close(gr_parts_t *ps) {
+void gr_parts_close(gr_parts_t *ps, gr_parts_progress_cb progress, void *progress_arg) {
     if (!ps) return;
-    close_all_logs(ps);
+    close_all_logs(ps, progress, progress_arg);
     /* Directories not removed yet keep their tombstone: the next start removes them. */
     gr_reap_item_t *queued, *done;
     gr_dir_reaper_free(ps->reaper, &queued, &done);

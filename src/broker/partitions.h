@@ -41,11 +41,16 @@ typedef struct gr_partition {
     bool deleted;                   /* topic deleted: freed by gr_parts_reap_some once unpinned */
 } gr_partition_t;
 
-/** Open every partition log of every topic in meta under log_dir. */
-gr_err_t gr_parts_open(gr_parts_t **out, gr_meta_t *meta, const char *log_dir, int64_t now_ms, char *errstr,
-                       size_t errstr_size);
-/** Close every log cleanly (flush) and free. */
-void gr_parts_close(gr_parts_t *ps);
+/** Called between two partition logs opened by gr_parts_open or closed by
+ *  gr_parts_close (start-up and shutdown can take seconds), so that the admin
+ *  endpoint keeps answering. It must not touch the partitions. */
+typedef void (*gr_parts_progress_cb)(void *arg);
+
+/** Open every partition log of every topic in meta under log_dir. progress may be NULL. */
+gr_err_t gr_parts_open(gr_parts_t **out, gr_meta_t *meta, const char *log_dir, int64_t now_ms,
+                       gr_parts_progress_cb progress, void *progress_arg, char *errstr, size_t errstr_size);
+/** Close every log cleanly (flush) and free. progress may be NULL. */
+void gr_parts_close(gr_parts_t *ps, gr_parts_progress_cb progress, void *progress_arg);
 
 /** Lookups; NULL if absent. */
 gr_partition_t *gr_parts_find(gr_parts_t *ps, const char *topic, int32_t index);

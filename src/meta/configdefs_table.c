@@ -168,6 +168,9 @@ const gr_cfgdef_t gr__cfgdefs[] = {
     /* gregor's own (Kafka configures logging with log4j): internal, so DescribeConfigs stays Kafka's. */
     {BROKER("log.level", STRING), .dflt = "info", .valid = v_log_level, .importance = GR_CFG_LOW, .flags = F_INTERNAL,
      .doc = "Lowest level logged: error, warn, info or debug. The GREGOR_LOG environment variable wins."},
+    /* gregord's admin HTTP endpoint (src/server/admin.c); parsed and checked in src/server/config.c. */
+    {BROKER("admin.listener", STRING), .dflt = "", .importance = GR_CFG_MEDIUM, .flags = F_INTERNAL,
+     .doc = "HOST:PORT of the admin HTTP endpoint (GET /metrics, /health); empty turns it off. No authentication."},
     {BROKER("unstable.api.versions.enable", BOOLEAN), .dflt = "false", .importance = GR_CFG_LOW,
      .flags = F_UNUSED | F_INTERNAL,
      .doc = "Accepted for Kafka compatibility; gregor advertises only what it implements."},

@@ -328,6 +328,46 @@ static gr_err_t check_one_dir(const gr_server_config_t *cfg, char *errstr, size_
     return GR_ERR_INVALID_CONFIG;
 }
 
+/* admin.listener: HOST:PORT, [IPv6]:PORT or :PORT (all interfaces); empty = off. */
+static gr_err_t parse_admin_listener(gr_server_config_t *cfg, char *errstr, size_t sz) {
+    char buf[64];
+    const char *v = get_str(cfg, "admin.listener", buf, sizeof(buf));
+    while (isspace((unsigned char)*v)) v++;
+    size_t len = strlen(v);
+    while (len && isspace((unsigned char)v[len - 1])) len--;
+    if (!len) return GR_ERR_NONE;
+    const char *colon = NULL, *host = v;
+    size_t hl = 0;
+    if (v[0] == '[') {
+        const char *rb = memchr(v, ']', len);
+        if (rb && rb + 1 < v + len && rb[1] == ':') colon = rb + 1, host = v + 1, hl = (size_t)(rb - v - 1);
+    } else {
+        colon = memchr(v, ':', len);
+        if (colon && memchr(colon + 1, ':', len - (size_t)(colon + 1 - v))) colon = NULL; /* bare IPv6 */
+        if (colon) hl = (size_t)(colon - v);
+    }
+    long port = -1;
+    if (colon) {
+        size_t pl = len - (size_t)(colon + 1 - v);
+        bool digits = pl >= 1 && pl <= 5;
+        for (size_t i = 0; digits && i < pl; i++) digits = isdigit((unsigned char)colon[1 + i]);
+        if (digits) port = strtol(colon + 1, NULL, 10);
+    }
+    bool host_ok = true;
+    for (size_t i = 0; i < hl; i++) host_ok = host_ok && !isspace((unsigned char)host[i]) && host[i] != '/';
+    if (!colon || port < 0 || port > 65535 || !host_ok) {
+        snprintf(errstr, sz,
+                 "Invalid value %.*s for configuration admin.listener: expected HOST:PORT with a port in [0, 65535] "
+                 "(e.g. 127.0.0.1:9644; [::1]:9644 for IPv6), or empty to turn the admin endpoint off",
+                 (int)len, v);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    cfg->admin_listener = xstrndup(v, len);
+    cfg->admin_host = xstrndup(host, hl);
+    cfg->admin_port = (uint16_t)port;
+    return GR_ERR_NONE;
+}
+
 static void fill_typed(gr_server_config_t *cfg) {
     char buf[64];
     const char *dirs = gr_props_get(&cfg->raw, "log.dirs");
@@ -382,6 +422,7 @@ static gr_err_t finish_load(gr_server_config_t *cfg, const char *origin, const c
     }
     if ((err = check_one_dir(cfg, errstr, errstr_size))) return err;
     if ((err = check_share(&cfg->share, errstr, errstr_size))) return err;
+    if ((err = parse_admin_listener(cfg, errstr, errstr_size))) return err;
     return check_limits(cfg, errstr, errstr_size);
 }
 
@@ -419,5 +460,7 @@ void gr_server_config_free(gr_server_config_t *cfg) {
     free(cfg->log_dir);
     free(cfg->compression_type);
     free(cfg->max_connections_per_ip_overrides);
+    free(cfg->admin_listener);
+    free(cfg->admin_host);
     memset(cfg, 0, sizeof(*cfg));
 }

@@ -62,6 +62,10 @@ typedef struct gr_server_config {
     int32_t offsets_topic_num_partitions;
     int32_t group_initial_rebalance_delay_ms;
     int32_t socket_send_buffer_bytes, socket_receive_buffer_bytes;
+    /* admin.listener=HOST:PORT (docs/operations.md "Admin endpoint"); admin_listener is NULL
+     * when it is empty (off). admin_host: "" = all interfaces, IPv6 without brackets. */
+    char *admin_listener, *admin_host;
+    uint16_t admin_port;
 
     /* Broker-wide defaults of the topic configs (effective values, units converted). */
     int64_t log_retention_ms; /* -1 = forever */

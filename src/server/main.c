@@ -18,6 +18,7 @@
 #include "broker/broker.h"
 #include "gregor/gregor.h"
 #include "net/loop.h"
+#include "server/admin.h"
 #include "server/config.h"
 
 #define EXIT_RUNTIME 1
@@ -60,7 +61,9 @@ static void usage(FILE *f) {
                "       gregord server.properties [--override key=value ...]\n"
                "       gregord --version | --help\n"
                "Starts the Gregor broker. Configuration keys are Apache Kafka's (docs/configuration.md);\n"
-               "defaults, signals and logging: docs/operations.md.\n");
+               "defaults, signals and logging: docs/operations.md.\n"
+               "admin.listener=HOST:PORT (e.g. --override admin.listener=127.0.0.1:9644) serves GET /metrics\n"
+               "(Prometheus) and GET /health over HTTP, without authentication; empty (default) = off.\n");
 }
 
 typedef struct args {
@@ -165,9 +168,22 @@ static int load_config(const args_t *a, gr_server_config_t *cfg) {
     return EXIT_CONFIG;
 }
 
+/* Before the broker: /health answers 503 "starting" while the logs are recovered. */
+static int open_admin(const gr_server_config_t *cfg, gr_admin_t **admin) {
+    char errstr[512];
+    *admin = NULL;
+    if (!cfg->admin_listener) return 0;
+    if (gr_admin_open(g_loop, cfg->admin_host, cfg->admin_port, GREGORD_VERSION, admin, errstr, sizeof(errstr))) {
+        say_error("cannot start: admin.listener=%s: %s", cfg->admin_listener, errstr);
+        return EXIT_RUNTIME;
+    }
+    return 0;
+}
+
 static int serve(gr_server_config_t *cfg) {
     char errstr[1024];
     gr_dirlock_t *lock = NULL;
+    gr_admin_t *admin = NULL;
     /* Before anything in the directory is opened: a second broker must not touch it. */
     if (gr_dirlock_acquire(cfg->log_dir, &lock, errstr, sizeof(errstr))) {
         say_error("cannot start: %s=%s: %s", dir_key(cfg), cfg->log_dir, errstr);
@@ -185,17 +201,25 @@ static int serve(gr_server_config_t *cfg) {
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
-    gr_broker_t *b;
-    if (gr_broker_new(g_loop, cfg, &b, errstr, sizeof(errstr))) {
+    gr_broker_t *b = NULL;
+    int rc = open_admin(cfg, &admin);
+    if (!rc && gr_broker_new_ex(g_loop, cfg, admin ? gr_admin_progress : NULL, admin, &b, errstr, sizeof(errstr))) {
         say_error("cannot start: %s", errstr);
+        rc = EXIT_RUNTIME;
+    }
+    if (rc) {
+        gr_admin_close(admin);
         gr_loop_free(g_loop);
         g_loop = NULL;
         gr_dirlock_release(lock);
-        return EXIT_RUNTIME;
+        return rc;
     }
+    gr_admin_serving(admin, b);
     gr_err_t err = gr_loop_run(g_loop);
     GR_INFO("server", "shutting down");
+    gr_admin_shutting_down(admin);
     gr_broker_free(b);
+    gr_admin_close(admin); /* after the data is closed: until then /health says "shutting down" */
     gr_loop_free(g_loop);
     g_loop = NULL;
     gr_dirlock_release(lock); /* last: the data is closed */

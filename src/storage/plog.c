@@ -204,16 +204,20 @@ static void close_stage1(gr_plog_t *plog) {
     if (ir < 0) GR_WARN("storage", "%s: writing index: %s (rebuilt at the next open)", act->path, strerror(-ir));
 }
 
-void gr_plog_close_many(gr_plog_t **logs, size_t n, int fs_fd) {
+void gr_plog_close_many(gr_plog_t **logs, size_t n, int fs_fd, void (*progress)(void *), void *progress_arg) {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (unchanged_since_clean_open(logs[i]))
             plog_free(logs[i]);
         else
             logs[k++] = logs[i];
+        if (progress) progress(progress_arg);
     }
     if (k < CLOSE_MANY_MIN || fs_fd < 0) {
-        for (size_t i = 0; i < k; i++) gr_plog_close(logs[i]);
+        for (size_t i = 0; i < k; i++) {
+            gr_plog_close(logs[i]);
+            if (progress) progress(progress_arg);
+        }
         return;
     }
     /* The marker says "everything up to here is on disk and indexed": it may only become
@@ -222,7 +226,10 @@ void gr_plog_close_many(gr_plog_t **logs, size_t n, int fs_fd) {
      * A crash before barrier 1 completes leaves the old markers (or none): those logs are
      * recovered. syncfs reports a writeback error of the file system since fs_fd was opened
      * (Linux >= 5.8): then no marker is written and every written log recovers. */
-    for (size_t i = 0; i < k; i++) close_stage1(logs[i]);
+    for (size_t i = 0; i < k; i++) {
+        close_stage1(logs[i]);
+        if (progress) progress(progress_arg);
+    }
     int r = syncfs(fs_fd) < 0 ? -errno : 0;
     if (r < 0)
         GR_WARN("storage",
@@ -235,6 +242,7 @@ void gr_plog_close_many(gr_plog_t **logs, size_t n, int fs_fd) {
             w = gr__plog_write_recovery_nosync(plog, plog->end_offset, true);
         if (w < 0) GR_WARN("storage", "%s: writing shutdown checkpoint: %s", plog->name, strerror(-w));
         plog_free(plog);
+        if (progress) progress(progress_arg);
     }
     if (r == 0 && syncfs(fs_fd) < 0) /* a marker not on disk only means a recovery at the next start */
         GR_WARN("storage", "syncfs after the shutdown checkpoints: %s", strerror(errno));

@@ -67,8 +67,10 @@ void gr_plog_close(gr_plog_t *plog);
  *  opened at start-up so that syncfs reports any writeback error since): like
  *  gr_plog_close on each, but logs written since they were opened share two syncfs
  *  barriers instead of about four fsyncs each (docs/storage.md "Clean shutdown"). Frees
- *  every log. Fewer than 32 written logs, or fs_fd < 0: gr_plog_close one by one. */
-void gr_plog_close_many(gr_plog_t **logs, size_t n, int fs_fd);
+ *  every log. Fewer than 32 written logs, or fs_fd < 0: gr_plog_close one by one.
+ *  progress (may be NULL) is called between two logs, so that a caller on the event
+ *  loop can serve its admin endpoint during a long shutdown; it must not touch logs. */
+void gr_plog_close_many(gr_plog_t **logs, size_t n, int fs_fd, void (*progress)(void *), void *progress_arg);
 
 /** Close without flushing or writing the shutdown checkpoint, as a crash would leave
  *  the files (tests, and emergency shutdown after an I/O error). */

@@ -2,7 +2,7 @@
 # gregord start-up and operability (issue 8, defects 1, 2 and 6):
 #  - every start-up failure (unknown argument, missing option value, unreadable or malformed
 #    configuration file, invalid value, invalid log.level / GREGOR_LOG, unwritable data
-#    directory, busy port, data directory locked) prints ONE "gregord: ..." line naming the
+#    directory, busy port, busy or malformed admin.listener, data directory locked) prints ONE "gregord: ..." line naming the
 #    key, the value and the reason, and exits 2 (command line, configuration) or 1 (run
 #    time): never a signal (a busy port used to SIGSEGV in the broker teardown);
 #  - a second gregord on the same data directory is refused (naming the directory and the
@@ -63,6 +63,12 @@ run_fail two-log-dirs 2 "Invalid value $GR_TMP/d1, $GR_TMP/d2 for configuration 
   --override "log.dirs=$GR_TMP/d1, $GR_TMP/d2"
 run_fail bad-log-level 2 "Invalid value chatty for configuration log.level: .*error, warn, info, debug" \
   --override log.level=chatty
+run_fail admin-no-port 2 "Invalid value 127.0.0.1 for configuration admin.listener: expected HOST:PORT" \
+  --override admin.listener=127.0.0.1
+run_fail admin-bad-port 2 "Invalid value 127.0.0.1:65536 for configuration admin.listener: expected HOST:PORT" \
+  --override admin.listener=127.0.0.1:65536
+run_fail admin-bare-ipv6 2 "Invalid value ::1:9644 for configuration admin.listener: .*\\[::1\\]:9644" \
+  --override admin.listener=::1:9644
 GREGOR_LOG=loud run_fail bad-GREGOR_LOG 2 "Invalid value loud for environment variable GREGOR_LOG" \
   --override log.dirs="$GR_TMP/unused"
 
@@ -92,6 +98,10 @@ for _ in $(seq 100); do [[ -s "$portfile" ]] && break; sleep 0.05; done
 BUSY="$(cat "$portfile")"
 run_fail busy-port 1 "cannot start: listeners=PLAINTEXT://127.0.0.1:$BUSY: .*Address already in use" \
   --override "listeners=PLAINTEXT://127.0.0.1:$BUSY" --override "log.dirs=$GR_TMP/busy-data"
+P2="$(free_port)"
+run_fail admin-busy-port 1 "^gregord: cannot start: admin.listener=127.0.0.1:$BUSY: .*Address already in use" \
+  --override "listeners=PLAINTEXT://127.0.0.1:$P2" --override "admin.listener=127.0.0.1:$BUSY" \
+  --override "log.dirs=$GR_TMP/busy-data"
 # the failed start released its lock: the same directory starts on a free port
 P1="$(free_port)"
 gr_bg g1 "$BIN" --override "listeners=PLAINTEXT://127.0.0.1:$P1" --override "log.dirs=$GR_TMP/busy-data" \

@@ -125,8 +125,58 @@ static void test_errors(void) {
     ASSERT_EQ(gr_server_config_load(&c, "/nonexistent.properties", NULL, 0, err, sizeof(err)), GR_ERR__IO);
 }
 
+/* admin.listener: HOST:PORT, [v6]:PORT, :PORT; empty = off; anything else refused. */
+static void test_admin_listener(void) {
+    static const struct {
+        const char *v, *host;
+        int port; /* -1: off, -2: refused */
+    } cases[] = {
+        {"127.0.0.1:9644", "127.0.0.1", 9644},
+        {"[::1]:9644", "::1", 9644},
+        {":0", "", 0},
+        {" localhost:65535 ", "localhost", 65535},
+        {"", NULL, -1},
+        {"  ", NULL, -1},
+        {"127.0.0.1", NULL, -2},
+        {"127.0.0.1:", NULL, -2},
+        {"127.0.0.1:65536", NULL, -2},
+        {"::1:9644", NULL, -2},
+        {"[::1]9644", NULL, -2},
+        {"h:12a", NULL, -2},
+        {"a b:1", NULL, -2},
+        {"h:-1", NULL, -2},
+        {"h:123456", NULL, -2},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        gr_server_config_t c;
+        char err[512], ov[128];
+        snprintf(ov, sizeof(ov), "admin.listener=%s", cases[i].v);
+        const char *ovp[] = {ov};
+        gr_err_t e = gr_server_config_load(&c, NULL, ovp, 1, err, sizeof(err));
+        if (cases[i].port == -2) {
+            ASSERT_EQ(e, GR_ERR_INVALID_CONFIG);
+            ASSERT(strstr(err, "for configuration admin.listener: expected HOST:PORT"));
+            continue;
+        }
+        ASSERT_EQ(e, GR_ERR_NONE);
+        if (cases[i].port == -1) {
+            ASSERT(c.admin_listener == NULL);
+        } else {
+            ASSERT_STREQ(c.admin_host, cases[i].host);
+            ASSERT_EQ(c.admin_port, cases[i].port);
+        }
+        gr_server_config_free(&c);
+    }
+    gr_server_config_t c;
+    char err[512];
+    ASSERT_EQ(gr_server_config_load(&c, NULL, NULL, 0, err, sizeof(err)), GR_ERR_NONE);
+    ASSERT(c.admin_listener == NULL); /* off by default */
+    gr_server_config_free(&c);
+}
+
 int main(void) {
     RUN_TEST(test_defaults);
+    RUN_TEST(test_admin_listener);
     RUN_TEST(test_sample_file_and_overrides);
     RUN_TEST(test_errors);
     return 0;
