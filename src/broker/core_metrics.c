@@ -36,6 +36,7 @@ static bool is_error_field(const gr_field_desc_t *f) {
 static void walk(gr_core_metrics_t *m, int16_t api, int16_t ver, const gr_struct_desc_t *sd, const void *obj) {
     for (uint16_t i = 0; i < sd->n_fields; i++) {
         const gr_field_desc_t *f = &sd->fields[i];
+        if (f->type != GR_T_STRUCT && (f->type != GR_T_INT16 || f->is_array)) continue; /* most fields */
         if (f->ver_min < 0 || ver < f->ver_min || ver > f->ver_max) continue;
         const char *at = (const char *)obj + f->offset;
         if (f->type == GR_T_STRUCT && f->is_array) {
@@ -45,7 +46,7 @@ static void walk(gr_core_metrics_t *m, int16_t api, int16_t ver, const gr_struct
             const void *sub;
             memcpy(&sub, at, sizeof(sub));
             if (sub) walk(m, api, ver, f->sub, sub);
-        } else if (f->type == GR_T_INT16 && !f->is_array) {
+        } else {
             int16_t code;
             memcpy(&code, at, sizeof(code));
             if (code && is_error_field(f)) err_add(m, err_key(api, ver, code));
