@@ -319,6 +319,39 @@ def t_cap(c, T, U):
           and s.v("gregor_partitions") == 5, (partition_series(s), dropped(s, "partition")))
 
 
+def t_share(boot, c, T):
+    """ShareFetch sends what it acquires: records out += acquired, bytes out += the batches.
+    V and W (from t_cap) are deleted first so that the share topic gets a topic series."""
+    import share_fetch_wire as sfw
+    for name in (T + "-v", T + "-w"):
+        check("delete %s" % name, kw.delete_topic(c, name) == 0)
+    env = sfw.Env(boot, "metrics")
+    env.produce(6, per_batch=3)
+    s0 = scrape()
+    sc, m = env.conn(), sfw.member()
+    r = sfw.fetch1(env, sc, m, 0)
+    acq = sfw.acquired(r, env)
+    recs = r["parts"][env.tp()]["records"] or b""
+    check("ShareFetch acquires [0,5]", r["err"] == 0 and acq == [(0, 5, 1)], r)
+    r2 = sfw.share_fetch(sc, env.group, m, 1, [(env.tid, [(7, [])])])
+    check("ShareFetch of an unknown partition -> 3", r2["parts"].get(env.tp(7), {}).get("err") == 3, r2)
+    s1 = scrape()
+    check("gregor_requests_total{api=ShareFetch,version=1} +2",
+          produced(s0, s1, "gregor_requests_total", api="ShareFetch", version=1) == 2)
+    check("gregor_topic_records_out_total{share topic} +6 (the records acquired)",
+          produced(s0, s1, "gregor_topic_records_out_total", topic=env.topic) == 6,
+          produced(s0, s1, "gregor_topic_records_out_total", topic=env.topic))
+    check("gregor_topic_bytes_out_total{share topic} += the %d bytes of Records sent" % len(recs),
+          len(recs) > 0 and produced(s0, s1, "gregor_topic_bytes_out_total", topic=env.topic) == len(recs),
+          produced(s0, s1, "gregor_topic_bytes_out_total", topic=env.topic))
+    check("gregor_request_errors_total{ShareFetch,1,UNKNOWN_TOPIC_OR_PARTITION} +1",
+          produced(s0, s1, "gregor_request_errors_total", api="ShareFetch", version=1,
+                   error="UNKNOWN_TOPIC_OR_PARTITION") == 1)
+    sc.close()
+    env.c.close()
+    env.pc.s.close()
+
+
 def main():
     global ADMIN
     boot, ADMIN = sys.argv[1], sys.argv[2].rstrip("/")
@@ -333,6 +366,7 @@ def main():
     t_errors(c, T)
     t_connections(boot)
     t_cap(c, T, U)
+    t_share(boot, c, T)
     t_format(scrape())
     c.close()
     return 1 if kw.FAILED else 0
