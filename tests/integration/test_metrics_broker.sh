@@ -7,6 +7,7 @@
 #  - connections open / accepted / closed / refused{reason} around max.connections;
 #  - metrics.partition.series.max=3: 3 partition series and dropped{kind} counts, and a
 #    deleted topic's series gone;
+#  - ShareFetch: records acquired and Records bytes counted out, its errors counted;
 #  - every scrape parsed whole by the pinned prometheus_client parser.
 # gregord only (the metrics are gregord's):
 #   bash tests/integration/test_metrics_broker.sh [--keep]
