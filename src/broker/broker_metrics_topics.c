@@ -1,9 +1,10 @@
 /* Topic and partition metrics (docs/metrics.md, "Broker"). The counters live in
  * the partitions (partitions.h), so a deleted topic's series go with it; a topic's
  * counters are the sums over its hosted partitions. At most
- * metrics.partition.series.max topics and as many partitions get their own series,
- * the first ones in metadata order (creation order), so the set stays stable across
- * scrapes; the others are counted in gregor_metrics_series_dropped. */
+ * metrics.partition.series.max topics and as many partitions get their own series:
+ * the first by topic name and partition index (the metadata order), so the set is
+ * stable across scrapes and restarts; the others are counted in
+ * gregor_metrics_series_dropped. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>

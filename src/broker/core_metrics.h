@@ -61,7 +61,7 @@ const char *gr_cm_api_name(int16_t api, char *buf, size_t size);
 
 /** The topic and partition families (broker_metrics_topics.c): per-topic and
  *  per-partition series for at most metrics.partition.series.max topics and
- *  partitions (in metadata order), the totals, and gregor_metrics_series_dropped
+ *  partitions (by topic name, then partition index), the totals, and gregor_metrics_series_dropped
  *  for kind="partition" and kind="topic". */
 void gr_cm_collect_topics(gr_broker_t *b, gr_prom_t *p);
 
