@@ -303,20 +303,22 @@ def t_cap(c, T, U):
         err, _ = kw.create_topic(c, name, 1)
         check("create %s" % name, err == 0, err)
     s = scrape()
-    check("4 topics: 3 topic series, 1 dropped", len(topic_series(s)) == 3 and dropped(s, "topic") == 1,
-          (topic_series(s), dropped(s, "topic")))
+    check("4 topics: 3 topic series (the first by name: T, V, W), 1 dropped",
+          topic_series(s) == sorted([T, V, W]) and dropped(s, "topic") == 1, (topic_series(s), dropped(s, "topic")))
     for fam in ("gregor_topic_bytes_in_total", "gregor_topic_bytes_out_total", "gregor_topic_records_out_total"):
         check("%s has 3 series" % fam, len(s.series(fam)) == 3, len(s.series(fam)))
-    check("7 partitions: 3 series, 4 dropped", len(partition_series(s)) == 3 and dropped(s, "partition") == 4,
+    check("7 partitions: 3 series (T-0, T-1, V-0), 4 dropped",
+          partition_series(s) == [(T, 0), (T, 1), (V, 0)] and dropped(s, "partition") == 4,
           (partition_series(s), dropped(s, "partition")))
     err = kw.delete_topic(c, T)
     check("delete %s" % T, err == 0, err)
     s = scrape()
     gone = [k for k in s.samples if dict(k[1]).get("topic") == T]
     check("the deleted topic's series are gone", gone == [], gone[:3])
-    check("3 topics left: 3 series, 0 dropped", len(topic_series(s)) == 3 and dropped(s, "topic") == 0,
+    check("3 topics left: 3 series, 0 dropped", topic_series(s) == sorted([U, V, W]) and dropped(s, "topic") == 0,
           (topic_series(s), dropped(s, "topic")))
-    check("5 partitions left: 3 series, 2 dropped", len(partition_series(s)) == 3 and dropped(s, "partition") == 2
+    check("5 partitions left: 3 series (V-0, W-0, U-0), 2 dropped",
+          partition_series(s) == sorted([(V, 0), (W, 0), (U, 0)]) and dropped(s, "partition") == 2
           and s.v("gregor_partitions") == 5, (partition_series(s), dropped(s, "partition")))
 
 
