@@ -67,7 +67,8 @@ static void before_sleep(gr_hook_t *hook, int64_t now) {
         if (p->offline || p->policy_flush_pending || !gr_plog_flush_due(p->plog, now)) continue;
         p->policy_flush_pending = true;
         gr_partition_pin(p);
-        gr_flusher_request(b->flusher, p->plog, gr_plog_end_offset(p->plog), flush_done_ignore, p);
+        gr_flusher_request_timed(b->flusher, p->plog, gr_plog_end_offset(p->plog), &b->cm.log_fsync, flush_done_ignore,
+                                 p);
     }
 }
 
@@ -136,7 +137,7 @@ gr_err_t gr_broker_new_ex(gr_loop_t *loop, const gr_server_config_t *cfg, gr_bro
     b->progress = progress;
     b->progress_arg = progress_arg;
     b->cfg = cfg;
-    b->syncq = gr_sync_queue_new();
+    b->syncq = gr_sync_queue_new(&b->cm.log_fsync);
     /* Initialised first, so that gr_broker_free can undo any partial start-up. */
     gr_timer_init(loop, &b->housekeeping, housekeeping, b);
     gr_broker_topic_jobs_init(b);

@@ -34,6 +34,7 @@ static gr_req_t *req_new(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t 
     req->frame = frame;
     req->frame_len = len;
     req->recv_ms = gr_loop_now(b->loop);
+    GR_METRIC(req->recv_us = gr_cm_now_us());
     gr_arena_init(&req->arena);
     req->arena.limit = GR_REQ_ARENA_LIMIT;
     gr_broker_req_start(b, req);
@@ -60,6 +61,7 @@ void gr_broker_on_frame(void *ctx, gr_conn_t *conn, uint64_t seq, uint8_t *frame
              * client can retry at a version we support. */
             gr_req_t *req = req_new(b, conn, seq, frame, len);
             req->hdr = h;
+            GR_METRIC(gr_cm_request(&b->cm, h.api_key, h.api_version));
             gr_h_api_versions_unsupported(req);
             return;
         }
@@ -83,5 +85,6 @@ void gr_broker_on_frame(void *ctx, gr_conn_t *conn, uint64_t seq, uint8_t *frame
         reject_frame(b, conn, seq, frame, why, &h, at);
         return;
     }
+    GR_METRIC(gr_cm_request(&b->cm, h.api_key, h.api_version));
     hd->fn(req);
 }

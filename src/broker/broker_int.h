@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "broker/broker.h"
+#include "broker/core_metrics.h"
 #include "broker/partitions.h"
 #include "broker/request.h"
 #include "broker/share_int.h"
@@ -25,7 +26,8 @@ typedef struct gr_broker_feature {
  *  the loop sleeps. cb(arg, err) runs on the loop thread, never inside _add. */
 typedef struct gr_sync_queue gr_sync_queue_t;
 typedef void gr_sync_cb(void *arg, gr_err_t err);
-gr_sync_queue_t *gr_sync_queue_new(void);
+/** fsync_hist (may be NULL): each fsync is timed into it (gr_hist_observe_atomic). */
+gr_sync_queue_t *gr_sync_queue_new(gr_hist_t *fsync_hist);
 /** Completes every queued waiter first. */
 void gr_sync_queue_free(gr_sync_queue_t *q);
 void gr_sync_queue_add(gr_sync_queue_t *q, gr_partition_t *p, int64_t offset, gr_sync_cb *cb, void *arg);
@@ -40,6 +42,7 @@ struct gr_broker {
     gr_listener_t *listener;
     gr_flusher_t *flusher;  /* background fsyncs: flush policy, share state */
     gr_sync_queue_t *syncq; /* acks=all fsyncs, run before the loop sleeps */
+    gr_core_metrics_t cm;   /* requests, errors, durations, fsyncs (core_metrics.h) */
     gr_parts_t *parts;
     gr_share_ctx_t share;       /* share groups, see share_int.h */
     gr_timer_t housekeeping;    /* retention and time-based flushes */

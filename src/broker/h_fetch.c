@@ -54,6 +54,7 @@ typedef struct fetch_part {
     const part_in_t *in;
     part_out_t *out;
     gr_partition_waiter_t w;
+    int64_t records; /* records in the whole batches of out->Records (metrics) */
 } fetch_part_t;
 
 typedef struct fetch_state {
@@ -141,6 +142,7 @@ static void put_slice(part_out_t *out, const gr_plog_slice_t *sl, size_t len) {
  * answered now (an error or a diverging epoch, as ReplicaManager.fetchMessages). */
 static bool read_part(fetch_state_t *st, fetch_part_t *fp, int64_t *limit, bool *min_one) {
     part_out_t *out = fp->out;
+    fp->records = 0;
     out_reset(st, out, pre_read_error(st, fp));
     if (out->ErrorCode) return true;
     gr_plog_t *plog = fp->p->plog;
@@ -175,6 +177,8 @@ static bool read_part(fetch_state_t *st, fetch_part_t *fp, int64_t *limit, bool 
     if (sl.len == 0) return false;
     size_t len = !*min_one && (int64_t)sl.len > max ? (size_t)max : sl.len;
     put_slice(out, &sl, len);
+    /* A cut batch (a later partition's first batch that does not fit) is dropped by clients. */
+    if (len == sl.len) fp->records = sl.last_offset - sl.first_offset + 1;
     *min_one = false;
     *limit = *limit > (int64_t)len ? *limit - (int64_t)len : 0;
     return false;
@@ -230,7 +234,20 @@ static void leader_hints(fetch_state_t *st) {
     st->resp->NodeEndpoints.n = 1;
 }
 
+#ifndef GR_NO_METRICS
+/* What goes out counts as sent (metrics), also when the client is gone by then. */
+static void count_out(fetch_state_t *st) {
+    for (int32_t i = 0; i < st->n; i++) {
+        fetch_part_t *fp = &st->parts[i];
+        if (!fp->p || fp->out->Records.len <= 0) continue;
+        fp->p->bytes_out += (uint64_t)fp->out->Records.len;
+        fp->p->records_out += (uint64_t)fp->records;
+    }
+}
+#endif
+
 static void respond(fetch_state_t *st) {
+    GR_METRIC(count_out(st));
     leader_hints(st);
     gr_req_respond(st->req, st->resp);
 }

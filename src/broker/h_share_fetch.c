@@ -220,6 +220,8 @@ static int64_t acquire_all(sf_state_t *st, int32_t n_ok) {
         gr_err_t err = gr_share_acquire(&aq, &ao);
         if (err) fp->out.ErrorCode = (int16_t)err;
         if (!ao.n_records) continue;
+        GR_METRIC(fp->p->bytes_out += (uint64_t)ao.bytes);
+        GR_METRIC(fp->p->records_out += (uint64_t)ao.n_records);
         fp->out.AcquiredRecords.v =
             gr_req_alloc(st->req, &gr_ShareFetchResponse_AcquiredRecords_sd, (int32_t)ao.n_ranges);
         fp->out.AcquiredRecords.n = (int32_t)ao.n_ranges;

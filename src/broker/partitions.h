@@ -39,6 +39,9 @@ typedef struct gr_partition {
     bool policy_flush_pending;      /* a flush-policy fsync is queued (broker.c) */
     int32_t pins;                   /* outstanding flusher requests and the like */
     bool deleted;                   /* topic deleted: freed by gr_parts_reap_some once unpinned */
+    /* Metrics (docs/metrics.md): record-batch bytes and records appended by Produce and sent
+     * by Fetch / ShareFetch. Here, so that a deleted topic takes its series with it. */
+    uint64_t bytes_in, records_in, bytes_out, records_out;
 } gr_partition_t;
 
 /** Called between two partition logs opened by gr_parts_open or closed by

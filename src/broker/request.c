@@ -27,11 +27,13 @@ void gr_req_respond(gr_req_t *req, const void *resp) {
     gr_wbuf_patch_i32(&wb, len_pos, (int32_t)(gr_wbuf_size(&wb) - 4));
     gr_conn_respond(req->conn, req->seq, &wb);
     gr_wbuf_free(&wb);
+    GR_METRIC(gr_cm_response(&req->b->cm, req, resp));
     req_free(req);
 }
 
 void gr_req_respond_none(gr_req_t *req) {
     gr_conn_skip(req->conn, req->seq);
+    GR_METRIC(gr_cm_response(&req->b->cm, req, NULL));
     req_free(req);
 }
 

@@ -32,6 +32,7 @@ struct gr_req {
     const gr_msg_desc_t *resp_desc;
     void *body;      /* decoded request, type per req_desc */
     int64_t recv_ms; /* loop time when the frame arrived */
+    int64_t recv_us; /* monotonic µs when the frame arrived (request duration metric; 0: not set) */
     /* Parking: a handler that answers later may use these. */
     gr_req_t *park_next, *park_prev;
     void *park; /* handler-specific state */

@@ -23,11 +23,13 @@ typedef struct sync_waiter {
 struct gr_sync_queue {
     sync_waiter_t *v;
     size_t n, cap;
+    gr_hist_t *fsync_hist; /* shared with the flusher thread: atomic updates */
 };
 
-gr_sync_queue_t *gr_sync_queue_new(void) {
+gr_sync_queue_t *gr_sync_queue_new(gr_hist_t *fsync_hist) {
     gr_sync_queue_t *q = calloc(1, sizeof(*q));
     if (!q) abort();
+    q->fsync_hist = fsync_hist;
     return q;
 }
 
@@ -50,10 +52,24 @@ void gr_sync_queue_add(gr_sync_queue_t *q, gr_partition_t *p, int64_t offset, gr
 
 /* Sync p if some waiter needs more than is durable; remember the outcome in
  * the waiters of p (at most one fsync per partition per run). */
-static gr_err_t sync_partition(gr_partition_t *p, int64_t need) {
+/* gr_plog_fsync timed into the fsync histogram (metrics). */
+static gr_err_t fsync_timed(gr_sync_queue_t *q, gr_plog_t *plog, char *errstr, size_t errstr_size) {
+#ifndef GR_NO_METRICS
+    if (q->fsync_hist) {
+        int64_t t0 = gr_cm_now_us();
+        gr_err_t err = gr_plog_fsync(plog, NULL, errstr, errstr_size);
+        gr_hist_observe_atomic(q->fsync_hist, gr_cm_now_us() - t0);
+        return err;
+    }
+#endif
+    (void)q;
+    return gr_plog_fsync(plog, NULL, errstr, errstr_size);
+}
+
+static gr_err_t sync_partition(gr_sync_queue_t *q, gr_partition_t *p, int64_t need) {
     if (gr_plog_durable_offset(p->plog) >= need) return GR_ERR_NONE;
     char errstr[256];
-    gr_err_t err = gr_plog_fsync(p->plog, NULL, errstr, sizeof(errstr));
+    gr_err_t err = fsync_timed(q, p->plog, errstr, sizeof(errstr));
     if (err) GR_ERROR("broker", "fsync of %s-%d failed: %s", p->topic, p->index, errstr);
     return err;
 }
@@ -71,7 +87,7 @@ void gr_sync_queue_run(gr_sync_queue_t *q) {
         int64_t need = v[i].offset;
         for (size_t j = i + 1; j < n; j++)
             if (v[j].p == p && v[j].offset > need) need = v[j].offset;
-        gr_err_t err = sync_partition(p, need);
+        gr_err_t err = sync_partition(q, p, need);
         int64_t durable = gr_plog_durable_offset(p->plog);
         for (size_t j = i; j < n; j++) {
             if (v[j].p != p) continue;

@@ -174,6 +174,11 @@ const gr_cfgdef_t gr__cfgdefs[] = {
     {BROKER("unstable.api.versions.enable", BOOLEAN), .dflt = "false", .importance = GR_CFG_LOW,
      .flags = F_UNUSED | F_INTERNAL,
      .doc = "Accepted for Kafka compatibility; gregor advertises only what it implements."},
+    /* gregor's own: the cardinality bound of /metrics (docs/metrics.md). */
+    {BROKER("metrics.partition.series.max", INT), .dflt = "10000", .min = 0, .flags = F_MIN | F_INTERNAL,
+     .importance = GR_CFG_LOW,
+     .doc = "At most this many partitions, share-partitions, topics and groups get their own /metrics series; "
+            "the rest are counted in gregor_metrics_series_dropped."},
 
     /* ---- broker: topics and logs ---- */
     {BROKER("log.dirs", LIST), .dflt = NULL, .importance = GR_CFG_HIGH,

@@ -149,6 +149,7 @@ static void unlink_listener(gr_conn_t *conn) {
     conn->ip_entry = NULL;
     conn->listener = NULL;
     l->n_conns--;
+    GR_METRIC(l->n_closed++);
 }
 
 static void drop_output(gr_conn_t *conn) {

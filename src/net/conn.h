@@ -108,6 +108,23 @@ uint16_t gr_listener_port(const gr_listener_t *l);
 
 /** Number of connections accepted by l that are still open. */
 size_t gr_listener_conn_count(const gr_listener_t *l);
+/** Why a connection was refused (accepted and closed at once). */
+typedef enum gr_conn_refusal {
+    GR_CONN_REFUSED_MAX_CONNECTIONS, /* max.connections */
+    GR_CONN_REFUSED_MAX_PER_IP,      /* max.connections.per.ip (or its override) */
+    GR_CONN_REFUSED__N
+} gr_conn_refusal_t;
+/** The configuration key named by a refusal reason ("max.connections", ...). */
+const char *gr_conn_refusal_name(gr_conn_refusal_t r);
+/** Connection counters of a listener since it opened (metrics). Refused connections
+ *  are counted only in refused, never as accepted or closed. */
+typedef struct gr_listener_stats {
+    uint64_t open;     /* connections open now */
+    uint64_t accepted; /* connections admitted */
+    uint64_t closed;   /* admitted connections closed since (for any reason) */
+    uint64_t refused[GR_CONN_REFUSED__N];
+} gr_listener_stats_t;
+void gr_listener_stats(const gr_listener_t *l, gr_listener_stats_t *out);
 
 /** Bytes in l's memory pool: buffers of frames being read plus frames handed out
  *  and not answered yet (see queued_max_bytes). */

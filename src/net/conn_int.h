@@ -2,6 +2,7 @@
 #ifndef GR_NET_CONN_INT_H
 #define GR_NET_CONN_INT_H
 
+#include "base/metrics.h"
 #include "net/conn.h"
 
 /* Shared read buffer per listener: a connection reads into it, parses, and
@@ -79,8 +80,9 @@ struct gr_listener {
     gr_timer_t mem_timer; /* resumes paused connections after memory was freed */
 
     gr__ip_limits_t *ips;
-    int64_t reject_log_ms; /* rate-limits the "connection rejected" log line */
-    uint64_t rejected;     /* rejected since the last line */
+    int64_t reject_log_ms;                                        /* rate-limits the "connection rejected" log line */
+    uint64_t rejected;                                            /* rejected since the last line */
+    uint64_t n_accepted, n_closed, n_refused[GR_CONN_REFUSED__N]; /* gr_listener_stats */
 };
 
 /** Wrap an accepted, non-blocking fd in a connection linked into l, start

@@ -38,9 +38,11 @@ static void format_addr(const struct sockaddr *sa, char *out, size_t size) {
 
 /* Over max.connections or max.connections.per.ip the connection is accepted and closed at
  * once, as Kafka does; the log says so once per REJECT_LOG_MS with a count. */
-static void reject(gr_listener_t *l, int fd, const char *peer, const char *why, int64_t limit) {
+static void reject(gr_listener_t *l, int fd, const char *peer, gr_conn_refusal_t reason, int64_t limit) {
+    const char *why = gr_conn_refusal_name(reason);
     close(fd);
     l->rejected++;
+    GR_METRIC(l->n_refused[reason]++);
     int64_t now = gr_loop_now(l->loop);
     if (l->reject_log_ms && now - l->reject_log_ms < REJECT_LOG_MS) return;
     GR_WARN("net", "rejected %llu connection(s) on port %u, the last from %s: too many connections (%s=%lld)",
@@ -53,7 +55,7 @@ static void accept_one(gr_listener_t *l, int fd, const struct sockaddr *sa) {
     char peer[64];
     format_addr(sa, peer, sizeof(peer));
     if ((int64_t)l->n_conns >= l->opts.max_connections) {
-        reject(l, fd, peer, "max.connections", l->opts.max_connections);
+        reject(l, fd, peer, GR_CONN_REFUSED_MAX_CONNECTIONS, l->opts.max_connections);
         return;
     }
     uint8_t addr[16];
@@ -61,7 +63,7 @@ static void accept_one(gr_listener_t *l, int fd, const struct sockaddr *sa) {
     gr__addr_from_sockaddr(sa, addr);
     void *ip = gr__ip_limits_acquire(l->ips, addr, l->opts.max_connections_per_ip, &limit);
     if (!ip) {
-        reject(l, fd, peer, "max.connections.per.ip", limit);
+        reject(l, fd, peer, GR_CONN_REFUSED_MAX_PER_IP, limit);
         return;
     }
     int one = 1;
@@ -69,6 +71,7 @@ static void accept_one(gr_listener_t *l, int fd, const struct sockaddr *sa) {
     if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
         GR_DEBUG("net", "TCP_NODELAY: %s", strerror(errno));
     GR_DEBUG("net", "accepted connection from %s", peer);
+    GR_METRIC(l->n_accepted++);
     gr__conn_start(l, fd, peer, addr, ip);
 }
 
@@ -184,6 +187,18 @@ gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, cons
 uint16_t gr_listener_port(const gr_listener_t *l) { return l->port; }
 size_t gr_listener_conn_count(const gr_listener_t *l) { return l->n_conns; }
 size_t gr_listener_mem_used(const gr_listener_t *l) { return l->mem_used; }
+
+const char *gr_conn_refusal_name(gr_conn_refusal_t r) {
+    static const char *const names[GR_CONN_REFUSED__N] = {"max.connections", "max.connections.per.ip"};
+    return r < GR_CONN_REFUSED__N ? names[r] : "unknown";
+}
+
+void gr_listener_stats(const gr_listener_t *l, gr_listener_stats_t *out) {
+    out->open = l->n_conns;
+    out->accepted = l->n_accepted;
+    out->closed = l->n_closed;
+    for (int i = 0; i < GR_CONN_REFUSED__N; i++) out->refused[i] = l->n_refused[i];
+}
 
 void gr_listener_close(gr_listener_t *l) {
     if (!l) return;

@@ -404,6 +404,7 @@ static void fill_typed(gr_server_config_t *cfg) {
         strcmp(get_str(cfg, "log.message.timestamp.type", buf, sizeof(buf)), "LogAppendTime") == 0;
     const char *ct = get_str(cfg, "compression.type", buf, sizeof(buf));
     cfg->compression_type = xstrndup(ct, strlen(ct));
+    cfg->metrics_partition_series_max = (int32_t)get_i64(cfg, "metrics.partition.series.max");
     fill_share(cfg);
 }
 

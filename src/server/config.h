@@ -81,6 +81,7 @@ typedef struct gr_server_config {
     int64_t log_segment_delete_delay_ms;
     bool log_message_timestamp_log_append_time; /* log.message.timestamp.type=LogAppendTime */
     char *compression_type;
+    int32_t metrics_partition_series_max; /* metrics.partition.series.max: series cap per kind (>= 0) */
 
     gr_share_config_t share;
 } gr_server_config_t;

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "base/log.h"
 #include "storage/flusher.h"
@@ -17,6 +18,7 @@ typedef struct req {
     uint64_t seq;
     gr_flusher_cb *cb;
     void *arg;
+    gr_hist_t *hist; /* time the fsync into this (NULL: no) */
     gr_err_t err;
 } req_t;
 
@@ -61,6 +63,25 @@ static int cmp_req(const void *a, const void *b) {
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+#ifndef GR_NO_METRICS
+/* The histogram that the fsync of the requests v[i..] of one log is timed into, if any. */
+static gr_hist_t *group_hist(req_t **v, size_t i, size_t n) {
+    for (size_t j = i; j < n && v[j]->plog == v[i]->plog; j++)
+        if (v[j]->hist) return v[j]->hist;
+    return NULL;
+}
+#endif
+
+static gr_err_t fsync_timed(gr_plog_t *plog, gr_hist_t *hist, int64_t *durable, char *es, size_t es_size) {
+    if (!hist) return gr_plog_fsync(plog, durable, es, es_size);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    gr_err_t err = gr_plog_fsync(plog, durable, es, es_size);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    gr_hist_observe_atomic(hist, (int64_t)(b.tv_sec - a.tv_sec) * 1000000 + (b.tv_nsec - a.tv_nsec) / 1000);
+    return err;
+}
+
 /* One pass: one gr_plog_fsync per distinct log, in log order, then the completions. */
 static void process(gr_flusher_t *fl, req_t *list, fifo_t *out) {
     size_t n = 0;
@@ -74,7 +95,9 @@ static void process(gr_flusher_t *fl, req_t *list, fifo_t *out) {
         gr_plog_t *plog = v[i]->plog;
         char es[256];
         int64_t durable = 0;
-        gr_err_t err = gr_plog_fsync(plog, &durable, es, sizeof(es));
+        gr_hist_t *hist = NULL;
+        GR_METRIC(hist = group_hist(v, i, n));
+        gr_err_t err = fsync_timed(plog, hist, &durable, es, sizeof(es));
         __atomic_add_fetch(&fl->n_fsyncs, 1, __ATOMIC_RELAXED);
         if (err) GR_WARN("storage", "flusher: %s", es);
         for (; i < n && v[i]->plog == plog; i++) {
@@ -125,9 +148,14 @@ gr_err_t gr_flusher_start(gr_flusher_t **out, void (*wake)(void *wake_ctx), void
 }
 
 void gr_flusher_request(gr_flusher_t *fl, gr_plog_t *plog, int64_t offset, gr_flusher_cb *cb, void *arg) {
+    gr_flusher_request_timed(fl, plog, offset, NULL, cb, arg);
+}
+
+void gr_flusher_request_timed(gr_flusher_t *fl, gr_plog_t *plog, int64_t offset, gr_hist_t *hist, gr_flusher_cb *cb,
+                              void *arg) {
     req_t *r = calloc(1, sizeof(*r));
     if (!r) abort();
-    *r = (req_t){.plog = plog, .offset = offset, .seq = fl->seq++, .cb = cb, .arg = arg};
+    *r = (req_t){.plog = plog, .offset = offset, .seq = fl->seq++, .cb = cb, .arg = arg, .hist = hist};
     __atomic_add_fetch(&fl->n_requests, 1, __ATOMIC_RELAXED);
     bool durable = offset <= gr_plog_durable_offset(plog);
     pthread_mutex_lock(&fl->mu);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/metrics.h"
 #include "storage/plog.h"
 
 typedef struct gr_flusher gr_flusher_t;
@@ -33,6 +34,12 @@ gr_err_t gr_flusher_start(gr_flusher_t **out, void (*wake)(void *wake_ctx), void
  *  never from inside this call (already durable: completed on the next run).
  *  The log must stay open until the callback has run. Loop thread. */
 void gr_flusher_request(gr_flusher_t *fl, gr_plog_t *plog, int64_t offset, gr_flusher_cb *cb, void *arg);
+/** gr_flusher_request whose fsync is also timed into *hist (gr_hist_observe_atomic, on the
+ *  flusher thread; the caller reads it with gr_hist_load). One observation per
+ *  gr_plog_fsync, however many requests it serves. hist (NULL: not timed) must outlive
+ *  the flusher. The broker times its partition logs this way (gregor_log_fsync_*). */
+void gr_flusher_request_timed(gr_flusher_t *fl, gr_plog_t *plog, int64_t offset, gr_hist_t *hist, gr_flusher_cb *cb,
+                              void *arg);
 
 /** Run the queued completion callbacks on the calling (loop) thread. Returns how many ran. */
 size_t gr_flusher_run_completions(gr_flusher_t *fl);

@@ -504,6 +504,15 @@ static void test_disconnect_with_pending(void) {
      * segment; its release ran although nothing was sent. */
     ASSERT_EQ(atomic_load(&S.releases), 3);
     ASSERT_EQ(gr_listener_conn_count(S.l), 0);
+    gr_listener_stats_t st;
+    gr_listener_stats(S.l, &st);
+    ASSERT_EQ(st.open, 0);
+#ifndef GR_NO_METRICS
+    /* one closed by the peer, one by the server: both count as closed */
+    ASSERT_EQ(st.accepted, 2);
+    ASSERT_EQ(st.closed, 2);
+    ASSERT_EQ(st.refused[GR_CONN_REFUSED_MAX_CONNECTIONS] + st.refused[GR_CONN_REFUSED_MAX_PER_IP], 0);
+#endif
     srv_stop(); /* ASan reports the conns if the last answer did not free them */
 }
 
