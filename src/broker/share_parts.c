@@ -427,6 +427,7 @@ static gr_share_part_t *part_new(gr_broker_t *b, const char *group, const gr_par
     part->topic_id = p->topic_id;
     part->partition = p->index;
     part->sp = gr_sp_new();
+    gr_sp_set_stats(part->sp, &part->stats);
     gr_sp_delta_init(&part->delta);
     gr_timer_init(b->loop, &part->timer, on_lock_timer, part);
     part->waiters.next = part->waiters.prev = &part->waiters;

@@ -40,7 +40,8 @@ static void same(gr_sp_t *a, gr_sp_t *b) {
         ASSERT_EQ(x->last, y->last);
         ASSERT_EQ(x->state, y->state);
         ASSERT_EQ(x->count, y->count);
-        ASSERT_EQ(x->deadline, y->deadline);
+        ASSERT_EQ(x->dl, y->dl);
+        ASSERT_EQ(x->acq_at, y->acq_at);
         ASSERT_EQ(x->tracked, y->tracked);
         ASSERT_EQ(!x->member, !y->member);
         if (x->member) ASSERT_STREQ(a->members[x->member].id, b->members[y->member].id);
