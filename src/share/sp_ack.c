@@ -121,7 +121,7 @@ static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode, 
 
 /* Metrics of an acknowledged range below SPSO: counted by its types (one
  * per offset when the batch has several), archived because of the log start. */
-static void stat_below(gr_sp_t *sp, const gr_sp_ack_batch_t *b, const gr__sp_rng_t *e) {
+static inline void stat_below(gr_sp_t *sp, const gr_sp_ack_batch_t *b, const gr__sp_rng_t *e) {
     int64_t len = e->last - e->first + 1;
     if (b->n_types == 1)
         gr__sp_stat_ack(sp, b->types[0], len, e->acq_at);
@@ -197,7 +197,7 @@ gr_err_t gr_sp_acknowledge(gr_sp_t *sp, const gr_sp_ack_req_t *req, const gr_sp_
 
 /* Metrics of a lock that ended without an acknowledgement (expiry, or the
  * member's session closed): archived below SPSO or at the delivery limit. */
-static void stat_unlocked(gr_sp_t *sp, const gr__sp_rng_t *e, const gr_sp_conf_t *conf, int timeout) {
+static inline void stat_unlocked(gr_sp_t *sp, const gr__sp_rng_t *e, const gr_sp_conf_t *conf, int timeout) {
     int64_t len = e->last - e->first + 1;
     if (timeout) gr__sp_stat_timeout(sp, len);
     if (e->last < sp->spso)
