@@ -533,6 +533,13 @@ void gr_share_parts_evict_group(gr_broker_t *b, const char *group) {
 
 size_t gr_share_parts_count(const gr_broker_t *b) { return b->share.parts ? b->share.parts->n : 0; }
 
+void gr_share_parts_foreach(gr_broker_t *b, void (*fn)(void *arg, gr_share_part_t *part), void *arg) {
+    gr_share_parts_t *ps = b->share.parts;
+    if (!ps) return;
+    for (size_t i = 0; i < ps->n_buckets; i++)
+        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext) fn(arg, part);
+}
+
 gr_err_t gr_share_parts_open(gr_broker_t *b) {
     gr_share_parts_t *ps = calloc(1, sizeof(*ps));
     if (!ps) abort();
