@@ -87,15 +87,25 @@ static void coalesce_span(gr_sp_t *sp, size_t i0, size_t i1) {
     }
 }
 
+/* Metrics of one acknowledged range (ACQUIRED by the member, before the
+ * change): by type, W, and what gets archived. A GAP archives an offset that
+ * holds no record: counted as a gap acknowledgement only. */
+static inline void stat_run(gr_sp_t *sp, const gr__sp_rng_t *e, int type, const gr_sp_conf_t *conf) {
+    int64_t len = e->last - e->first + 1;
+    gr__sp_stat_ack(sp, type, len, e->acq_at);
+    if (type == GR_SP_ACK_REJECT) gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_REJECT, len);
+    if (type == GR_SP_ACK_RELEASE && e->count >= conf->delivery_count_limit)
+        gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_DELIVERY_LIMIT, len);
+}
+
 static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode, const gr_sp_conf_t *conf,
                       int64_t now_ms, gr_sp_delta_t *delta) {
     size_t i0, i1;
     gr__sp_isolate(sp, a, b, &i0, &i1);
     for (size_t i = i0; i < i1; i++) {
         gr__sp_rng_t *e = GR__SP_AT(sp, i);
-        int64_t len = e->last - e->first + 1;
         if (explode) e->tracked = 1; /* §1.6: per-offset AcknowledgeTypes explode the batch */
-        GR_METRIC(gr__sp_stat_ack(sp, type, len, e->acq_at));
+        GR_METRIC(stat_run(sp, e, type, conf));
         switch (type) {
         case GR_SP_ACK_RENEW: /* §3.5: fresh full-length lock, state and count unchanged, not persisted */
             e->dl = (uint32_t)(now_ms + conf->lock_duration_ms);
@@ -104,13 +114,10 @@ static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode, 
             gr__sp_set(sp, i, GR_SP_ACKNOWLEDGED, e->count, 0, 0, delta);
             break;
         case GR_SP_ACK_RELEASE: /* §1.3 rule 2: RELEASE → AVAILABLE, ARCHIVED at the limit */
-            if (e->count >= conf->delivery_count_limit)
-                GR_METRIC(gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_DELIVERY_LIMIT, len));
             gr__sp_set(sp, i, e->count >= conf->delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE, e->count, 0, 0,
                        delta);
             break;
-        default: /* §1.2/§1.8: REJECT and GAP → ARCHIVED (a gap is no record: not counted as archived) */
-            if (type == GR_SP_ACK_REJECT) GR_METRIC(gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_REJECT, len));
+        default: /* §1.2/§1.8: REJECT and GAP → ARCHIVED */
             gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, delta);
             break;
         }
