@@ -33,27 +33,38 @@ typedef gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponseTo
 typedef gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponsePartition_t dp_t;
 typedef gr_DescribeShareGroupOffsetsRequest_DescribeShareGroupOffsetsRequestGroup_t rg_t;
 
-/* One partition from the persisted state; KIP-1226 lag = HWM - SPSO - deliveryCompleteCount. */
+/* KIP-1226 lag = HWM - SPSO - deliveryCompleteCount, from the persisted state.
+ * Also the gregor_share_partition_lag metric (share_metrics.c): one function, one value. */
+gr_err_t gr_share_partition_lag(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition,
+                                int64_t *start, int32_t *leader_epoch, int64_t *lag) {
+    *start = -1;
+    *leader_epoch = 0;
+    *lag = -1;
+    gr_sstore_key_t key = gr_sstore_key(group, *topic_id, partition);
+    gr_sstore_state_t st;
+    if (!b->share.sstore || gr_sstore_read(b->share.sstore, &key, &st) || st.start_offset < 0) return GR_ERR_NONE;
+    *start = st.start_offset;
+    *leader_epoch = st.leader_epoch < 0 ? 0 : st.leader_epoch;
+    if (st.delivery_complete_count < 0) return GR_ERR_NONE;
+    gr_partition_t *p = gr_parts_find_id(b->parts, topic_id, partition);
+    if (!p || p->offline) return p ? GR_ERR_KAFKA_STORAGE_ERROR : GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    int64_t l = gr_plog_end_offset(p->plog) - st.start_offset - st.delivery_complete_count;
+    *lag = l < 0 ? 0 : l;
+    return GR_ERR_NONE;
+}
+
+/* One partition from the persisted state. */
 static void describe_partition(gr_req_t *req, const char *gid, const gr_meta_topic_t *t, int32_t index, dp_t *o) {
     o->PartitionIndex = index;
     o->StartOffset = -1;
     o->LeaderEpoch = 0;
     o->Lag = -1;
     if (!t) return;
-    gr_sstore_key_t key = gr_sstore_key(gid, t->id, index);
-    gr_sstore_state_t st;
-    if (gr_sstore_read(req->b->share.sstore, &key, &st) || st.start_offset < 0) return;
-    o->StartOffset = st.start_offset;
-    o->LeaderEpoch = st.leader_epoch < 0 ? 0 : st.leader_epoch;
-    if (st.delivery_complete_count < 0) return;
-    gr_partition_t *p = gr_parts_find_id(req->b->parts, &t->id, index);
-    if (!p || p->offline) {
-        o->ErrorCode = p ? GR_ERR_KAFKA_STORAGE_ERROR : GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    gr_err_t err = gr_share_partition_lag(req->b, gid, &t->id, index, &o->StartOffset, &o->LeaderEpoch, &o->Lag);
+    if (err) {
+        o->ErrorCode = (int16_t)err;
         o->ErrorMessage = gr_str_c(err_msg(o->ErrorCode));
-        return;
     }
-    int64_t lag = gr_plog_end_offset(p->plog) - st.start_offset - st.delivery_complete_count;
-    o->Lag = lag < 0 ? 0 : lag;
 }
 
 static void describe_topic(gr_req_t *req, const char *gid, const char *name, const int32_t *parts, int32_t n, dt_t *o) {

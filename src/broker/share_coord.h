@@ -74,6 +74,15 @@ bool gr_share_group_may_create(gr_broker_t *b, const char *group_id, char *errst
 /** "/1.2.3.4" from a connection peer "1.2.3.4:5678" (Kafka's InetAddress form), in the arena. */
 const char *gr_share_client_host(gr_req_t *req);
 
+/** KIP-1226 lag of a share-partition as DescribeShareGroupOffsets reports it
+ *  (h_share_offsets.c), also exported as gregor_share_partition_lag: from the
+ *  persisted state, *start = SPSO (-1: no state), *leader_epoch (>= 0), *lag =
+ *  HWM - SPSO - deliveryCompleteCount, at least 0 (-1: unknown). Returns
+ *  UNKNOWN_TOPIC_OR_PARTITION / KAFKA_STORAGE_ERROR (lag -1) when the partition
+ *  is gone or offline, else NONE. */
+gr_err_t gr_share_partition_lag(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition,
+                                int64_t *start, int32_t *leader_epoch, int64_t *lag);
+
 /* ---- GROUP (32) configs for h_configs.c (h_group_configs.c) ---- */
 
 /** DescribeConfigs of one GROUP resource: fills the entries through put(ctx, entry) for

@@ -427,6 +427,7 @@ static gr_share_part_t *part_new(gr_broker_t *b, const char *group, const gr_par
     part->topic_id = p->topic_id;
     part->partition = p->index;
     part->sp = gr_sp_new();
+    gr_sp_set_stats(part->sp, &part->stats);
     gr_sp_delta_init(&part->delta);
     gr_timer_init(b->loop, &part->timer, on_lock_timer, part);
     part->waiters.next = part->waiters.prev = &part->waiters;
@@ -531,6 +532,13 @@ void gr_share_parts_evict_group(gr_broker_t *b, const char *group) {
 }
 
 size_t gr_share_parts_count(const gr_broker_t *b) { return b->share.parts ? b->share.parts->n : 0; }
+
+void gr_share_parts_foreach(gr_broker_t *b, void (*fn)(void *arg, gr_share_part_t *part), void *arg) {
+    gr_share_parts_t *ps = b->share.parts;
+    if (!ps) return;
+    for (size_t i = 0; i < ps->n_buckets; i++)
+        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext) fn(arg, part);
+}
 
 gr_err_t gr_share_parts_open(gr_broker_t *b) {
     gr_share_parts_t *ps = calloc(1, sizeof(*ps));

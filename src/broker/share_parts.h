@@ -133,6 +133,8 @@ void gr_share_parts_evict_group(gr_broker_t *b, const char *group);
 
 /** Number of SPs in memory (tests, metrics). */
 size_t gr_share_parts_count(const gr_broker_t *b);
+/** fn(arg, part) for every SP in memory (metrics); fn must not add or drop SPs. */
+void gr_share_parts_foreach(gr_broker_t *b, void (*fn)(void *arg, gr_share_part_t *part), void *arg);
 
 gr_err_t gr_share_parts_open(gr_broker_t *b);
 void gr_share_parts_close(gr_broker_t *b);

@@ -157,6 +157,13 @@ void gr_share_sessions_on_close(gr_broker_t *b, gr_conn_t *conn) {
 
 size_t gr_share_sessions_count(const gr_broker_t *b) { return b->share.sessions ? b->share.sessions->n : 0; }
 
+void gr_share_sessions_foreach(gr_broker_t *b, void (*fn)(void *arg, const gr_share_session_t *sess), void *arg) {
+    gr_share_sessions_t *ss = b->share.sessions;
+    if (!ss) return;
+    for (size_t i = 0; i < SESS_BUCKETS; i++)
+        for (const gr_share_session_t *s = ss->buckets[i]; s; s = s->hnext) fn(arg, s);
+}
+
 /* ---------------------------------------------------------------- share_int.h, data side */
 
 gr_err_t gr_share_data_open(gr_broker_t *b, char *errstr, size_t errstr_size) {

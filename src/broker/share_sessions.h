@@ -61,5 +61,7 @@ void gr_share_session_close(gr_broker_t *b, gr_share_session_t *sess);
 void gr_share_sessions_on_close(gr_broker_t *b, gr_conn_t *conn);
 /** Number of sessions. */
 size_t gr_share_sessions_count(const gr_broker_t *b);
+/** fn(arg, sess) for every open session (metrics). */
+void gr_share_sessions_foreach(gr_broker_t *b, void (*fn)(void *arg, const gr_share_session_t *sess), void *arg);
 
 #endif

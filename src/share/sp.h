@@ -256,6 +256,19 @@ void gr_sp_rollback(gr_sp_t *sp);
 bool gr_sp_in_txn(const gr_sp_t *sp);
 
 /* ---------------------------------------------------------------------- */
+/* Metrics                                                                  */
+
+typedef struct gr_share_stats gr_share_stats_t;
+
+/** Count this SP's records acquired, redelivered, acknowledged by type, lock
+ *  timeouts, archivals by reason and W (acquisition -> ACCEPT/REJECT/RELEASE)
+ *  into *stats (share/share_stats.h; NULL stops counting). The pointer stays
+ *  across gr_sp_init_*. Only what stands counts: an acknowledgement refused
+ *  with an error changes nothing, and gr_sp_rollback restores the counters as
+ *  they were at gr_sp_begin. Uses the now_ms of the calls (ms resolution). */
+void gr_sp_set_stats(gr_sp_t *sp, gr_share_stats_t *stats);
+
+/* ---------------------------------------------------------------------- */
 /* Snapshot, accessors, invariants                                         */
 
 /** Full persisted view for a periodic snapshot: SPSO, deliveryCompleteCount

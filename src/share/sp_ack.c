@@ -87,6 +87,17 @@ static void coalesce_span(gr_sp_t *sp, size_t i0, size_t i1) {
     }
 }
 
+/* Metrics of one acknowledged range (ACQUIRED by the member, before the
+ * change): by type, W, and what gets archived. A GAP archives an offset that
+ * holds no record: counted as a gap acknowledgement only. */
+static inline void stat_run(gr_sp_t *sp, const gr__sp_rng_t *e, int type, const gr_sp_conf_t *conf) {
+    int64_t len = e->last - e->first + 1;
+    gr__sp_stat_ack(sp, type, len, e->acq_at);
+    if (type == GR_SP_ACK_REJECT) gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_REJECT, len);
+    if (type == GR_SP_ACK_RELEASE && e->count >= conf->delivery_count_limit)
+        gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_DELIVERY_LIMIT, len);
+}
+
 static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode, const gr_sp_conf_t *conf,
                       int64_t now_ms, gr_sp_delta_t *delta) {
     size_t i0, i1;
@@ -94,9 +105,10 @@ static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode, 
     for (size_t i = i0; i < i1; i++) {
         gr__sp_rng_t *e = GR__SP_AT(sp, i);
         if (explode) e->tracked = 1; /* §1.6: per-offset AcknowledgeTypes explode the batch */
+        GR_METRIC(stat_run(sp, e, type, conf));
         switch (type) {
         case GR_SP_ACK_RENEW: /* §3.5: fresh full-length lock, state and count unchanged, not persisted */
-            e->deadline = now_ms + conf->lock_duration_ms;
+            e->dl = (uint32_t)(now_ms + conf->lock_duration_ms);
             break;
         case GR_SP_ACK_ACCEPT: /* §1.2: ACCEPT → ACKNOWLEDGED */
             gr__sp_set(sp, i, GR_SP_ACKNOWLEDGED, e->count, 0, 0, delta);
@@ -114,14 +126,27 @@ static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode, 
     coalesce_span(sp, i0, i1);
 }
 
+/* Metrics of an acknowledged range below SPSO: counted by its types (one
+ * per offset when the batch has several), archived because of the log start. */
+static inline void stat_below(gr_sp_t *sp, const gr_sp_ack_batch_t *b, const gr__sp_rng_t *e) {
+    int64_t len = e->last - e->first + 1;
+    if (b->n_types == 1)
+        gr__sp_stat_ack(sp, b->types[0], len, e->acq_at);
+    else
+        for (int64_t o = e->first; o <= e->last; o++) gr__sp_stat_ack(sp, ack_type(b, o), 1, e->acq_at);
+    gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_LOG_START, len);
+}
+
 /* §1.8: records left ACQUIRED below SPSO by a log-start move are archived
  * when their owner acknowledges them; drop them then. */
-static void archive_below(gr_sp_t *sp, int64_t first, int64_t last, uint32_t m) {
+static void archive_below(gr_sp_t *sp, const gr_sp_ack_batch_t *b, int64_t last, uint32_t m) {
     size_t i0, i1;
-    gr__sp_isolate(sp, first, last, &i0, &i1);
+    gr__sp_isolate(sp, b->first_offset, last, &i0, &i1);
     for (size_t i = i0; i < i1; i++) {
         gr__sp_rng_t *e = GR__SP_AT(sp, i);
-        if (e->state == GR_SP_ACQUIRED && e->member == m && m) gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, NULL);
+        if (e->state != GR_SP_ACQUIRED || e->member != m || !m) continue;
+        GR_METRIC(stat_below(sp, b, e));
+        gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, NULL);
     }
     coalesce_span(sp, i0, i1); /* other members' pieces merge back */
 }
@@ -138,7 +163,7 @@ static void prune_below(gr_sp_t *sp) {
 
 static void ack_apply(gr_sp_t *sp, const gr_sp_ack_batch_t *b, uint32_t m, const gr_sp_conf_t *conf, int64_t now_ms,
                       gr_sp_delta_t *delta) {
-    if (b->first_offset < sp->spso) archive_below(sp, b->first_offset, sp->spso - 1, m);
+    if (b->first_offset < sp->spso) archive_below(sp, b, sp->spso - 1, m);
     int64_t a = b->first_offset > sp->spso ? b->first_offset : sp->spso;
     if (b->n_types == 1) {
         apply_run(sp, a, b->last_offset, b->types[0], 0, conf, now_ms, delta);
@@ -157,6 +182,7 @@ gr_err_t gr_sp_acknowledge(gr_sp_t *sp, const gr_sp_ack_req_t *req, const gr_sp_
                            gr_sp_delta_t *delta, char *errstr, size_t errstr_size) {
     int has_renew;
     int64_t spso_before = sp->spso;
+    sp->clock = now_ms;
     gr_err_t err = ack_validate(req, &has_renew, errstr, errstr_size);
     if (err) return err;
     if (has_renew && !req->renew_enabled) /* §3.5: share.renew.acknowledge.enable=false */
@@ -176,6 +202,17 @@ gr_err_t gr_sp_acknowledge(gr_sp_t *sp, const gr_sp_ack_req_t *req, const gr_sp_
 
 /* ---- lock expiry -------------------------------------------------------- */
 
+/* Metrics of a lock that ended without an acknowledgement (expiry, or the
+ * member's session closed): archived below SPSO or at the delivery limit. */
+static inline void stat_unlocked(gr_sp_t *sp, const gr__sp_rng_t *e, const gr_sp_conf_t *conf, int timeout) {
+    int64_t len = e->last - e->first + 1;
+    if (timeout) gr__sp_stat_timeout(sp, len);
+    if (e->last < sp->spso)
+        gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_LOG_START, len);
+    else if (e->count >= conf->delivery_count_limit)
+        gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_DELIVERY_LIMIT, len);
+}
+
 /* A timer is live if some range it covers is still locked with its
  * deadline. The scan is bounded: past 64 ranges it is assumed live. */
 static int timer_live(const gr_sp_t *sp, const gr__sp_timer_t *t) {
@@ -183,7 +220,7 @@ static int timer_live(const gr_sp_t *sp, const gr__sp_timer_t *t) {
     for (int k = 0; i < sp->n && k < 64; i++, k++) {
         const gr__sp_rng_t *e = GR__SP_AT(sp, i);
         if (e->first > t->last) return 0;
-        if (e->state == GR_SP_ACQUIRED && e->deadline == t->deadline) return 1;
+        if (e->state == GR_SP_ACQUIRED && e->dl == (uint32_t)t->deadline) return 1;
     }
     return i < sp->n;
 }
@@ -196,16 +233,18 @@ int64_t gr_sp_next_deadline(gr_sp_t *sp) {
 int64_t gr_sp_expire(gr_sp_t *sp, const gr_sp_conf_t *conf, int64_t now_ms, gr_sp_delta_t *delta) {
     int64_t spso_before = sp->spso;
     int any = 0;
+    sp->clock = now_ms;
     while (sp->heap_n && sp->heap[0].deadline <= now_ms) {
         gr__sp_timer_t t = sp->heap[0];
         gr__sp_timer_pop(sp);
         for (size_t i = gr__sp_lower_bound(sp, t.first); i < sp->n; i++) {
             gr__sp_rng_t *e = GR__SP_AT(sp, i);
             if (e->first > t.last) break;
-            if (e->state != GR_SP_ACQUIRED || e->deadline > now_ms) continue;
+            if (e->state != GR_SP_ACQUIRED || gr__sp_deadline(sp, e) > now_ms) continue;
             /* §1.4: lock timeout → AVAILABLE, or ARCHIVED at the delivery
              * limit (§1.3 rule 2) or below SPSO (§1.8). */
             int st = (e->last < sp->spso || e->count >= conf->delivery_count_limit) ? GR_SP_ARCHIVED : GR_SP_AVAILABLE;
+            GR_METRIC(stat_unlocked(sp, e, conf, 1));
             gr__sp_set(sp, i, st, e->count, 0, 0, delta);
             i = gr__sp_coalesce_at(sp, i);
             any = 1;
@@ -229,6 +268,7 @@ int64_t gr_sp_release_member(gr_sp_t *sp, const gr_sp_conf_t *conf, const char *
         gr__sp_rng_t *e = GR__SP_AT(sp, i);
         if (e->state != GR_SP_ACQUIRED || e->member != m) continue;
         released += e->last - e->first + 1;
+        GR_METRIC(stat_unlocked(sp, e, conf, 0));
         if (e->last < sp->spso) { /* §1.3 rule 3: below SPSO → archived */
             gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, delta);
         } else { /* as Kafka 4.4.0: count kept, archived at the limit (like a lock expiry) */
@@ -262,6 +302,8 @@ void gr_sp_update_log_start(gr_sp_t *sp, int64_t log_start, gr_sp_delta_t *delta
             *GR__SP_AT(sp, k++) = *e;
         else if (gr__sp_terminal(e->state))
             sp->dcc -= e->last - e->first + 1;
+        else /* AVAILABLE: archived by the move */
+            GR_METRIC(gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_LOG_START, e->last - e->first + 1));
     }
     gr__sp_remove(sp, k, i1 - k);
     sp->spso = log_start;

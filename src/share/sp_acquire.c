@@ -85,7 +85,7 @@ static int64_t batch_last(const acq_t *q, int64_t off) {
 static void add_rng(gr_sp_t *sp, size_t idx, int64_t first, int64_t last, int state, int16_t count, int tracked,
                     uint32_t member, int64_t deadline) {
     gr__sp_rng_t *e = gr__sp_insert(sp, idx, 1);
-    *e = (gr__sp_rng_t){first, last, 0, 0, 0, GR_SP_AVAILABLE, (uint8_t)tracked};
+    *e = (gr__sp_rng_t){.first = first, .last = last, .state = GR_SP_AVAILABLE, .tracked = (uint8_t)tracked};
     if (state == GR_SP_AVAILABLE)
         e->count = count;
     else
@@ -204,6 +204,7 @@ static void archive_gone(gr_sp_t *sp, int64_t from, int64_t to, gr_sp_delta_t *d
             int64_t hend = (e && e->first <= to) ? e->first - 1 : to;
             add_rng(sp, i, p, hend, GR_SP_AVAILABLE, 0, 1, 0, 0);
             gr__sp_set(sp, i, GR_SP_ARCHIVED, 0, 0, 0, delta);
+            GR_METRIC(gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_LOG_START, hend - p + 1));
             gr__sp_coalesce_at(sp, i);
             p = hend + 1;
             continue;
@@ -213,6 +214,7 @@ static void archive_gone(gr_sp_t *sp, int64_t from, int64_t to, gr_sp_delta_t *d
             size_t i0, i1;
             gr__sp_isolate(sp, p, l, &i0, &i1);
             gr__sp_set(sp, i0, GR_SP_ARCHIVED, GR__SP_AT(sp, i0)->count, 0, 0, delta);
+            GR_METRIC(gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_LOG_START, l - p + 1));
             gr__sp_coalesce_at(sp, i0);
         }
         p = l + 1;
@@ -230,6 +232,7 @@ static int batches_ok(const gr_sp_acquire_req_t *req) {
 gr_err_t gr_sp_acquire(gr_sp_t *sp, const gr_sp_acquire_req_t *req, const gr_sp_conf_t *conf, int64_t now_ms,
                        gr_sp_acquire_res_t *res, gr_sp_delta_t *delta) {
     int64_t spso_before = sp->spso;
+    sp->clock = now_ms;
     res->n = 0;
     res->n_records = 0;
     res->read_first = res->read_last = -1;

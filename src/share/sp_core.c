@@ -119,7 +119,8 @@ static int mergeable(const gr_sp_t *sp, const gr__sp_rng_t *x, const gr__sp_rng_
     if (x->last + 1 != y->first || x->state != y->state || x->count != y->count) return 0;
     if (x->last < sp->spso && y->first >= sp->spso) return 0; /* never straddle SPSO */
     if (gr__sp_terminal(x->state)) return 1;                  /* batch identity no longer matters */
-    return x->tracked && y->tracked && x->member == y->member && x->deadline == y->deadline;
+    /* Equal acquisition times too: W is measured per range. */
+    return x->tracked && y->tracked && x->member == y->member && x->dl == y->dl && x->acq_at == y->acq_at;
 }
 
 size_t gr__sp_coalesce_at(gr_sp_t *sp, size_t idx) {
@@ -146,14 +147,20 @@ void gr__sp_set(gr_sp_t *sp, size_t idx, int state, int16_t count, uint32_t memb
     int64_t len = e->last - e->first + 1;
     assert(!gr__sp_terminal(e->state)); /* §1.2: terminal states never change */
     if (e->state == GR_SP_ACQUIRED) sp->n_acquired -= len;
-    if (state == GR_SP_ACQUIRED) sp->n_acquired += len;
+    if (state == GR_SP_ACQUIRED) {
+        sp->n_acquired += len;
+        GR_METRIC(gr__sp_stat_acquired(sp, len, count)); /* every acquisition passes here */
+        e->acq_at = (uint32_t)sp->clock;
+    } else {
+        e->acq_at = 0;
+    }
     if (e->first >= sp->spso && gr__sp_terminal(state)) sp->dcc += len;
     if (state == GR_SP_AVAILABLE && e->first < sp->avail_hint)
         sp->avail_hint = e->first < sp->spso ? sp->spso : e->first;
     e->state = (uint8_t)state;
     e->count = count;
     e->member = state == GR_SP_ACQUIRED ? member : 0;
-    e->deadline = state == GR_SP_ACQUIRED ? deadline : 0;
+    e->dl = state == GR_SP_ACQUIRED ? (uint32_t)deadline : 0;
     if (delta && state != GR_SP_ACQUIRED && e->first >= sp->spso)
         gr__sp_delta_put(delta, e->first, e->last, state, count);
 }
@@ -284,12 +291,12 @@ static void heap_rebuild(gr_sp_t *sp) {
     for (size_t i = 0; i < sp->n; i++) {
         const gr__sp_rng_t *e = GR__SP_AT(sp, i);
         if (e->state != GR_SP_ACQUIRED) continue;
-        if (sp->heap_n && sp->heap[sp->heap_n - 1].deadline == e->deadline &&
-            sp->heap[sp->heap_n - 1].last + 1 == e->first) {
+        int64_t dl = gr__sp_deadline(sp, e);
+        if (sp->heap_n && sp->heap[sp->heap_n - 1].deadline == dl && sp->heap[sp->heap_n - 1].last + 1 == e->first) {
             sp->heap[sp->heap_n - 1].last = e->last;
             continue;
         }
-        heap_add(sp, e->deadline, e->first, e->last);
+        heap_add(sp, dl, e->first, e->last);
     }
 }
 

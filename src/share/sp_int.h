@@ -19,16 +19,22 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "share/share_stats.h"
 #include "share/sp.h"
 
+/* Times in a range are milliseconds modulo 2^32 (gr__sp_time turns them back
+ * into now_ms values): the acquisition time W needs fits without growing the
+ * range past 32 bytes. */
 typedef struct gr__sp_rng {
     int64_t first, last;
-    int64_t deadline; /* lock deadline (ACQUIRED only, else 0) */
-    uint32_t member;  /* owner index into sp->members (ACQUIRED only, else 0) */
-    int16_t count;    /* delivery count */
-    uint8_t state;    /* GR_SP_* */
-    uint8_t tracked;  /* split out of a batch: per-offset redelivery */
-} gr__sp_rng_t;       /* 32 bytes */
+    uint32_t dl;     /* lock deadline (ACQUIRED only, else 0): gr__sp_deadline */
+    uint32_t acq_at; /* acquisition time (ACQUIRED only, else 0); RENEW keeps it */
+    uint32_t member; /* owner index into sp->members (ACQUIRED only, else 0) */
+    int16_t count;   /* delivery count */
+    uint8_t state;   /* GR_SP_* */
+    uint8_t tracked; /* split out of a batch: per-offset redelivery */
+} gr__sp_rng_t;
+_Static_assert(sizeof(gr__sp_rng_t) == 32, "a cached range is 32 bytes");
 
 /* A lock timer. One covers every range locked by one acquire/renew call;
  * validated lazily against the ranges when it fires. */
@@ -68,11 +74,22 @@ struct gr_sp {
     size_t heap_n, heap_cap;
     gr__sp_member_t *members; /* slot 0 unused: member 0 = no owner */
     size_t n_members, members_cap, members_live, members_gc_at;
-    bool in_txn;          /* between gr_sp_begin and commit/rollback: ids are never freed */
-    gr__sp_saved_t saved; /* the state at gr_sp_begin */
+    bool in_txn;                  /* between gr_sp_begin and commit/rollback: ids are never freed */
+    gr__sp_saved_t saved;         /* the state at gr_sp_begin */
+    int64_t clock;                /* the latest now_ms passed in: reference for 32-bit range times */
+    gr_share_stats_t *stats;      /* metrics sink (gr_sp_set_stats), NULL: none */
+    gr_share_stats_t saved_stats; /* *stats at gr_sp_begin: a rollback restores it */
 };
 
 #define GR__SP_AT(sp, i) (&(sp)->r[(sp)->head + (i)])
+
+/* A range time back to the now_ms scale: exact while it lies within 2^31 ms
+ * (24.8 days) of the latest now_ms, which every lock deadline and every
+ * acquisition still locked does (lock durations are bounded far below). */
+static inline int64_t gr__sp_time(const gr_sp_t *sp, uint32_t t) {
+    return sp->clock + (int32_t)(t - (uint32_t)sp->clock);
+}
+static inline int64_t gr__sp_deadline(const gr_sp_t *sp, const gr__sp_rng_t *e) { return gr__sp_time(sp, e->dl); }
 
 static inline int gr__sp_terminal(int state) { return state == GR_SP_ACKNOWLEDGED || state == GR_SP_ARCHIVED; }
 
@@ -105,5 +122,15 @@ void gr__sp_delta_finish(const gr_sp_t *sp, gr_sp_delta_t *d, int64_t spso_befor
 
 /* Timer heap (sp_core.c). */
 void gr__sp_timer_pop(gr_sp_t *sp);
+
+/* Metrics (sp_stats.c): each counts into sp->stats if set. Called where the
+ * change happens; a rollback restores the counters (sp_txn.c), so only
+ * committed transitions count. Hot path: wrap calls in GR_METRIC. */
+void gr__sp_stat_acquired(gr_sp_t *sp, int64_t n, int16_t count);
+void gr__sp_stat_ack(gr_sp_t *sp, int type, int64_t n, uint32_t acq_at);
+void gr__sp_stat_archived(gr_sp_t *sp, gr_share_archive_reason_t why, int64_t n);
+void gr__sp_stat_timeout(gr_sp_t *sp, int64_t n);
+void gr__sp_stat_save(gr_sp_t *sp);    /* gr_sp_begin */
+void gr__sp_stat_restore(gr_sp_t *sp); /* gr_sp_rollback */
 
 #endif

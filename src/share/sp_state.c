@@ -25,8 +25,10 @@ static void sp_clear(gr_sp_t *sp) {
     free(sp->r);
     free(sp->heap);
     gr__sp_saved_free(sp);
+    gr_share_stats_t *stats = sp->stats; /* the sink outlives a re-initialisation */
     memset(sp, 0, sizeof(*sp));
     sp->members_gc_at = 64;
+    sp->stats = stats;
 }
 
 void gr_sp_destroy(gr_sp_t *sp) {
@@ -123,7 +125,7 @@ bool gr_sp_record(const gr_sp_t *sp, int64_t offset, int *state, int16_t *count,
     if (state) *state = e->state;
     if (count) *count = e->count;
     if (member) *member = e->member ? sp->members[e->member].id : NULL;
-    if (deadline) *deadline = e->deadline;
+    if (deadline) *deadline = e->state == GR_SP_ACQUIRED ? gr__sp_deadline(sp, e) : 0;
     return true;
 }
 
@@ -157,10 +159,10 @@ static gr_err_t check_range(const gr_sp_t *sp, const gr__sp_rng_t *e, const gr_s
         if (e->count < 1) BAD("range %" PRId64 " acquired with count 0", e->first);
         int covered = sp->heap_n * sp->n > 200000; /* too costly: skip */
         for (size_t h = 0; h < sp->heap_n && !covered; h++)
-            covered =
-                sp->heap[h].deadline <= e->deadline && sp->heap[h].first <= e->first && sp->heap[h].last >= e->first;
+            covered = sp->heap[h].deadline <= gr__sp_deadline(sp, e) && sp->heap[h].first <= e->first &&
+                      sp->heap[h].last >= e->first;
         if (!covered) BAD("range %" PRId64 " locked without a timer", e->first);
-    } else if (e->member || e->deadline) {
+    } else if (e->member || e->dl || e->acq_at) {
         BAD("range %" PRId64 " owner on unacquired state", e->first);
     }
     return GR_ERR_NONE;
@@ -181,7 +183,7 @@ gr_err_t gr_sp_check(const gr_sp_t *sp, const gr_sp_conf_t *conf, char *errstr, 
             if (pr->last + 1 == e->first && pr->state == e->state && pr->count == e->count &&
                 !(pr->last < sp->spso && e->first >= sp->spso) &&
                 (gr__sp_terminal(e->state) ||
-                 (pr->tracked && e->tracked && pr->member == e->member && pr->deadline == e->deadline)))
+                 (pr->tracked && e->tracked && pr->member == e->member && pr->dl == e->dl && pr->acq_at == e->acq_at)))
                 BAD("ranges %" PRId64 " and %" PRId64 " not coalesced", pr->first, e->first);
         }
         if (e->state == GR_SP_ACQUIRED) acq += e->last - e->first + 1;

@@ -49,6 +49,7 @@ void gr_sp_begin(gr_sp_t *sp) {
     s->n_acquired = sp->n_acquired;
     s->avail_hint = sp->avail_hint;
     s->state_epoch = sp->state_epoch;
+    GR_METRIC(gr__sp_stat_save(sp)); /* counters too: only committed transitions count */
     sp->in_txn = true;
 }
 
@@ -101,6 +102,7 @@ void gr_sp_rollback(gr_sp_t *sp) {
     sp->n_acquired = s->n_acquired;
     sp->avail_hint = s->avail_hint;
     sp->state_epoch = s->state_epoch;
+    GR_METRIC(gr__sp_stat_restore(sp));
     sp->in_txn = false;
 }
 

@@ -494,6 +494,12 @@ void gr_sstore_stats(const gr_sstore_t *ss, gr_sstore_stats_t *st) {
     st->log_bytes = gr_plog_size_bytes(ss->log.plog);
     st->n_segments = gr_plog_segment_count(ss->log.plog);
     st->live_bytes = ss->live_bytes;
+    st->n_writes = ss->log.n_appends;
+    st->bytes_written = ss->log.bytes_appended;
+    gr_plog_flush_stats_t fs;
+    gr_plog_flush_stats(ss->log.plog, &fs);
+    st->n_fsyncs = fs.n_fsyncs;
+    st->write_latency = ss->log.write_latency;
 }
 
 gr_plog_t *gr_sstore_plog(gr_sstore_t *ss) { return ss->log.plog; }

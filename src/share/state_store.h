@@ -27,6 +27,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/metrics.h"
 #include "proto/codec.h" /* gr_uuid_t */
 #include "storage/flusher.h"
 #include "storage/plog.h"
@@ -186,6 +187,11 @@ typedef struct gr_sstore_stats {
     int64_t log_start_offset, log_end_offset, log_bytes;
     size_t n_segments;
     int64_t live_bytes; /* encoded size of the latest snapshot of every live key */
+    /* Metrics since open: batches and bytes appended (state writes, initialisations,
+     * deletions, compaction rewrites), fsyncs of the log, and the latency from each
+     * durable write's request to its completion (writes that wait for durability). */
+    uint64_t n_writes, bytes_written, n_fsyncs;
+    gr_hist_t write_latency;
 } gr_sstore_stats_t;
 void gr_sstore_stats(const gr_sstore_t *ss, gr_sstore_stats_t *st);
 

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "base/log.h"
 #include "share/store_log.h"
@@ -107,6 +108,7 @@ gr_err_t gr_store_log_append(gr_store_log_t *lg, int64_t *base) {
     lg->append_failing = false;
     *base = res.base_offset;
     lg->appended_bytes += (int64_t)lg->out.len;
+    GR_METRIC(lg->n_appends++; lg->bytes_appended += lg->out.len);
     return GR_ERR_NONE;
 }
 
@@ -120,10 +122,20 @@ typedef struct durable_req {
     gr_store_log_t *lg;
     gr_flusher_cb *cb;
     void *arg;
+    int64_t t0_us; /* when durability was asked for (metrics) */
 } durable_req_t;
+
+/* Microseconds for the write-latency histogram only: the loop's clock has
+ * millisecond resolution, too coarse for an fsync. */
+static inline int64_t mono_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 static void on_durable(void *arg, gr_err_t err) {
     durable_req_t *r = arg;
+    GR_METRIC(if (!err) gr_hist_observe(&r->lg->write_latency, mono_us() - r->t0_us));
     if (err) set_failed(r->lg);
     r->cb(r->arg, err);
     free(r);
@@ -133,7 +145,8 @@ void gr_store_log_request(gr_store_log_t *lg, gr_flusher_cb *cb, void *arg) {
     if (!lg->flusher) abort(); /* a durable write needs a flusher (API misuse) */
     durable_req_t *r = malloc(sizeof(*r));
     if (!r) abort();
-    *r = (durable_req_t){lg, cb, arg};
+    *r = (durable_req_t){lg, cb, arg, 0};
+    GR_METRIC(r->t0_us = mono_us());
     gr_flusher_request(lg->flusher, lg->plog, gr_plog_end_offset(lg->plog), on_durable, r);
 }
 

@@ -18,6 +18,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/metrics.h"
 #include "proto/records.h"
 #include "storage/flusher.h"
 #include "storage/plog.h"
@@ -40,6 +41,10 @@ typedef struct gr_store_log {
      * so every later append is refused until the store is reopened (restart). */
     bool failed;
     bool append_failing; /* the last append failed (logged once per episode) */
+    /* Metrics (loop thread): batches and bytes appended since open, and the
+     * time from each durability request to its completion. */
+    uint64_t n_appends, bytes_appended;
+    gr_hist_t write_latency;
 } gr_store_log_t;
 
 /** Open (create if missing) the log in dir: size-based segment rolls only, no

@@ -343,6 +343,14 @@ static void test_durable_callbacks(void) {
     /* Group commit: fewer fsync passes than writes. How many fewer depends on scheduling
      * (ASan under load: ~560 of 2000), so only a per-write fsync (nfs == N) fails here. */
     ASSERT(nfs < N);
+#ifndef GR_NO_METRICS
+    gr_sstore_stats_t st; /* metrics: one batch per write, one latency per durable write */
+    gr_sstore_stats(ss, &st);
+    ASSERT_EQ(st.n_writes, N);
+    ASSERT_EQ(st.bytes_written, st.log_bytes);
+    ASSERT_EQ(st.write_latency.count, N);
+    ASSERT(st.n_fsyncs >= 1 && st.n_fsyncs <= nfs);
+#endif
     char *before = dump(ss);
     gr_flusher_destroy(fl);
     gr_sstore_abandon(ss);
