@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/buf.h"
 #include "base/metrics.h"
@@ -20,8 +21,14 @@ void gr_broker_metrics_write(gr_broker_t *b, gr_wbuf_t *out);
  *  false with the reason in why. */
 bool gr_broker_healthy(gr_broker_t *b, char *why, size_t why_size);
 
+/** Series left out by metrics.partition.series.max, per kind; the collectors
+ *  fill it and gr_broker_metrics_write writes gregor_metrics_series_dropped. */
+typedef struct gr_metrics_dropped {
+    uint64_t topic, partition, group, share_partition;
+} gr_metrics_dropped_t;
+
 /** Collectors, one per area (each in its own file). */
-void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p);  /* broker_metrics_core.c */
-void gr_broker_collect_share(gr_broker_t *b, gr_prom_t *p); /* share_metrics.c */
+void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped);  /* broker_metrics_core.c */
+void gr_broker_collect_share(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped); /* share_metrics.c */
 
 #endif

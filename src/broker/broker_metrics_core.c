@@ -106,10 +106,10 @@ static void collect_fsync(gr_broker_t *b, gr_prom_t *p) {
     gr_prom_hist(p, "gregor_log_fsync_duration_seconds", NULL, &h);
 }
 
-void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p) {
+void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped) {
     collect_requests(&b->cm, p);
     collect_errors(&b->cm, p);
     collect_connections(b, p);
     collect_fsync(b, p);
-    gr_cm_collect_topics(b, p); /* last: it ends with gregor_metrics_series_dropped */
+    gr_cm_collect_topics(b, p, dropped);
 }

@@ -95,7 +95,7 @@ static void totals(gr_broker_t *b, gr_prom_t *p) {
     gr_prom_u64(p, "gregor_partitions_offline", NULL, offline);
 }
 
-void gr_cm_collect_topics(gr_broker_t *b, gr_prom_t *p) {
+void gr_cm_collect_topics(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped) {
     int32_t max = b->cfg->metrics_partition_series_max;
     rows_t r;
     gather(b, max > 0 ? (size_t)max : 0, &r);
@@ -118,16 +118,8 @@ void gr_cm_collect_topics(gr_broker_t *b, gr_prom_t *p) {
                      gr_plog_start_offset);
     partition_family(p, &r, "gregor_partition_log_size_bytes", "Bytes in the log's segment files (Kafka: Log Size)",
                      gr_plog_size_bytes);
-    gr_prom_family(p, "gregor_metrics_series_dropped", GR_PROM_GAUGE,
-                   "Topics, partitions, share-partitions and groups left out of /metrics by "
-                   "metrics.partition.series.max, per kind");
-    gr_prom_labels_t l;
-    gr_prom_labels_init(&l);
-    gr_prom_label(&l, "kind", "partition");
-    gr_prom_u64(p, "gregor_metrics_series_dropped", &l, r.dropped_p);
-    gr_prom_labels_init(&l);
-    gr_prom_label(&l, "kind", "topic");
-    gr_prom_u64(p, "gregor_metrics_series_dropped", &l, r.dropped_t);
+    dropped->partition = r.dropped_p;
+    dropped->topic = r.dropped_t;
     free(r.t);
     free(r.p);
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "base/metrics.h"
+#include "broker/broker_metrics.h"
 #include "broker/request.h"
 #include "proto_msgs.h"
 
@@ -63,6 +64,6 @@ const char *gr_cm_api_name(int16_t api, char *buf, size_t size);
  *  per-partition series for at most metrics.partition.series.max topics and
  *  partitions (by topic name, then partition index), the totals, and gregor_metrics_series_dropped
  *  for kind="partition" and kind="topic". */
-void gr_cm_collect_topics(gr_broker_t *b, gr_prom_t *p);
+void gr_cm_collect_topics(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped);
 
 #endif

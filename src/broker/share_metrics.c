@@ -26,8 +26,6 @@
 #include "meta/meta.h"
 #include "server/config.h"
 
-#define SERIES_MAX_DEFAULT 10000
-
 /* One share-partition row of the scrape. */
 typedef struct sp_row {
     const char *group, *topic;
@@ -56,16 +54,6 @@ typedef struct scrape {
     grp_t *groups;
     int32_t n_groups;
 } scrape_t;
-
-/* metrics.partition.series.max, read from the raw properties until the parsed
- * field (H-core, src/server/config.c) is in this tree: same default, >= 0. */
-static int64_t series_max(const gr_broker_t *b) {
-    const char *v = b->cfg ? gr_props_get(&b->cfg->raw, "metrics.partition.series.max") : NULL;
-    if (!v || !*v) return SERIES_MAX_DEFAULT;
-    char *end;
-    long long n = strtoll(v, &end, 10);
-    return (*end || n < 0) ? SERIES_MAX_DEFAULT : n;
-}
 
 static void row_add(scrape_t *s, const char *group, const gr_uuid_t *topic_id, int32_t partition, gr_share_part_t *part,
                     int32_t lock_limit) {
@@ -273,27 +261,16 @@ static void write_broker(gr_broker_t *b, gr_prom_t *p, int32_t n_groups) {
     gr_prom_i64(p, "gregor_share_groups", NULL, n_groups);
 }
 
-/* gregor_metrics_series_dropped: the core collector writes the family (HELP,
- * TYPE and its kinds) last, so these samples continue it. */
-static void write_dropped(gr_prom_t *p, int64_t groups, int64_t sps) {
-    gr_prom_labels_t l;
-    gr_prom_labels_init(&l);
-    gr_prom_label(&l, "kind", "group");
-    gr_prom_i64(p, "gregor_metrics_series_dropped", &l, groups);
-    gr_prom_labels_init(&l);
-    gr_prom_label(&l, "kind", "share_partition");
-    gr_prom_i64(p, "gregor_metrics_series_dropped", &l, sps);
-}
-
-void gr_broker_collect_share(gr_broker_t *b, gr_prom_t *p) {
+void gr_broker_collect_share(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped) {
     scrape_t s = {.b = b};
     collect_groups(&s);
     gr_share_parts_foreach(b, add_loaded, &s);
     if (s.rows.n) qsort(s.rows.v, s.rows.n, sizeof(*s.rows.v), row_cmp);
-    int64_t cap = series_max(b);
+    int64_t cap = b->cfg->metrics_partition_series_max;
     size_t n_rows = s.rows.n > (uint64_t)cap ? (size_t)cap : s.rows.n;
     size_t n_groups = (uint64_t)s.n_groups > (uint64_t)cap ? (size_t)cap : (size_t)s.n_groups;
-    write_dropped(p, s.n_groups - (int64_t)n_groups, (int64_t)(s.rows.n - n_rows));
+    dropped->group = (uint64_t)s.n_groups - n_groups;
+    dropped->share_partition = s.rows.n - n_rows;
     write_sp(p, s.rows.v, n_rows);
     write_groups(p, s.groups, n_groups);
     write_broker(b, p, s.n_groups);
