@@ -20,6 +20,10 @@ void gr_broker_metrics_write(gr_broker_t *b, gr_wbuf_t *out);
  *  false with the reason in why. */
 bool gr_broker_healthy(gr_broker_t *b, char *why, size_t why_size);
 
+/** GET /v1/share-groups/<group>/capacity (share_capacity.c): 0 with the JSON document
+ *  in out (200); otherwise the error (GROUP_ID_NOT_FOUND: 404) and {"error":"..."} in out. */
+gr_err_t gr_broker_share_capacity_json(gr_broker_t *b, const char *group, gr_wbuf_t *out);
+
 /** Collectors, one per area (each in its own file). */
 void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p);  /* broker_metrics_core.c */
 void gr_broker_collect_share(gr_broker_t *b, gr_prom_t *p); /* share_metrics.c */
