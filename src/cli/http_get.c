@@ -151,7 +151,8 @@ static char *recv_all(int fd, int64_t deadline, size_t *len, const char **why) {
             n += (size_t)r;
             continue;
         }
-        if (r == 0) {
+        /* A reset is an end like any other: a Kafka listener closes on "GET ". */
+        if (r == 0 || errno == ECONNRESET) {
             buf[n] = 0;
             *len = n;
             return buf;
@@ -229,14 +230,14 @@ bool cli_http_get(const cli_url_t *u, const char *path_suffix, int timeout_ms, i
     if (n < 0 || (size_t)n >= sizeof(req))
         why = "the URL is too long";
     else if (!send_all(fd, req, (size_t)n, deadline))
-        why = "the connection was closed while sending";
+        why = "no HTTP answer";
     else
         raw = recv_all(fd, deadline, len, &why);
     close(fd);
     if (raw && !parse_response(raw, len, status)) {
         free(raw);
         raw = NULL;
-        why = "the answer is not HTTP";
+        why = "no HTTP answer";
     }
     if (!raw) {
         snprintf(err, err_size, "%s", why ? why : "no answer");
