@@ -1,4 +1,4 @@
-/* The capacity view of a share group (docs/metrics.md "Capacity"): the window
+/* The capacity view of a share group (docs/capacity.md): the window
  * snapshots of each in-memory share-partition and the JSON document of
  * GET /v1/share-groups/<group>/capacity, computed by share/capacity.c from the
  * same counters /metrics exports.

@@ -1,5 +1,5 @@
 /* The capacity view's window of each in-memory share-partition
- * (share_capacity.c; docs/metrics.md "Capacity"): two snapshots of its
+ * (share_capacity.c; docs/capacity.md): two snapshots of its
  * counters, rotated every GR_CAP_WINDOW_MS by a timer of its own.
  * @locality loop thread. */
 #ifndef GR_BROKER_SHARE_CAPACITY_H

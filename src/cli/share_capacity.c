@@ -1,5 +1,5 @@
 /* gregor share-groups --describe --capacity: the Little's-law capacity view of
- * share groups (docs/cli.md, docs/metrics.md "Capacity"), fetched from gregord's
+ * share groups (docs/cli.md, docs/capacity.md), fetched from gregord's
  * admin endpoint GET /v1/share-groups/<group>/capacity. Kafka has no such
  * endpoint: the view needs gregord's admin.listener.
  *   text  one row per share-partition and a "*" row for the group;

@@ -1,4 +1,4 @@
-/* The capacity view: see capacity.h; the rules are in docs/metrics.md "Capacity". */
+/* The capacity view: see capacity.h; the rules are in docs/capacity.md. */
 #include "share/capacity.h"
 
 #include <math.h>

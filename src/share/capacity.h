@@ -1,4 +1,4 @@
-/* The Little's-law capacity view of a share group (docs/metrics.md "Capacity").
+/* The Little's-law capacity view of a share group (docs/capacity.md).
  *
  * A share-partition serves at most L = min(record locks, records the consumers
  * hold) records at a time, each for W seconds on average, so its throughput is
@@ -21,7 +21,7 @@
 /** Snapshot period: the window is from the older snapshot to now, 30..60 s. */
 #define GR_CAP_WINDOW_MS 30000
 
-/** Verdict thresholds (documented in docs/metrics.md "Capacity"). */
+/** Verdict thresholds (documented in docs/capacity.md). */
 #define GR_CAP_AT_CAP         0.9  /* average in flight >= 90 % of the cap: the ceiling binds */
 #define GR_CAP_TREND_MIN_MS   5000 /* each half of the window at least this long ... */
 #define GR_CAP_TREND_MIN_ACKS 20   /* ... with at least this many acknowledgements */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The capacity view (`gregor share-groups --describe --capacity`, GET /v1/share-groups/<g>/capacity;
-# docs/metrics.md "Capacity") against a run with a known W. One topic of 2 partitions holds a
+# docs/capacity.md) against a run with a known W. One topic of 2 partitions holds a
 # backlog; four share groups read it at the same time, each with share.partition.max.record.locks=100:
 #  - capw05 / capw10: 8 consumers each take up to 50 records per poll (share.acquire.mode=record_limit:
 #    the producer's batches are large), hold them W = 0.5 s / 1 s

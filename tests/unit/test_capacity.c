@@ -1,5 +1,5 @@
 /* The capacity view's computation (src/share/capacity.c): every value and every
- * verdict rule of docs/metrics.md "Capacity". */
+ * verdict rule of docs/capacity.md. */
 #include "share/capacity.h"
 
 #include <math.h>
