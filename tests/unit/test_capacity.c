@@ -376,6 +376,28 @@ static void test_group(void) {
     ASSERT(isnan(g.headroom));
 }
 
+/* The remaining corners: an unknown log end at the window start, a share-partition
+ * with acknowledgements but no cap in a group, a group with a rate but no ceiling,
+ * a verdict out of range. */
+static void test_edges(void) {
+    sim_t s;
+    gr_cap_out_t o[2], g;
+    sim_start(&s, -1);
+    acks(&s.st, GR_SHARE_ACK_ACCEPT, 10, 1000000);
+    sim_run(&s, 500, 10000, 0, 0, 100, &o[0]);
+    ASSERT_NEAR(o[0].produce_rate, 0.0, 0);
+    ASSERT(isnan(o[0].ceiling));
+    ASSERT_NEAR(o[0].ack_rate, 1.0, 1e-9);
+    gr_cap_group(o, 1, &g);
+    ASSERT(isnan(g.ceiling) && isnan(g.headroom)); /* cap 0: no ceiling though W is known */
+    ASSERT_NEAR(g.ack_rate, 1.0, 1e-9);
+    o[1] = o[0];
+    o[1].verdict = (gr_cap_verdict_t)99;
+    o[0].verdict = GR_CAP_IDLE;
+    gr_cap_group(o, 2, &g);
+    ASSERT_EQ(g.verdict, GR_CAP_IDLE);
+}
+
 int main(void) {
     RUN_TEST(test_snap_and_ring);
     RUN_TEST(test_verdict_strings);
@@ -387,5 +409,6 @@ int main(void) {
     RUN_TEST(test_no_window);
     RUN_TEST(test_odd_counters);
     RUN_TEST(test_group);
+    RUN_TEST(test_edges);
     return 0;
 }
