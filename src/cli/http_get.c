@@ -131,7 +131,23 @@ static bool send_all(int fd, const char *p, size_t n, int64_t deadline) {
     return true;
 }
 
-/* Read until the peer closes (bounded by MAX_RESPONSE and the deadline). */
+/* Whether the n bytes at buf (NUL-terminated) hold a whole response: the headers
+ * and Content-Length bytes, or a chunked body's last chunk. Without either the
+ * response ends when the peer closes. A server that keeps the connection open
+ * despite "Connection: close" must not make the CLI wait for its idle timeout. */
+static bool complete(const char *buf, size_t n) {
+    const char *hend = strstr(buf, "\r\n\r\n");
+    if (!hend) return false;
+    size_t head = (size_t)(hend + 4 - buf);
+    for (const char *line = strstr(buf, "\r\n"); line && line < hend; line = strstr(line + 2, "\r\n")) {
+        if (!strncasecmp(line + 2, "content-length:", 15)) return n - head >= (size_t)strtoul(line + 17, NULL, 10);
+        if (!strncasecmp(line + 2, "transfer-encoding:", 18)) return n >= head + 5 && strstr(hend + 2, "\r\n0\r\n\r\n");
+    }
+    return false;
+}
+
+/* Read until the response is complete or the peer closes (bounded by MAX_RESPONSE
+ * and the deadline). */
 static char *recv_all(int fd, int64_t deadline, size_t *len, const char **why) {
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
@@ -149,7 +165,10 @@ static char *recv_all(int fd, int64_t deadline, size_t *len, const char **why) {
         ssize_t r = recv(fd, buf + n, cap - n, 0);
         if (r > 0) {
             n += (size_t)r;
-            continue;
+            buf[n] = 0;
+            if (!complete(buf, n)) continue;
+            *len = n;
+            return buf;
         }
         /* A reset is an end like any other: a Kafka listener closes on "GET ". */
         if (r == 0 || errno == ECONNRESET) {
