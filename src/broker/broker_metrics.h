@@ -23,6 +23,10 @@ bool gr_broker_healthy(gr_broker_t *b, char *why, size_t why_size);
 /** GET /v1/share-groups/<group>/capacity (share_capacity.c): 0 with the JSON document
  *  in out (200); otherwise the error (GROUP_ID_NOT_FOUND: 404) and {"error":"..."} in out. */
 gr_err_t gr_broker_share_capacity_json(gr_broker_t *b, const char *group, gr_wbuf_t *out);
+/** The route of that view for the admin server: path as received (percent-encoded, a
+ *  query is ignored). 0 if path is not /v1/share-groups/<group>/capacity; otherwise the
+ *  HTTP status (200, 400 malformed group, 404 unknown group, 503) with a JSON body in out. */
+int gr_broker_share_capacity_http(gr_broker_t *b, const char *path, gr_wbuf_t *out);
 
 /** Collectors, one per area (each in its own file). */
 void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p);  /* broker_metrics_core.c */

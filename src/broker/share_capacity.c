@@ -17,6 +17,8 @@
 #include "broker/broker_int.h"
 #include "broker/broker_metrics.h"
 
+#define GROUP_MAX 4096 /* bytes of a group id in the path (Kafka allows 32767; URLs stay short) */
+
 /* ---------------------------------------------------------------- window */
 
 static int64_t log_end(gr_broker_t *b, const gr_uuid_t *topic_id, int32_t partition) {
@@ -223,4 +225,48 @@ gr_err_t gr_broker_share_capacity_json(gr_broker_t *b, const char *group, gr_wbu
     free(rows);
     free(outs);
     return GR_ERR_NONE;
+}
+
+/* ---------------------------------------------------------------- route */
+
+static int hexval(char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* Percent-decode the n bytes at s into out (size bytes); false if malformed, too
+ * long, or holding a NUL. */
+static bool pct_decode(const char *s, size_t n, char *out, size_t size) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int c = (unsigned char)s[i];
+        if (c == '%') {
+            if (i + 2 >= n || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0) return false;
+            c = hexval(s[i + 1]) * 16 + hexval(s[i + 2]);
+            i += 2;
+        }
+        if (c == 0 || k + 1 >= size) return false;
+        out[k++] = (char)c;
+    }
+    out[k] = 0;
+    return true;
+}
+
+int gr_broker_share_capacity_http(gr_broker_t *b, const char *path, gr_wbuf_t *out) {
+    static const char pre[] = "/v1/share-groups/", suf[] = "/capacity";
+    size_t n = strcspn(path, "?#"), np = sizeof(pre) - 1, ns = sizeof(suf) - 1;
+    if (n <= np + ns || strncmp(path, pre, np) || strncmp(path + n - ns, suf, ns)) return 0;
+    char group[GROUP_MAX + 1];
+    const char *enc = path + np;
+    size_t nenc = n - np - ns;
+    if (memchr(enc, '/', nenc) || !pct_decode(enc, nenc, group, sizeof(group))) {
+        put(out, "{\"error\":\"The group id in the path is not valid (percent-encoded, at most %d bytes).\"}\n",
+            GROUP_MAX);
+        return 400;
+    }
+    gr_err_t err = gr_broker_share_capacity_json(b, group, out);
+    if (!err) return 200;
+    return err == GR_ERR_GROUP_ID_NOT_FOUND || err == GR_ERR_INVALID_GROUP_ID ? 404 : 503;
 }

@@ -13,7 +13,8 @@
 #  - capfew: 1 consumer takes up to 20 records (far below the cap) and holds them 0.5 s:
 #    "more consumers help";
 #  - capidle: 1 consumer at the latest offset, nothing produced: "idle", lag 0, ETD 0 s.
-# Also: the JSON fields (caps, window bounds), the text table, an unknown group (exit 1).
+# Also: the JSON fields (caps, window bounds), the text table, an unknown group (exit 1), group ids
+# percent-encoded in the path (400 when malformed).
 # Time: about 70 s (the phases run at the same time). gregord only (Kafka has no such endpoint).
 # GR_CAP_SKIP_METRICS=1 skips the /metrics cross-check (a build without the metrics collectors).
 #   bash tests/integration/test_share_capacity.sh [--keep]
@@ -200,6 +201,18 @@ check "the table has a row per share-partition" test "$(grep -Ec '^capw05 +cap +
 rc=0
 "$G" share-groups --describe --group nope --capacity --admin-url "$ADMIN" >"$GR_TMP/nope.out" 2>&1 || rc=$?
 check_eq "unknown group: exit 1 and the broker's message" "1 Error: Group nope not found." "$rc $(cat "$GR_TMP/nope.out")"
+
+# The group id travels percent-encoded: one with a space, a slash, a percent sign and é
+# comes back whole in the broker's message; malformed encodings are 400, other paths not ours.
+rc=0
+"$G" share-groups --describe --group 'no pe/%é' --capacity --admin-url "$ADMIN" >"$GR_TMP/nope2.out" 2>&1 || rc=$?
+check_eq "group id with / % space é: exit 1 and the broker's message" "1 Error: Group no pe/%é not found." \
+  "$rc $(cat "$GR_TMP/nope2.out")"
+code() { curl -s -o /dev/null -w '%{http_code}' "$ADMIN$1"; }
+check_eq "bad percent-encoding: 400" 400 "$(code /v1/share-groups/%zz/capacity)"
+check_eq "encoded NUL: 400" 400 "$(code /v1/share-groups/a%00/capacity)"
+check_eq "empty group: 404" 404 "$(code /v1/share-groups//capacity)"
+check_eq "a query string is ignored" 200 "$(code '/v1/share-groups/capidle/capacity?x=1')"
 
 for pid in "${CPIDS[@]}"; do stop_pid "$pid" 10; done
 check_no_sanitizer_report
