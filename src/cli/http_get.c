@@ -210,8 +210,7 @@ static bool dechunk(char *b, size_t *len) {
     return true;
 }
 
-/* Split a raw response into status and body (moved to the front of raw). */
-static bool parse_response(char *raw, size_t *len, int *status) {
+bool cli_http_parse_response(char *raw, size_t *len, int *status) {
     int major, minor;
     if (sscanf(raw, "HTTP/%d.%d %d", &major, &minor, status) != 3) return false;
     char *hend = strstr(raw, "\r\n\r\n");
@@ -253,7 +252,7 @@ bool cli_http_get(const cli_url_t *u, const char *path_suffix, int timeout_ms, i
     else
         raw = recv_all(fd, deadline, len, &why);
     close(fd);
-    if (raw && !parse_response(raw, len, status)) {
+    if (raw && !cli_http_parse_response(raw, len, status)) {
         free(raw);
         raw = NULL;
         why = "no HTTP answer";

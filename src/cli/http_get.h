@@ -21,6 +21,11 @@ bool cli_url_parse(const char *url, cli_url_t *out, char *err, size_t err_size);
  *  but RFC 3986's unreserved characters. False if it does not fit. */
 bool cli_url_escape(char *buf, size_t size, const char *s);
 
+/** Split a whole response (raw: *len bytes plus a NUL) into its status and its body,
+ *  which is moved to the front of raw (NUL-terminated, *len its length; a chunked body
+ *  decoded, a Content-Length one cut there). False if it is not an HTTP response. */
+bool cli_http_parse_response(char *raw, size_t *len, int *status);
+
 /** GET u->path (plus path_suffix) from u within timeout_ms. On success: true, the
  *  status code in *status and the body (malloc'd, NUL-terminated, at most 16 MiB)
  *  in *body. On failure (cannot connect, timeout, not HTTP) false with the

@@ -113,6 +113,37 @@ static void test_url(void) {
     ASSERT(!cli_url_escape(small, sizeof(small), "abc def"));
 }
 
+/* parse: the status and the body of raw (a copy), or "ERR". */
+static const char *resp(const char *raw, int *status) {
+    static char buf[512];
+    size_t len = strlen(raw);
+    memcpy(buf, raw, len + 1);
+    *status = 0;
+    return cli_http_parse_response(buf, &len, status) && strlen(buf) == len ? buf : "ERR";
+}
+
+static void test_http_response(void) {
+    int st;
+    ASSERT_STREQ(resp("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}extra", &st), "{}");
+    ASSERT_EQ(st, 200);
+    ASSERT_STREQ(resp("HTTP/1.0 404 Not Found\r\nX: y\r\n\r\nnot found\n", &st), "not found\n");
+    ASSERT_EQ(st, 404);
+    ASSERT_STREQ(resp("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\n\r\n", &st),
+                 "abcde");
+    ASSERT_STREQ(resp("HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\nabc", &st), "abc");
+    ASSERT_STREQ(resp("HTTP/1.1 200 OK\r\n\r\n", &st), "");
+    const char *bad_resp[] = {"",
+                              "SSH-2.0-OpenSSH\r\n\r\n",
+                              "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n",
+                              "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+                              "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nabc\r\n0\r\n\r\n",
+                              "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc",
+                              "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\nabc\r\n",
+                              NULL};
+    for (int i = 0; bad_resp[i]; i++)
+        if (strcmp(resp(bad_resp[i], &st), "ERR")) GR__FAIL("accepted response %d", i);
+}
+
 static void test_http_unreachable(void) {
     cli_url_t u;
     char err[256], *body = NULL;
@@ -128,6 +159,7 @@ int main(void) {
     RUN_TEST(test_values);
     RUN_TEST(test_errors);
     RUN_TEST(test_url);
+    RUN_TEST(test_http_response);
     RUN_TEST(test_http_unreachable);
     return 0;
 }
