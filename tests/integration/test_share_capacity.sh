@@ -58,9 +58,11 @@ consumers() {
 delivered() { cat "$GR_TMP/$1".*.out | grep -c '^REC ' || true; }
 now_s() { python3 -c 'import time; print(time.monotonic())'; }
 capacity_json() { gr_timeout 30 "$G" share-groups --describe --group "$1" --capacity --admin-url "$ADMIN" --output json; }
-# acks GROUP: the sum of gregor_share_acknowledgements_total{group=GROUP,type="accept"}
+# acks GROUP: the sum of gregor_share_acknowledgements_total{group=GROUP,type="accept"}; -1 when
+# /metrics does not answer
 acks() {
-  curl -sf "$ADMIN/metrics" | python3 -c '
+  curl -sf -o "$GR_TMP/metrics.txt" "$ADMIN/metrics" || { echo -1; return; }
+  python3 -c '
 import re, sys
 n = 0
 for line in sys.stdin:
@@ -68,7 +70,7 @@ for line in sys.stdin:
         labels, value = line.rsplit(" ", 1)
         if re.search(r"\bgroup=\"%s\"" % sys.argv[1], labels) and "type=\"accept\"" in labels:
             n += float(value)
-print(int(n))' "$1"
+print(int(n))' "$1" <"$GR_TMP/metrics.txt"
 }
 metrics=1
 [[ "${GR_CAP_SKIP_METRICS:-0}" == 1 ]] && metrics=0
@@ -151,13 +153,15 @@ if errs:
     print("; ".join(errs))
     sys.exit(1)
 EOF
-  ); then ok "$out"; else fail "$out"; fi
+  ); then ok "$out"; else fail "${out:-$1: no capacity view}"; fi
 }
 for g in capw05 capw10; do
   w=0.5; [[ $g == capw10 ]] && w=1.0
   rate=$(python3 -c "print((${NB[$g]} - ${NA[$g]}) / ($tb - $ta))")
   check_bound $g $w "$rate" delivered
-  if ((metrics)); then
+  if ((metrics)) && [[ "${AA[$g]}" == -1 || "${AB[$g]}" == -1 ]]; then
+    fail "$g: GET $ADMIN/metrics failed"
+  elif ((metrics)); then
     rate=$(python3 -c "print((${AB[$g]} - ${AA[$g]}) / ($tb - $ta))")
     check_bound $g $w "$rate" acknowledged
   fi
@@ -179,7 +183,7 @@ if errs:
     print("; ".join(errs))
     sys.exit(1)
 EOF
-); then ok "$out"; else fail "$out"; fi
+); then ok "$out"; else fail "${out:-capfew: no capacity view}"; fi
 
 if out=$(python3 - "$GR_TMP/capidle.json" <<'EOF'
 import json, sys
@@ -191,7 +195,7 @@ print("capidle: verdict %r, lag %s, ETD %s, %d share-partitions" % (t["verdict"]
                                                                     len(d["share_partitions"])))
 sys.exit(0 if ok else 1)
 EOF
-); then ok "$out"; else fail "$out"; fi
+); then ok "$out"; else fail "${out:-capidle: no capacity view}"; fi
 
 check "the table has the group row with its verdict" \
   grep -Eq '^capw05 +\* +\* +200 .*raise record locks or partitions$' "$GR_TMP/capw05.txt"
