@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "base/err.h"
 #include "base/metrics.h"
 
 typedef struct gr_broker gr_broker_t;
@@ -26,6 +27,10 @@ bool gr_broker_healthy(gr_broker_t *b, char *why, size_t why_size);
 typedef struct gr_metrics_dropped {
     uint64_t topic, partition, group, share_partition;
 } gr_metrics_dropped_t;
+
+/** GET /v1/share-groups/<group>/capacity (share_capacity.c): 0 with the JSON document
+ *  in out (200); otherwise the error (GROUP_ID_NOT_FOUND: 404) and {"error":"..."} in out. */
+gr_err_t gr_broker_share_capacity_json(gr_broker_t *b, const char *group, gr_wbuf_t *out);
 
 /** Collectors, one per area (each in its own file). */
 void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped);  /* broker_metrics_core.c */

@@ -34,6 +34,7 @@
 #include "base/log.h"
 #include "base/uuid.h"
 #include "broker/broker_int.h"
+#include "broker/share_capacity.h"
 
 #define EXPIRY_RETRY_MS 1000 /* a lock expiry whose write failed is retried this much later */
 
@@ -431,11 +432,13 @@ static gr_share_part_t *part_new(gr_broker_t *b, const char *group, const gr_par
     gr_sp_delta_init(&part->delta);
     gr_timer_init(b->loop, &part->timer, on_lock_timer, part);
     part->waiters.next = part->waiters.prev = &part->waiters;
+    gr_share_capacity_init(part, p);
     return part;
 }
 
 static void part_free(gr_share_part_t *part) {
     gr_timer_stop(&part->timer);
+    gr_share_capacity_stop(part);
     /* Waiters re-resolve the SP (which reloads from the store). */
     while (part->waiters.next != &part->waiters) {
         gr_share_waiter_t *w = part->waiters.next;

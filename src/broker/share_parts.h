@@ -21,6 +21,7 @@
 #include "broker/partitions.h"
 #include "net/loop.h"
 #include "proto/codec.h"
+#include "share/capacity.h"
 #include "share/group.h"
 #include "share/share_stats.h"
 #include "share/sp.h"
@@ -52,6 +53,8 @@ struct gr_share_part {
     gr_share_waiter_t waiters; /* list head */
     gr_broker_t *b;
     gr_share_stats_t stats; /* metrics (share_metrics.c) */
+    gr_cap_ring_t cap_ring; /* capacity view window (share_capacity.c) */
+    gr_timer_t cap_timer;   /* rotates cap_ring */
 };
 
 /** Counts the store writes one request waits for. Heap-allocated apart from

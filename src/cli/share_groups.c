@@ -1,6 +1,7 @@
 /* gregor share-groups: kafka-share-groups.sh (ShareGroupCommand).
  *   --list [--state [s]]
  *   --describe (--group g)... | --all-groups  [--offsets (default) | --members | --state] [--verbose]
+ *   --describe ... --capacity [--admin-url URL]: share_capacity.c (gregord's admin endpoint)
  *   --reset-offsets, --delete-offsets, --delete: share_groups_alter.c
  * Columns, '-' for missing values and the order of rows are the Kafka tool's:
  *   offsets  GROUP TOPIC PARTITION [LEADER-EPOCH] START-OFFSET LAG, by topic and partition;
@@ -39,6 +40,10 @@ static const cli_opt_t opts[] = {
     {"to-datetime", "String: datetime", "Reset offsets to the offset at a time. Format: 'YYYY-MM-DDThh:mm:ss.sss'."},
     {"dry-run", NULL, "Only show the offsets that --reset-offsets would set."},
     {"execute", NULL, "Execute --reset-offsets."},
+    {"capacity", NULL,
+     "With --describe: the Little's-law capacity view (record locks, in flight, W, ack rate, ceiling, headroom, "
+     "lag, time to drain, verdict) from gregord's admin endpoint."},
+    {"admin-url", "String: URL", "With --capacity: gregord's admin endpoint (default: http://<bootstrap host>:9644)."},
     {"output", "String: text|json", "Output format of --list and --describe (default text)."},
     {"timeout", "Long: timeout (ms)", "The timeout of each admin call (default: 30000)."},
     {"help", NULL, "Print usage information."},
@@ -367,7 +372,7 @@ static int check_states(const cli_vals_t *v) {
 
 /* Which options go with which action (as kafka-share-groups checks them). */
 static int check_args(const cli_vals_t *v, int act) {
-    static const char *const describe_only[] = {"members", "offsets", "verbose", NULL};
+    static const char *const describe_only[] = {"members", "offsets", "verbose", "capacity", NULL};
     for (int i = 0; describe_only[i]; i++)
         if (act != 1 && cli_has(v, describe_only[i]))
             return cli_usage_error(v, "Option [%s] may be used with --describe only", describe_only[i]);
@@ -386,7 +391,13 @@ static int check_args(const cli_vals_t *v, int act) {
             return cli_usage_error(
                 v, "Option [describe] takes at most one of these options: [members], [offsets], [state]");
         if (cli_str(v, "state")) return cli_usage_error(v, "Option [describe] does not take a value for [state]");
+        static const char *const views[] = {"members", "offsets", "state", "verbose", NULL};
+        for (int i = 0; cli_has(v, "capacity") && views[i]; i++)
+            if (cli_has(v, views[i]))
+                return cli_usage_error(v, "Option [capacity] can't be used with option [%s]", views[i]);
     }
+    if (cli_has(v, "admin-url") && !cli_has(v, "capacity"))
+        return cli_usage_error(v, "Option [admin-url] may be used with --capacity only");
     if (act == 0 && cli_str(v, "state")) return check_states(v);
     if (act == 4 && !cli_has(v, "group") && !cli_has(v, "all-groups"))
         return cli_usage_error(v, "Option [delete] takes the options [group] or [all-groups]");
@@ -408,6 +419,7 @@ static int run(const cli_vals_t *v) {
         return cli_usage_error(v, "Option [reset-offsets] only accepts one of [execute] and [dry-run]");
     if (act == 2 && !cli_has(v, "dry-run") && !cli_has(v, "execute"))
         return cli_usage_error(v, "Option [reset-offsets] takes the option: [execute] or [dry-run]");
+    if (act == 1 && cli_has(v, "capacity")) return sg_capacity(v); /* HTTP, no Kafka client needed */
     gr_admin_t *a = cli_admin(v);
     if (!a) return CLI_FAIL;
     int rc;

@@ -1,5 +1,6 @@
 /* gregor share-groups: the actions, split over share_groups.c (options, --list,
- * --describe) and share_groups_alter.c (--reset-offsets, --delete-offsets, --delete). */
+ * --describe), share_groups_alter.c (--reset-offsets, --delete-offsets, --delete)
+ * and share_capacity.c (--describe --capacity). */
 #ifndef GR_CLI_SHARE_GROUPS_H
 #define GR_CLI_SHARE_GROUPS_H
 
@@ -15,5 +16,7 @@ char *sg_state(const cli_vals_t *v, gr_admin_t *a, const char *group, bool *err)
 int sg_reset_offsets(const cli_vals_t *v, gr_admin_t *a);
 int sg_delete_offsets(const cli_vals_t *v, gr_admin_t *a);
 int sg_delete(const cli_vals_t *v, gr_admin_t *a);
+/** --describe --capacity (share_capacity.c): over HTTP from gregord's admin endpoint. */
+int sg_capacity(const cli_vals_t *v);
 
 #endif

@@ -83,11 +83,18 @@ static void health_route(gr_admin_t *a, const char *arg, gr_http_response_t *res
     }
 }
 
-/* Adding an endpoint is one entry here (H-capacity:
- * {"/v1/share-groups/x/capacity" with x = '*', true, capacity_route}). */
+/* The Little's-law capacity view of one share group (docs/capacity.md). */
+static void capacity_route(gr_admin_t *a, const char *group, gr_http_response_t *resp) {
+    gr_err_t err = gr_broker_share_capacity_json(a->broker, group, &resp->body);
+    resp->status = !err ? 200 : err == GR_ERR_GROUP_ID_NOT_FOUND || err == GR_ERR_INVALID_GROUP_ID ? 404 : 503;
+    resp->content_type = "application/json";
+}
+
+/* Adding an endpoint is one entry here. */
 static const admin_route_t g_routes[] = {
     {"/metrics", false, metrics_route},
     {"/health", false, health_route},
+    {"/v1/share-groups/*/capacity", true, capacity_route},
 };
 
 /* Match path against pattern; on a wildcard match *arg_out is the '*' part (in buf). */

@@ -66,6 +66,14 @@ golden share_consume_no_bootstrap "$G" share-consume --topic x
 golden share_consume_bad_option "$G" share-consume --bootstrap-server "$B" --topic x --bogus
 golden share_groups_no_bootstrap "$G" share-groups --list
 golden share_groups_bad_option "$G" share-groups --bootstrap-server "$B" --list --bogus
+# --describe --capacity: usage errors, and a clear error where no admin endpoint answers (port 1;
+# the Kafka listener, as Apache Kafka's)
+golden sg_capacity_no_url "$G" share-groups --describe --group g --capacity
+golden sg_capacity_bad_url "$G" share-groups --describe --group g --capacity --admin-url ftp://x
+golden sg_capacity_with_members "$G" share-groups --bootstrap-server "$B" --describe --group g --capacity --members
+golden sg_admin_url_alone "$G" share-groups --bootstrap-server "$B" --describe --group g --admin-url http://127.0.0.1:1
+golden sg_capacity_unreachable "$G" share-groups --describe --group g --capacity --admin-url http://127.0.0.1:1
+golden sg_capacity_kafka_port "$G" share-groups --describe --group g --capacity --admin-url "http://$B"
 golden option_needs_value "$G" topics --bootstrap-server "$B" --list --timeout
 golden flag_with_value "$G" topics --bootstrap-server "$B" --list=yes
 golden bad_number "$G" topics --bootstrap-server "$B" --create --topic x --partitions two

@@ -1,0 +1,16 @@
+/* The capacity view's window of each in-memory share-partition
+ * (share_capacity.c; docs/capacity.md): two snapshots of its
+ * counters, rotated every GR_CAP_WINDOW_MS by a timer of its own.
+ * @locality loop thread. */
+#ifndef GR_BROKER_SHARE_CAPACITY_H
+#define GR_BROKER_SHARE_CAPACITY_H
+
+#include "broker/partitions.h"
+#include "broker/share_parts.h"
+
+/** A share-partition was created for partition p: first snapshot, timer started. */
+void gr_share_capacity_init(gr_share_part_t *part, const gr_partition_t *p);
+/** The share-partition is being freed: timer stopped. */
+void gr_share_capacity_stop(gr_share_part_t *part);
+
+#endif
