@@ -15,9 +15,11 @@
  *       accepts the last batch (commit_sync) and closes. The group must start at the
  *       earliest offset (group config share.auto.offset.reset=earliest, set by the caller).
  *       GR_BENCH_IDLE_EXIT_MS=m: also stop after m ms without records (once a record came,
- *       or 5 s after the subscribe), for several consumers draining one topic together
+ *       or 15 s after the subscribe: a share group may take seconds to assign), for several consumers draining one topic together
  *       (bench/share_drain.sh); the JSON then says when (wall clock) the first and the
  *       last record arrived: first_epoch, last_epoch.
+ *       GR_BENCH_HOLD_MS=w: hold every batch w ms before the next poll acknowledges it (a
+ *       consumer whose processing takes W; bench/capacity.sh).
  *
  * Prints one JSON line on stdout: mode, messages, bytes, seconds (from the first
  * send / the subscribe to the last delivery report / record), msgs_per_s, mb_per_s
@@ -216,6 +218,8 @@ static int run_share_drain(int argc, char **argv) {
         fprintf(stderr, "share consumer: %s\n", errstr);
         return 1;
     }
+    const char *hold_env = getenv("GR_BENCH_HOLD_MS");
+    long hold_ms = hold_env ? atol(hold_env) : 0;
     const char *idle_env = getenv("GR_BENCH_IDLE_EXIT_MS");
     double idle_exit = idle_env ? atof(idle_env) / 1000.0 : 0;
     double t0 = now_s(), first = -1, last = t0, idle_since = t0;
@@ -233,7 +237,7 @@ static int run_share_drain(int argc, char **argv) {
         size_t m = gr_share_batch_count(batch);
         double t = now_s();
         if (m == 0) {
-            if (idle_exit > 0 && t - idle_since > idle_exit && (first >= 0 || t - t0 > 5)) break;
+            if (idle_exit > 0 && t - idle_since > idle_exit && (first >= 0 || t - t0 > 15)) break;
             if (t - idle_since > 30) {
                 fprintf(stderr, "no records for 30 s after %ld\n", count);
                 break;
@@ -250,6 +254,10 @@ static int run_share_drain(int argc, char **argv) {
         }
         count += (long)m;
         last = t;
+        if (hold_ms > 0) {
+            struct timespec ts = {hold_ms / 1000, (hold_ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
     }
     gr_share_consumer_commit_sync(c, -1, NULL); /* accept the last batch */
     gr_share_consumer_close(c, -1);
