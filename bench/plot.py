@@ -14,7 +14,7 @@ bench/metrics_cost.sh write them) and writes one PNG and one SVG per figure:
   capacity.json     -> capacity_ceiling     (measured throughput vs the Little's-law ceiling, per W)
   metrics_cost.json -> metrics_cost         (GR_METRICS=ON with scraping vs OFF)
 
-Each figure carries a caption naming its source file, the run's date and machine, and
+BENCH_PLOT_FORMATS (default "png svg") chooses the formats. Each figure carries a caption naming its source file, the run's date and machine, and
 the command, from the JSON itself (key "command" if present).
 """
 import json
@@ -69,7 +69,7 @@ def caption(fig, doc, source):
 
 def save(fig, out, name, written):
     fig.tight_layout(rect=(0, 0.04, 1, 1))
-    for ext in ("png", "svg"):
+    for ext in os.environ.get("BENCH_PLOT_FORMATS", "png svg").split():
         p = os.path.join(out, "%s.%s" % (name, ext))
         fig.savefig(p, dpi=130, metadata={"Date": None} if ext == "svg" else None)
         written.append(p)

@@ -5,7 +5,8 @@
 # metrics_cost.json: whichever exist), OUT_DIR to $GR_BUILD_DIR/bench-plots.
 # matplotlib and its dependencies, pinned in bench/requirements.txt, go into their own venv
 # (BENCH_PLOT_VENV, default ~/.cache/gregor/bench-venv-pyX.Y-<hash of requirements>), created on
-# first use with the ordinary pip client; the test venv is not touched.
+# first use with the ordinary pip client; the test venv is not touched. BENCH_PLOT_FORMATS="png"
+# writes PNG only (docs/images: bash bench/plots.sh docs/images/data docs/images).
 set -euo pipefail
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${GR_BUILD_DIR:-$SRC/build}"
