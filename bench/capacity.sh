@@ -124,7 +124,7 @@ def find_ceiling(doc, depth=0):
         for key, v in doc.items():
             if "ceiling" in key and isinstance(v, (int, float)) and not isinstance(v, bool):
                 return float(v)
-        for key in ("group", "total", "summary"):
+        for key in ("group_total", "group", "total", "summary"):
             if isinstance(doc.get(key), dict):
                 r = find_ceiling(doc[key], depth + 1)
                 if r is not None:
