@@ -53,4 +53,5 @@ else
 fi
 alive "$GR_GREGORD_PID" && ok "gregord still running" || fail "gregord died (log: $GR_TMP/gregord.log)"
 stop_gregord
+check_no_sanitizer_report
 gr_finish
