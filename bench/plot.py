@@ -110,7 +110,7 @@ def throughput_vs_kafka(doc, out, written):
             ax.text(1.01, i, "%.2f×" % (a / b), transform=tr, ha="left", va="center", fontsize=8, weight="bold")
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: "{:,.0f}".format(v)))
     ax.set_xlabel("records/s (1 KiB values, one partition; higher is better); right: gregord ÷ Kafka")
-    ax.set_title("gregord vs Apache Kafka, same clients, one run (%s records per phase)" % format(doc.get("messages", 0), ","))
+    ax.set_title("gregord vs Apache Kafka, same clients, one run (%s records per phase)" % format(int(doc.get("messages") or 0), ","))
     caption(fig, doc, "bench/run.sh -> latest.json")
     save(fig, out, "throughput_vs_kafka", written)
 
@@ -138,7 +138,7 @@ def share_drain_consumers(doc, out, written):
     ax.set_ylim(bottom=0)
     ax.set_xlabel("share consumers in the group (libgregor, implicit acknowledgement)")
     ax.set_ylabel("records/s drained")
-    ax.set_title("Share drain vs number of consumers (%s records)" % format(doc.get("share_drain_messages") or doc.get("messages", 0), ","))
+    ax.set_title("Share drain vs number of consumers (%s records)" % format(int(doc.get("share_drain_messages") or doc.get("messages") or 0), ","))
     ax.legend(frameon=False)
     caption(fig, doc, "bench/run.sh -> latest.json")
     save(fig, out, "share_drain_consumers", written)
@@ -195,7 +195,7 @@ def clients_share_drain(doc, out, written):
         ax.set_xlim(0, max(v or 0 for v in vals) * 1.35 or 1)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(3))
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: "{:,.0f}".format(v) if v >= 10 else "{:g}".format(v)))
-    fig.suptitle("Share drain of %s records per client library, one gregord" % format(doc.get("messages", 0), ","))
+    fig.suptitle("Share drain of %s records per client library, one gregord" % format(int(doc.get("messages") or 0), ","))
     caption(fig, doc, "bench/clients.sh -> clients.json")
     save(fig, out, "clients_share_drain", written)
 
