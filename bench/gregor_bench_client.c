@@ -14,6 +14,12 @@
  *       accepts the previous batch) and polls until N records were received, then
  *       accepts the last batch (commit_sync) and closes. The group must start at the
  *       earliest offset (group config share.auto.offset.reset=earliest, set by the caller).
+ *       GR_BENCH_IDLE_EXIT_MS=m: also stop after m ms without records (once a record came,
+ *       or 15 s after the subscribe: a share group may take seconds to assign), for several consumers draining one topic together
+ *       (bench/share_drain.sh); the JSON then says when (wall clock) the first and the
+ *       last record arrived: first_epoch, last_epoch.
+ *       GR_BENCH_HOLD_MS=w: hold every batch w ms before the next poll acknowledges it (a
+ *       consumer whose processing takes W; bench/capacity.sh).
  *
  * Prints one JSON line on stdout: mode, messages, bytes, seconds (from the first
  * send / the subscribe to the last delivery report / record), msgs_per_s, mb_per_s
@@ -88,7 +94,15 @@ static gr_conf_t *make_conf(gr_conf_scope_t scope, const char *const *fixed, int
     return conf;
 }
 
-static char batch_size[32] = ""; /* the producer's effective batch.size (its default unless -X set it) */
+static char batch_size[32] = "";  /* the producer's effective batch.size (its default unless -X set it) */
+static char extra_json[128] = ""; /* more fields for the JSON line, each starting with a comma */
+
+/* The wall-clock time (s since the epoch) of a CLOCK_MONOTONIC instant t. */
+static double epoch_of(double t) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - (now_s() - t);
+}
 
 static void print_json(const char *mode, long n, long done, double bytes, double secs, double first_s, long failed) {
     struct rusage ru;
@@ -97,10 +111,10 @@ static void print_json(const char *mode, long n, long done, double bytes, double
                  (double)ru.ru_stime.tv_usec / 1e6;
     printf("{\"client\":\"libgregor\",\"mode\":\"%s\",\"messages\":%ld,\"done\":%ld,\"failed\":%ld,"
            "\"bytes\":%.0f,\"seconds\":%.3f,\"first_s\":%.3f,\"msgs_per_s\":%.1f,\"mb_per_s\":%.2f,"
-           "\"cpu_s\":%.2f,\"max_rss_kb\":%ld%s%s}\n",
+           "\"cpu_s\":%.2f,\"max_rss_kb\":%ld%s%s%s}\n",
            mode, n, done, failed, bytes, secs, first_s, secs > 0 ? (double)done / secs : 0.0,
            secs > 0 ? bytes / 1e6 / secs : 0.0, cpu, (long)ru.ru_maxrss, batch_size[0] ? ",\"batch_size\":" : "",
-           batch_size);
+           batch_size, extra_json);
     fflush(stdout);
 }
 
@@ -204,6 +218,10 @@ static int run_share_drain(int argc, char **argv) {
         fprintf(stderr, "share consumer: %s\n", errstr);
         return 1;
     }
+    const char *hold_env = getenv("GR_BENCH_HOLD_MS");
+    long hold_ms = hold_env ? atol(hold_env) : 0;
+    const char *idle_env = getenv("GR_BENCH_IDLE_EXIT_MS");
+    double idle_exit = idle_env ? atof(idle_env) / 1000.0 : 0;
     double t0 = now_s(), first = -1, last = t0, idle_since = t0;
     const char *topics[] = {topic};
     gr_share_consumer_subscribe(c, topics, 1);
@@ -219,6 +237,7 @@ static int run_share_drain(int argc, char **argv) {
         size_t m = gr_share_batch_count(batch);
         double t = now_s();
         if (m == 0) {
+            if (idle_exit > 0 && t - idle_since > idle_exit && (first >= 0 || t - t0 > 15)) break;
             if (t - idle_since > 30) {
                 fprintf(stderr, "no records for 30 s after %ld\n", count);
                 break;
@@ -235,12 +254,20 @@ static int run_share_drain(int argc, char **argv) {
         }
         count += (long)m;
         last = t;
+        if (hold_ms > 0) {
+            struct timespec ts = {hold_ms / 1000, (hold_ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
     }
     gr_share_consumer_commit_sync(c, -1, NULL); /* accept the last batch */
     gr_share_consumer_close(c, -1);
     gr_share_consumer_destroy(c);
     if (dup_or_bad) fprintf(stderr, "%ld records with a null value or a delivery count above 1\n", dup_or_bad);
+    if (idle_exit > 0)
+        snprintf(extra_json, sizeof(extra_json), ",\"first_epoch\":%.3f,\"last_epoch\":%.3f",
+                 first >= 0 ? epoch_of(first) : -1.0, epoch_of(last));
     print_json("share-drain", n, count, bytes, last - t0, first >= 0 ? first - t0 : -1.0, dup_or_bad);
+    if (idle_exit > 0) return dup_or_bad ? 1 : 0; /* one of several: the caller checks the sum */
     return count >= n && !dup_or_bad ? 0 : 1;
 }
 

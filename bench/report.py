@@ -113,7 +113,8 @@ def report(path, out):
         ("produce_kcat_acksall", "produce acks=all (kcat -P)"),
         ("fetch_kcat", "fetch (kcat -C)"),
         ("fetch_java", "fetch (ConsumerPerformance)"),
-    ]
+    ] + [(f"share_drain_c{k}", f"share drain, {k} consumer(s) (libgregor)") for k in (1, 2, 4, 8)
+         if any(f"{b}.share_drain_c{k}.msgs_s" in r or f"{b}.share_drain_c{k}.note" in r for b in brokers)]
     res = {
         "messages": msgs,
         "record_bytes": 1024,
@@ -123,6 +124,9 @@ def report(path, out):
         "loadavg_end": g("loadavg_end"),
         "repeat": g("repeat"),
         "date": g("date"),
+        "command": g("command"),
+        "share_drain_messages": g("share_drain_messages"),
+        "share_drain_partitions": g("share_drain_partitions"),
         "phases": {},
         "rss": {},
         "startup": {},

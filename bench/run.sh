@@ -13,7 +13,10 @@
 #   a raw loopback TCP copy of the same bytes (bench_loopback, median of 3): the physical limit;
 #   gregord start-up with 1,000 partitions holding data (SIGTERM, restart, time until the port
 #     answers; the "opened N partition(s) in M ms" log line), and Apache Kafka's restart on the same.
-# Prints a table with the ratios and the goals of issue 2; writes $GR_BUILD_DIR/bench-results/latest.json.
+#   share drain: the same libgregor share consumers drain one topic on each broker with 1, 2 and 4
+#     consumers in one group (bench/share_drain.sh);
+# Prints a table with the ratios and the goals of issue 2; writes $GR_BUILD_DIR/bench-results/latest.json
+# (bench/plots.sh, run by `make bench`, draws it).
 #
 # Environment:
 #   BENCH_MESSAGES      messages per phase (default 500000 = 512 MB per phase; 1000000 = 1 GiB)
@@ -22,6 +25,8 @@
 #   BENCH_KAFKA_HEAP    reference broker heap (default "-Xmx1G -Xms1G", kafka-server-start.sh's)
 #   BENCH_STARTUP_PARTS partitions for the start-up test (default 1000)
 #   BENCH_SKIP_KAFKA=1  gregord only;  BENCH_SKIP_STARTUP=1  no start-up test
+#   BENCH_SHARE_MESSAGES, BENCH_SHARE_PARTITIONS, BENCH_SHARE_CONSUMERS, BENCH_SKIP_SHARE=1: the share
+#                       drains (bench/share_drain.sh)
 #   BENCH_TIMEOUT       watchdog for the whole run, s (default 1800)
 #   GR_BUILD_DIR        where gregord and bench_loopback are (default ./build), GR_KEEP_TMP=1
 # Everything listens on 127.0.0.1 only; every process is started and stopped by PID.
@@ -33,6 +38,8 @@ GR_TEST_TIMEOUT="${BENCH_TIMEOUT:-1800}"
 source "$BENCH_SRC/../tests/lib.sh"
 # shellcheck source=lib.sh
 source "$BENCH_SRC/lib.sh"
+# shellcheck source=share_drain.sh
+source "$BENCH_SRC/share_drain.sh"
 GR_TEST_NAME=bench
 
 N="${BENCH_MESSAGES:-500000}"
@@ -52,6 +59,9 @@ bash "$GR_REF_SH" setup || die "reference Kafka jars unavailable (tests/ref/kafk
 bench_results_init
 put messages "$N"
 put repeat "$REPEAT"
+put share_drain_messages "$SD_N"
+put share_drain_partitions "$SD_PARTS"
+put command "bash bench/run.sh (BENCH_MESSAGES=$N BENCH_REPEAT=$REPEAT BENCH_SHARE_MESSAGES=$SD_N)"
 
 cpu_ticks() { # utime+stime of PID, in ticks (fields 14 and 15 after the comm field)
   sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'
@@ -203,6 +213,7 @@ run_workload() { # run_workload BROKER (BPID and BOOTSTRAP set)
   for ((r = 1; r <= REPEAT; r++)); do produce_kcat "$b" all "$r"; done
   for ((r = 1; r <= REPEAT; r++)); do fetch_kcat "$b" "$r"; done
   fetch_java "$b"
+  share_drain_series "$b"
   put "$b.peak_rss_mb" "$(kb_to_mb "$(status_kb "$BPID" VmHWM)")"
   put "$b.total_cpu_s" "$(calc "$(cpu_ticks "$BPID") / $TICK")"
   say "$b: peak RSS $(status_kb "$BPID" VmHWM) kB"
