@@ -7,16 +7,32 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Ten steps per decade from 100 µs to 1000 s. */
 const double gr_hist_bounds_s[GR_HIST_BOUNDS] = {
-    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-    0.5,    1,       2.5,    5,     10,     25,    50,   100,   250,  500, 1000,
+    1e-4, 1.25e-4, 1.5e-4, 2e-4, 2.5e-4, 3e-4, 4e-4,    5e-4,   6e-4, 8e-4,   1e-3, 1.25e-3, 1.5e-3, 2e-3, 2.5e-3,
+    3e-3, 4e-3,    5e-3,   6e-3, 8e-3,   1e-2, 1.25e-2, 1.5e-2, 2e-2, 2.5e-2, 3e-2, 4e-2,    5e-2,   6e-2, 8e-2,
+    0.1,  0.125,   0.15,   0.2,  0.25,   0.3,  0.4,     0.5,    0.6,  0.8,    1,    1.25,    1.5,    2,    2.5,
+    3,    4,       5,      6,    8,      10,   12.5,    15,     20,   25,     30,   40,      50,     60,   80,
+    100,  125,     150,    200,  250,    300,  400,     500,    600,  800,    1000,
 };
 
 /* The bounds in microseconds, for integer comparisons on the hot path. */
 static const int64_t g_bounds_us[GR_HIST_BOUNDS] = {
-    100,    250,     500,     1000,    2500,     5000,     10000,    25000,     50000,     100000,    250000,
-    500000, 1000000, 2500000, 5000000, 10000000, 25000000, 50000000, 100000000, 250000000, 500000000, 1000000000,
+    100,       125,       150,       200,       250,       300,       400,       500,        600,
+    800,       1000,      1250,      1500,      2000,      2500,      3000,      4000,       5000,
+    6000,      8000,      10000,     12500,     15000,     20000,     25000,     30000,      40000,
+    50000,     60000,     80000,     100000,    125000,    150000,    200000,    250000,     300000,
+    400000,    500000,    600000,    800000,    1000000,   1250000,   1500000,   2000000,    2500000,
+    3000000,   4000000,   5000000,   6000000,   8000000,   10000000,  12500000,  15000000,   20000000,
+    25000000,  30000000,  40000000,  50000000,  60000000,  80000000,  100000000, 125000000,  150000000,
+    200000000, 250000000, 300000000, 400000000, 500000000, 600000000, 800000000, 1000000000,
 };
+
+bool gr_hist_exported(size_t i) {
+    /* the 1, 2.5 and 5 steps of each decade, and the last bound (1000 s) */
+    size_t step = i % 10;
+    return i + 1 == GR_HIST_BOUNDS || step == 0 || step == 4 || step == 7;
+}
 
 static size_t bucket_of(int64_t us) {
     size_t lo = 0, hi = GR_HIST_BOUNDS; /* first bound >= us; GR_HIST_BOUNDS = +Inf */
@@ -30,11 +46,13 @@ static size_t bucket_of(int64_t us) {
     return lo;
 }
 
-void gr_hist_observe(gr_hist_t *h, int64_t us) {
+void gr_hist_observe(gr_hist_t *h, int64_t us) { gr_hist_observe_n(h, us, 1); }
+
+void gr_hist_observe_n(gr_hist_t *h, int64_t us, uint64_t n) {
     if (us < 0) us = 0;
-    h->bucket[bucket_of(us)]++;
-    h->count++;
-    h->sum_us += (uint64_t)us;
+    h->bucket[bucket_of(us)] += n;
+    h->count += n;
+    h->sum_us += n * (uint64_t)us;
 }
 
 void gr_hist_observe_atomic(gr_hist_t *h, int64_t us) {
@@ -211,6 +229,7 @@ void gr_prom_hist(gr_prom_t *p, const char *name, const gr_prom_labels_t *labels
     char le[32];
     for (size_t i = 0; i <= GR_HIST_BOUNDS; i++) {
         cum += h->bucket[i];
+        if (i < GR_HIST_BOUNDS && !gr_hist_exported(i)) continue;
         if (i < GR_HIST_BOUNDS)
             snprintf(le, sizeof(le), "le=\"%g\"", gr_hist_bounds_s[i]);
         else

@@ -7,18 +7,6 @@
 
 void gr_sp_set_stats(gr_sp_t *sp, gr_share_stats_t *stats) { sp->stats = stats; }
 
-/* n observations of the same duration: a range acknowledged at once has one
- * acquisition time, so W costs one bucket search per range, not per record.
- * Same bucket rule as gr_hist_observe (first bound >= the value). */
-static void hist_add(gr_hist_t *h, int64_t us, uint64_t n) {
-    if (us < 0) us = 0;
-    size_t i = 0;
-    while (i < GR_HIST_BOUNDS && (int64_t)(gr_hist_bounds_s[i] * 1e6 + 0.5) < us) i++;
-    h->bucket[i] += n;
-    h->count += n;
-    h->sum_us += n * (uint64_t)us;
-}
-
 void gr__sp_stat_acquired(gr_sp_t *sp, int64_t n, int16_t count) {
     if (!sp->stats) return;
     sp->stats->acquired += (uint64_t)n;
@@ -39,7 +27,7 @@ void gr__sp_stat_ack(gr_sp_t *sp, int type, int64_t n, uint32_t acq_at) {
     sp->stats->acks[t] += (uint64_t)n;
     /* W ends at the consumer's decision; RENEW and GAP are not decisions on a record. */
     if (t == GR_SHARE_ACK_ACCEPT || t == GR_SHARE_ACK_RELEASE || t == GR_SHARE_ACK_REJECT)
-        hist_add(&sp->stats->in_flight, (sp->clock - gr__sp_time(sp, acq_at)) * 1000, (uint64_t)n);
+        gr_hist_observe_n(&sp->stats->in_flight, (sp->clock - gr__sp_time(sp, acq_at)) * 1000, (uint64_t)n);
 }
 
 void gr__sp_stat_archived(gr_sp_t *sp, gr_share_archive_reason_t why, int64_t n) {

@@ -108,8 +108,8 @@ static void test_cap_binds(void) {
     ASSERT_EQ(o.acked, 8000);
     ASSERT_EQ(o.w.count, 8000);
     ASSERT_NEAR(o.w_mean_s, 0.5, 1e-9);
-    ASSERT_NEAR(o.w_p50_s, 0.375, 1e-9);  /* inside the (0.25, 0.5] bucket */
-    ASSERT_NEAR(o.w_p99_s, 0.4975, 1e-9); /* ditto */
+    ASSERT_NEAR(o.w_p50_s, 0.45, 1e-9);  /* inside the (0.4, 0.5] bucket */
+    ASSERT_NEAR(o.w_p99_s, 0.499, 1e-9); /* ditto */
     ASSERT_NEAR(o.in_flight_avg, 100.0, 1e-9);
     ASSERT_NEAR(o.ack_rate, 200.0, 1e-9);
     ASSERT_NEAR(o.drain_rate, 200.0, 1e-9);
@@ -335,10 +335,10 @@ static void test_group(void) {
     ASSERT_EQ(g.w.count, 8600);
     double wmean = (8000 * 0.5 + 600 * 1.0) / 8600.0;
     ASSERT_NEAR(g.w_mean_s, wmean, 1e-9);
-    /* rank 4300 of 8600 lies in the (0.25, 0.5] bucket that holds 8000. */
-    ASSERT_NEAR(g.w_p50_s, 0.25 + 0.25 * (4300.0 / 8000.0), 1e-9);
-    /* rank 8514 lies in (0.5, 1] (600 records after 8000). */
-    ASSERT_NEAR(g.w_p99_s, 0.5 + 0.5 * ((0.99 * 8600 - 8000) / 600.0), 1e-9);
+    /* rank 4300 of 8600 lies in the (0.4, 0.5] bucket that holds 8000. */
+    ASSERT_NEAR(g.w_p50_s, 0.4 + 0.1 * (4300.0 / 8000.0), 1e-9);
+    /* rank 8514 lies in (0.8, 1] (600 records after 8000). */
+    ASSERT_NEAR(g.w_p99_s, 0.8 + 0.2 * ((0.99 * 8600 - 8000) / 600.0), 1e-9);
     /* 100/0.5 + 200/1 + 100/(group W mean). */
     ASSERT_NEAR(g.ceiling, 200.0 + 200.0 + 100.0 / wmean, 1e-9);
     ASSERT_NEAR(g.headroom, g.ceiling / 220.0, 1e-9);

@@ -115,10 +115,10 @@ static void test_exact(void) {
 
     /* W: 0.5 s x2, 1 s x9, 2 s x3, 3 s x1. */
     ASSERT_EQ(st.in_flight.sum_us, 19000000);
-    ASSERT_EQ(st.in_flight.bucket[11], 2); /* le 0.5 */
-    ASSERT_EQ(st.in_flight.bucket[12], 9); /* le 1 */
-    ASSERT_EQ(st.in_flight.bucket[13], 3); /* le 2.5 */
-    ASSERT_EQ(st.in_flight.bucket[14], 1); /* le 5 */
+    ASSERT_EQ(st.in_flight.bucket[37], 2); /* le 0.5 */
+    ASSERT_EQ(st.in_flight.bucket[40], 9); /* le 1 */
+    ASSERT_EQ(st.in_flight.bucket[43], 3); /* le 2 */
+    ASSERT_EQ(st.in_flight.bucket[45], 1); /* le 3 */
     gr_sp_destroy(sp);
 }
 
