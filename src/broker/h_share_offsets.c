@@ -52,8 +52,8 @@ static void describe_partition(gr_req_t *req, const char *gid, const gr_meta_top
         o->ErrorMessage = gr_str_c(err_msg(o->ErrorCode));
         return;
     }
-    int64_t lag = gr_plog_end_offset(p->plog) - st.start_offset - st.delivery_complete_count;
-    o->Lag = lag < 0 ? 0 : lag;
+    /* Unclamped, as Kafka 4.4.0: negative after AlterShareGroupOffsets beyond the high watermark. */
+    o->Lag = gr_plog_end_offset(p->plog) - st.start_offset - st.delivery_complete_count;
 }
 
 static void describe_topic(gr_req_t *req, const char *gid, const char *name, const int32_t *parts, int32_t n, dt_t *o) {
