@@ -1,5 +1,7 @@
 /* The share-group SimpleAssignor (KIP-932; docs/share-groups.md) and the small
- * assignment-set helpers it shares with group.c.
+ * assignment-set helpers it shares with group.c. Homogeneous groups (every member
+ * subscribes to the same topics) use Kafka 4.4.0's algorithm (group_assign_simple.c);
+ * the hash-based assignor below serves heterogeneous groups.
  *
  * Goals, in order: every assignable partition with a subscriber gets at least one
  * member; balance (member partition counts differ by at most one when members <
@@ -450,6 +452,7 @@ static void step_even(asg_t *a) {
 
 void gr_sg_assign(const gr_sg_assign_topic_t *topics, int32_t n_topics, const gr_sg_assign_member_t *members,
                   int32_t n_members, gr_sg_assignment_t *out) {
+    if (gr__sg_assign_homogeneous(topics, n_topics, members, n_members, out)) return;
     asg_t a;
     asg_init(&a, topics, n_topics, members, n_members);
     if (a.P > 0) {
