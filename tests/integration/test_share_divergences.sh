@@ -127,6 +127,7 @@ sys.exit(1 if bad else 0)
 EOF
 
 # ------------------------------------------------------------------ the offsets view of both tools
+[[ -x "$CLI" ]] || die "gregor command-line tool not found at $CLI (build it: make)"
 ref_lag="$(gr_timeout 90 bash "$GR_REF_SH" tool "$GR_REF_DIR" org.apache.kafka.tools.consumer.group.ShareGroupCommand \
   --bootstrap-server "$REF_BOOT" --describe --group sdv-lagcli-g --offsets 2>&1 | awk '$1 == "sdv-lagcli-g" {print $2, $3, $4, $5}')"
 greg_lag="$(gr_timeout 30 "$CLI" share-groups --bootstrap-server "$GREGORD_BOOT" --describe --group sdv-lagcli-g \
