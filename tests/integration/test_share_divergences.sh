@@ -138,4 +138,5 @@ check_eq "gregor share-groups --describe --offsets beyond the high watermark" "$
 
 stop_ref_kafka
 stop_gregord
+check_no_sanitizer_report
 gr_finish
