@@ -1,8 +1,11 @@
-/* The SimpleAssignor of Kafka 4.4.0 for a homogeneous group (every member subscribes
- * to the same topics): SimpleHomogeneousAssignmentBuilder, rewritten from its
- * behaviour (docs/share-groups.md).
+/* The SimpleAssignor of Kafka 4.4.0 (SimpleHomogeneousAssignmentBuilder and
+ * SimpleHeterogeneousAssignmentBuilder), rewritten from their behaviour
+ * (docs/share-groups.md). A homogeneous group (every member subscribes to the same
+ * topics) is balanced over all its partitions at once; otherwise each topic is
+ * balanced alone over its subscribers, and a member's topics add up.
  *
- * With M members and P target partitions, every partition wants
+ * With M members and P target partitions (of the whole group or of one topic), every
+ * partition wants
  * S = ceil(M / P) members, and member i (in member order) wants
  * ceil(q * (i + 1)) - ceil(q * i) partitions, q = S * P / M. Steps:
  *   1. keep each member's previous partitions that are still targets;
@@ -23,126 +26,177 @@
 
 #include "share/group_int.h"
 
-typedef struct hasg {
-    int32_t M, P, S;
-    int32_t *desired; /* partitions member m wants */
-    int32_t *mcount;  /* partitions member m holds */
-    int32_t *pcount;  /* members partition s has */
-    bool *has;        /* [m * P + s] */
+typedef struct sasg {
+    const gr_sg_assign_topic_t *topics;
+    const gr_sg_assign_member_t *members;
+    int32_t T, M, P;  /* topics, members, slots (partitions of all topics) */
+    int32_t *first;   /* first slot of topic t; first[T] = P */
+    int32_t *slot_t;  /* topic of slot s */
+    bool *subscribed; /* [m * T + t] */
+    bool *has;        /* [m * P + s]: the result */
+    int32_t *pcount;  /* members slot s has */
+} sasg_t;
+
+/* One balancing run over the members L[0..n) and the slots SL[0..np), both ascending. */
+typedef struct run {
+    sasg_t *a;
+    const int32_t *L, *SL;
+    int32_t n, np, S;
+    int32_t *desired, *mcount; /* by position in L */
     bool *unfilled;
-} hasg_t;
+    bool *in_run; /* [slot]: slot belongs to this run */
+} run_t;
 
-static bool same_topics(const gr_sg_assign_member_t *a, const gr_sg_assign_member_t *b, int32_t T, bool *scratch) {
-    memset(scratch, 0, (size_t)T * sizeof(bool));
-    int32_t na = 0, nb = 0;
-    for (int32_t i = 0; i < a->n_topics; i++) {
-        int32_t t = a->topics[i];
-        if (t >= 0 && t < T && !scratch[t]) scratch[t] = true, na++;
-    }
-    bool *seen = scratch + T;
-    memset(seen, 0, (size_t)T * sizeof(bool));
-    for (int32_t i = 0; i < b->n_topics; i++) {
-        int32_t t = b->topics[i];
-        if (t < 0 || t >= T || seen[t]) continue;
-        if (!scratch[t]) return false;
-        seen[t] = true, nb++;
-    }
-    return na == nb;
+static bool *has_at(const run_t *r, int32_t i, int32_t s) { return &r->a->has[(size_t)r->L[i] * r->a->P + s]; }
+
+static void hold(run_t *r, int32_t i, int32_t s, bool on) {
+    bool *h = has_at(r, i, s);
+    if (*h == on) return;
+    *h = on;
+    r->mcount[i] += on ? 1 : -1;
+    r->a->pcount[s] += on ? 1 : -1;
 }
 
-static void hold(hasg_t *h, int32_t m, int32_t s, bool on) {
-    if (h->has[(size_t)m * h->P + s] == on) return;
-    h->has[(size_t)m * h->P + s] = on;
-    h->mcount[m] += on ? 1 : -1;
-    h->pcount[s] += on ? 1 : -1;
+/* Step 1: the previous partitions of member i that are targets of this run. */
+static void keep_previous(run_t *r, int32_t i) {
+    const sasg_t *a = r->a;
+    const gr_sg_assignment_t *cur = a->members[r->L[i]].current;
+    for (int32_t c = 0; cur && c < cur->n_topics; c++)
+        for (int32_t t = 0; t < a->T; t++) {
+            if (gr__sg_uuid_cmp(&a->topics[t].topic_id, &cur->topics[c].topic_id)) continue;
+            for (int32_t j = 0; j < cur->topics[c].n_partitions; j++)
+                for (int32_t k = 0; k < a->topics[t].n_partitions; k++)
+                    if (a->topics[t].partitions[k] == cur->topics[c].partitions[j] && r->in_run[a->first[t] + k])
+                        hold(r, i, a->first[t] + k, true);
+        }
 }
 
-/* Step 4. Returns when every partition has S members or no unfilled member can help. */
-static void assign_remaining(hasg_t *h) {
+static bool any_unfilled(const run_t *r) {
+    for (int32_t i = 0; i < r->n; i++)
+        if (r->unfilled[i]) return true;
+    return false;
+}
+
+/* Step 4: walk the unfilled members, again from the first one while the last pass
+ * placed something; a member leaves the walk at its count. */
+static void assign_remaining(run_t *r) {
     int32_t pos = 0;
     bool placed = false;
-    for (int32_t s = 0; s < h->P; s++) {
-        for (int32_t need = h->S - h->pcount[s]; need > 0;) {
-            while (pos < h->M && !h->unfilled[pos]) pos++;
-            if (pos == h->M) { /* walk exhausted: again from the start if it placed something */
+    for (int32_t k = 0; k < r->np && any_unfilled(r); k++) {
+        int32_t s = r->SL[k];
+        for (int32_t need = r->S - r->a->pcount[s]; need > 0;) {
+            while (pos < r->n && !r->unfilled[pos]) pos++;
+            if (pos == r->n) {
                 if (!placed) break;
                 pos = 0, placed = false;
-                while (pos < h->M && !h->unfilled[pos]) pos++;
-                if (pos == h->M) return;
+                while (pos < r->n && !r->unfilled[pos]) pos++;
+                if (pos == r->n) return;
             }
-            int32_t m = pos++;
-            if (h->has[(size_t)m * h->P + s]) continue;
-            hold(h, m, s, true);
+            int32_t i = pos++;
+            if (*has_at(r, i, s)) continue;
+            hold(r, i, s, true);
             need--, placed = true;
-            if (h->mcount[m] >= h->desired[m]) h->unfilled[m] = false;
+            if (r->mcount[i] >= r->desired[i]) r->unfilled[i] = false;
         }
-        bool any = false;
-        for (int32_t m = 0; m < h->M && !any; m++) any = h->unfilled[m];
-        if (!any) return;
     }
 }
 
-static void run(hasg_t *h, const gr_sg_assign_topic_t *topics, const int32_t *first, const bool *subscribed, int32_t T,
-                const gr_sg_assign_member_t *members) {
-    double q = (double)(h->S * h->P) / (double)h->M;
-    for (int32_t m = 0; m < h->M; m++)
-        h->desired[m] = (int32_t)ceil(q * (double)(m + 1)) - (int32_t)ceil(q * (double)m);
-    for (int32_t m = 0; m < h->M; m++) { /* step 1 */
-        const gr_sg_assignment_t *cur = members[m].current;
-        for (int32_t i = 0; cur && i < cur->n_topics; i++)
-            for (int32_t t = 0; t < T; t++) {
-                if (!subscribed[t] || gr__sg_uuid_cmp(&topics[t].topic_id, &cur->topics[i].topic_id)) continue;
-                for (int32_t j = 0; j < cur->topics[i].n_partitions; j++)
-                    for (int32_t k = 0; k < topics[t].n_partitions; k++)
-                        if (topics[t].partitions[k] == cur->topics[i].partitions[j]) hold(h, m, first[t] + k, true);
+static void balance(sasg_t *a, const int32_t *L, int32_t n, const int32_t *SL, int32_t np) {
+    if (n <= 0 || np <= 0) return;
+    run_t r = {a, L, SL, n, np, (n + np - 1) / np, NULL, NULL, NULL, NULL};
+    r.desired = gr__sg_xcalloc((size_t)n, sizeof(int32_t));
+    r.mcount = gr__sg_xcalloc((size_t)n, sizeof(int32_t));
+    r.unfilled = gr__sg_xcalloc((size_t)n, sizeof(bool));
+    r.in_run = gr__sg_xcalloc((size_t)a->P, sizeof(bool));
+    for (int32_t k = 0; k < np; k++) r.in_run[SL[k]] = true;
+    double q = (double)(r.S * np) / (double)n; /* Java: int product, then double */
+    for (int32_t i = 0; i < n; i++) r.desired[i] = (int32_t)ceil(q * (double)(i + 1)) - (int32_t)ceil(q * (double)i);
+    for (int32_t i = 0; i < n; i++) keep_previous(&r, i);
+    for (int32_t i = 0; i < n; i++) /* step 2: down to the count, lowest partitions first */
+        for (int32_t k = 0; k < np && r.mcount[i] > r.desired[i]; k++) hold(&r, i, SL[k], false);
+    for (int32_t k = 0; k < np; k++) /* step 3: down to S members, lowest members first */
+        for (int32_t i = 0; i < n && a->pcount[SL[k]] > r.S; i++)
+            if (*has_at(&r, i, SL[k])) hold(&r, i, SL[k], false);
+    for (int32_t i = 0; i < n; i++) r.unfilled[i] = r.mcount[i] < r.desired[i];
+    assign_remaining(&r);
+    free(r.in_run);
+    free(r.unfilled);
+    free(r.mcount);
+    free(r.desired);
+}
+
+static bool homogeneous(const sasg_t *a) {
+    for (int32_t m = 1; m < a->M; m++)
+        if (memcmp(&a->subscribed[(size_t)m * a->T], a->subscribed, (size_t)a->T * sizeof(bool))) return false;
+    return true;
+}
+
+/* Members subscribed to any of the topics marked in tmask, and the slots of those topics. */
+static void collect(const sasg_t *a, const bool *tmask, int32_t *L, int32_t *n, int32_t *SL, int32_t *np) {
+    *n = *np = 0;
+    for (int32_t m = 0; m < a->M; m++)
+        for (int32_t t = 0; t < a->T; t++)
+            if (tmask[t] && a->subscribed[(size_t)m * a->T + t]) {
+                L[(*n)++] = m;
+                break;
             }
-        h->unfilled[m] = h->mcount[m] < h->desired[m];
-    }
-    for (int32_t m = 0; m < h->M; m++) /* step 2 */
-        for (int32_t s = 0; s < h->P && h->mcount[m] > h->desired[m]; s++) hold(h, m, s, false);
-    for (int32_t s = 0; s < h->P; s++) /* step 3 */
-        for (int32_t m = 0; m < h->M && h->pcount[s] > h->S; m++)
-            if (h->has[(size_t)m * h->P + s]) hold(h, m, s, false), h->unfilled[m] = true;
-    assign_remaining(h);
+    for (int32_t s = 0; s < a->P; s++)
+        if (tmask[a->slot_t[s]]) SL[(*np)++] = s;
 }
 
-bool gr__sg_assign_homogeneous(const gr_sg_assign_topic_t *topics, int32_t T, const gr_sg_assign_member_t *members,
-                               int32_t M, gr_sg_assignment_t *out) {
-    if (M <= 0) return true;
-    bool *scratch = gr__sg_xcalloc((size_t)T * 2 + 2, sizeof(bool));
-    for (int32_t m = 1; m < M; m++)
-        if (!same_topics(&members[0], &members[m], T, scratch)) {
-            free(scratch);
-            return false;
+static void init(sasg_t *a, const gr_sg_assign_topic_t *topics, int32_t T, const gr_sg_assign_member_t *members,
+                 int32_t M) {
+    *a = (sasg_t){topics, members, T, M, 0, NULL, NULL, NULL, NULL, NULL};
+    a->subscribed = gr__sg_xcalloc((size_t)M * (size_t)T + 1, sizeof(bool));
+    for (int32_t m = 0; m < M; m++)
+        for (int32_t i = 0; i < members[m].n_topics; i++)
+            if (members[m].topics[i] >= 0 && members[m].topics[i] < T)
+                a->subscribed[(size_t)m * T + members[m].topics[i]] = true;
+    a->first = gr__sg_xcalloc((size_t)T + 1, sizeof(int32_t));
+    for (int32_t t = 0; t < T; t++) a->first[t + 1] = a->first[t] + topics[t].n_partitions;
+    a->P = a->first[T];
+    a->slot_t = gr__sg_xcalloc((size_t)a->P + 1, sizeof(int32_t));
+    for (int32_t t = 0; t < T; t++)
+        for (int32_t s = a->first[t]; s < a->first[t + 1]; s++) a->slot_t[s] = t;
+    a->has = gr__sg_xcalloc((size_t)M * (size_t)a->P + 1, sizeof(bool));
+    a->pcount = gr__sg_xcalloc((size_t)a->P + 1, sizeof(int32_t));
+}
+
+void gr_sg_assign(const gr_sg_assign_topic_t *topics, int32_t n_topics, const gr_sg_assign_member_t *members,
+                  int32_t n_members, gr_sg_assignment_t *out) {
+    sasg_t a;
+    init(&a, topics, n_topics, members, n_members);
+    int32_t *L = gr__sg_xcalloc((size_t)n_members + 1, sizeof(int32_t)), n, *SL, np;
+    SL = gr__sg_xcalloc((size_t)a.P + 1, sizeof(int32_t));
+    bool *tmask = gr__sg_xcalloc((size_t)n_topics + 1, sizeof(bool));
+    if (n_members > 0 && homogeneous(&a)) { /* all partitions of the common topics at once */
+        memcpy(tmask, a.subscribed, (size_t)n_topics * sizeof(bool));
+        collect(&a, tmask, L, &n, SL, &np);
+        balance(&a, L, n, SL, np);
+    } else { /* each topic alone over its subscribers */
+        for (int32_t t = 0; t < n_topics; t++) {
+            memset(tmask, 0, (size_t)n_topics * sizeof(bool));
+            tmask[t] = true;
+            collect(&a, tmask, L, &n, SL, &np);
+            balance(&a, L, n, SL, np);
         }
-    bool *subscribed = scratch; /* member 0's topics, left there by same_topics(0, 0) */
-    same_topics(&members[0], &members[0], T, scratch);
-    int32_t *first = gr__sg_xcalloc((size_t)T + 1, sizeof(int32_t));
-    for (int32_t t = 0; t < T; t++) first[t + 1] = first[t] + (subscribed[t] ? topics[t].n_partitions : 0);
-    hasg_t h = {.M = M, .P = first[T]};
-    h.S = h.P ? (M + h.P - 1) / h.P : 0;
-    h.desired = gr__sg_xcalloc((size_t)M, sizeof(int32_t));
-    h.mcount = gr__sg_xcalloc((size_t)M, sizeof(int32_t));
-    h.pcount = gr__sg_xcalloc((size_t)h.P + 1, sizeof(int32_t));
-    h.has = gr__sg_xcalloc((size_t)M * (size_t)h.P + 1, sizeof(bool));
-    h.unfilled = gr__sg_xcalloc((size_t)M, sizeof(bool));
-    if (h.P) run(&h, topics, first, subscribed, T, members);
-    gr__sg_tp_t *tps = gr__sg_xmalloc(((size_t)h.P + 1) * sizeof(*tps));
-    for (int32_t m = 0; m < M; m++) {
-        size_t n = 0;
-        for (int32_t t = 0; t < T; t++)
-            for (int32_t k = 0; subscribed[t] && k < topics[t].n_partitions; k++)
-                if (h.has[(size_t)m * h.P + first[t] + k])
-                    tps[n++] = (gr__sg_tp_t){topics[t].topic_id, topics[t].partitions[k]};
-        gr__sg_assignment_from_tps(tps, n, &out[m]);
+    }
+    gr__sg_tp_t *tps = gr__sg_xmalloc(((size_t)a.P + 1) * sizeof(*tps));
+    for (int32_t m = 0; m < n_members; m++) {
+        size_t k = 0;
+        for (int32_t s = 0; s < a.P; s++)
+            if (a.has[(size_t)m * a.P + s])
+                tps[k++] = (gr__sg_tp_t){topics[a.slot_t[s]].topic_id,
+                                         topics[a.slot_t[s]].partitions[s - a.first[a.slot_t[s]]]};
+        gr__sg_assignment_from_tps(tps, k, &out[m]);
     }
     free(tps);
-    free(h.unfilled);
-    free(h.has);
-    free(h.pcount);
-    free(h.mcount);
-    free(h.desired);
-    free(first);
-    free(scratch);
-    return true;
+    free(tmask);
+    free(SL);
+    free(L);
+    free(a.pcount);
+    free(a.has);
+    free(a.slot_t);
+    free(a.first);
+    free(a.subscribed);
 }

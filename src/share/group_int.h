@@ -23,10 +23,6 @@ typedef struct gr__sg_tp {
 
 /* Sort and de-duplicate tps (modified in place), then build out (overwritten). */
 void gr__sg_assignment_from_tps(gr__sg_tp_t *tps, size_t n, gr_sg_assignment_t *out);
-/* Kafka 4.4.0's SimpleAssignor when every member subscribes to the same topics
- * (group_assign_simple.c); false (out untouched) when they do not. */
-bool gr__sg_assign_homogeneous(const gr_sg_assign_topic_t *topics, int32_t n_topics,
-                               const gr_sg_assign_member_t *members, int32_t n_members, gr_sg_assignment_t *out);
 /* Append every pair of a to *tps (grown with realloc; *n and *cap updated). */
 void gr__sg_assignment_to_tps(const gr_sg_assignment_t *a, gr__sg_tp_t **tps, size_t *n, size_t *cap);
 

@@ -155,6 +155,31 @@ static void test_kafka_exact(void) {
     expect_fresh(7, 3, "0:0,2 1:0 2:0 3:1,2 4:1 5:1 6:2"); /* S=3, counts 2,1,1,2,1,1,1 */
     expect_fresh(3, 3, "0:0 1:1 2:2");
     expect_fresh(6, 2, "0:0 1:0 2:0 3:1 4:1 5:1");
+    /* Heterogeneous (SimpleHeterogeneousAssignmentBuilder): each topic alone over its
+     * subscribers in member order. t0 (4 partitions): a, b -> a {0,2}, b {1,3}; t1 (2
+     * partitions): b, c, e, f -> S = 2, one each: b, c on 0 and e, f on 1. */
+    {
+        world_t *h = calloc(1, sizeof(*h));
+        world_topic(h, 4);
+        world_topic(h, 2);
+        world_member(h, "a", 1);
+        world_member(h, "b", 3);
+        world_member(h, "c", 2);
+        world_member(h, "e", 2);
+        world_member(h, "f", 2);
+        world_run(h);
+        static const int want[5][2][4] = {
+            {{0, 2, -1}, {-1}}, {{1, 3, -1}, {0, -1}}, {{-1}, {0, -1}}, {{-1}, {1, -1}}, {{-1}, {1, -1}}};
+        for (int32_t m = 0; m < 5; m++) {
+            int32_t n = 0;
+            for (int32_t t = 0; t < 2; t++)
+                for (int k = 0; want[m][t][k] >= 0; k++, n++)
+                    ASSERT(gr_sg_assignment_has(&h->out[m], &h->topics[t].topic_id, want[m][t][k]));
+            ASSERT_EQ(gr_sg_assignment_count(&h->out[m]), n);
+        }
+        world_free(h);
+        free(h);
+    }
     /* Sticky: a holds all three partitions, b joins (counts 2,1): a drops its lowest. */
     world_t *w = calloc(1, sizeof(*w));
     world_topic(w, 3);
