@@ -1,4 +1,4 @@
-/* Unit tests for the share-group SimpleAssignor (src/share/group_assign.c, spec §4.4). */
+/* Unit tests for the share-group SimpleAssignor (src/share/group_assign_simple.c, Kafka 4.4.0). */
 #include <math.h>
 #include <stdlib.h>
 
