@@ -176,6 +176,19 @@ def describe_one(ctx, g, key):
 
 
 # ------------------------------------------------------------------ (e) assignor
+def join_all(ctx, conns, g, names, subs):
+    epochs = []
+    for i, n in enumerate(names):  # join (epoch 0), retried while the coordinator loads
+        deadline = time.time() + 20
+        while True:
+            r = scw.hb(conns[i], g, n, 0, subs[i])
+            if r["err"] not in (14, 15, 16) or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        epochs.append(r["epoch"])
+    return epochs
+
+
 def settle(ctx, conns, g, names, epochs, secs=40):
     """Heartbeat every member until ShareGroupDescribe shows each at the group epoch with
     every partition assigned, twice in a row; then the sizes."""
@@ -191,12 +204,13 @@ def settle(ctx, conns, g, names, epochs, secs=40):
             all(m["epoch"] == d["epoch"] for m in d["members"])
         stable = stable + 1 if ok else 0
     per_member = sorted(sum(len(ps) for ps in m["assignment"].values()) for m in d["members"] or [])
+    by_name = {m["id"]: {t: len(ps) for t, ps in sorted(m["assignment"].items())} for m in d["members"] or []}
     per_part = {}
     for m in d["members"] or []:
         for _t, ps in m["assignment"].items():
             for p in ps:
                 per_part[p] = per_part.get(p, 0) + 1
-    return dict(stable=stable >= 2, members=len(d["members"] or []),
+    return dict(stable=stable >= 2, members=len(d["members"] or []), by_member=by_name,
                 partitions_per_member=per_member, members_per_partition=[per_part.get(p, 0) for p in range(3)])
 
 
@@ -209,18 +223,25 @@ def s_assignor(ctx):
         g = "sdv-asg%d-g" % n_members
         names = ["sdv-asg%d-m%d" % (n_members, i) for i in range(n_members)]
         conns = [ctx.conn() for _ in names]
-        epochs = []
-        for i, n in enumerate(names):  # join (epoch 0), retried while the coordinator loads
-            deadline = time.time() + 20
-            while True:
-                r = scw.hb(conns[i], g, n, 0, [topic])
-                if r["err"] not in (14, 15, 16) or time.time() > deadline:
-                    break
-                time.sleep(0.2)
-            epochs.append(r["epoch"])
-        o["members_%d" % n_members] = settle(ctx, conns, g, names, epochs)
+        epochs = join_all(ctx, conns, g, names, [[topic]] * n_members)
+        r = settle(ctx, conns, g, names, epochs)
+        r.pop("by_member")  # which member gets two partitions follows Java hash order in Kafka
+        o["members_%d" % n_members] = r
         for i, n in enumerate(names):
             scw.hb(conns[i], g, n, -1)
+    # heterogeneous: each topic balanced over its subscribers (sdv-asg4: 4 partitions for a and
+    # b, sdv-asg2: 2 for b and c), sizes that do not depend on the member order
+    o["create_topics_h"] = [ctx.topic("sdv-asg4", 4)[0], ctx.topic("sdv-asg2", 2)[0]]
+    g = "sdv-asgh-g"
+    names = ["sdv-asgh-a", "sdv-asgh-b", "sdv-asgh-c"]
+    subs = [["sdv-asg4"], ["sdv-asg4", "sdv-asg2"], ["sdv-asg2"]]
+    conns = [ctx.conn() for _ in names]
+    r = settle(ctx, conns, g, names, join_all(ctx, conns, g, names, subs))
+    r.pop("partitions_per_member")
+    r.pop("members_per_partition")
+    o["heterogeneous"] = r
+    for i, n in enumerate(names):
+        scw.hb(conns[i], g, n, -1)
     return o
 
 

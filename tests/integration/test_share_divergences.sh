@@ -112,6 +112,9 @@ want = {
     ("assign_cfg", "describe_set", "entry", "value"): "2500",
     ("assignor", "members_5", "members_per_partition"): [2, 2, 2],
     ("assignor", "members_5", "partitions_per_member"): [1, 1, 1, 1, 2],
+    ("assignor", "heterogeneous", "by_member"): {"sdv-asgh-a": {"sdv-asg4": 2},
+                                                  "sdv-asgh-b": {"sdv-asg2": 1, "sdv-asg4": 2},
+                                                  "sdv-asgh-c": {"sdv-asg2": 1}},
 }
 bad = 0
 for path, v in want.items():
