@@ -39,7 +39,7 @@ gr_err_t gr_share_partition_lag(gr_broker_t *b, const char *group, const gr_uuid
                                 int64_t *start, int32_t *leader_epoch, int64_t *lag) {
     *start = -1;
     *leader_epoch = 0;
-    *lag = -1;
+    *lag = GR_SHARE_LAG_UNKNOWN;
     gr_sstore_key_t key = gr_sstore_key(group, *topic_id, partition);
     gr_sstore_state_t st;
     if (!b->share.sstore || gr_sstore_read(b->share.sstore, &key, &st) || st.start_offset < 0) return GR_ERR_NONE;
@@ -49,7 +49,8 @@ gr_err_t gr_share_partition_lag(gr_broker_t *b, const char *group, const gr_uuid
     gr_partition_t *p = gr_parts_find_id(b->parts, topic_id, partition);
     if (!p || p->offline) return p ? GR_ERR_KAFKA_STORAGE_ERROR : GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
     int64_t l = gr_plog_end_offset(p->plog) - st.start_offset - st.delivery_complete_count;
-    *lag = l < 0 ? 0 : l;
+    /* Unclamped, as Kafka 4.4.0: negative after AlterShareGroupOffsets beyond the high watermark. */
+    *lag = l;
     return GR_ERR_NONE;
 }
 
@@ -61,6 +62,7 @@ static void describe_partition(gr_req_t *req, const char *gid, const gr_meta_top
     o->Lag = -1;
     if (!t) return;
     gr_err_t err = gr_share_partition_lag(req->b, gid, &t->id, index, &o->StartOffset, &o->LeaderEpoch, &o->Lag);
+    if (o->Lag == GR_SHARE_LAG_UNKNOWN) o->Lag = -1;
     if (err) {
         o->ErrorCode = (int16_t)err;
         o->ErrorMessage = gr_str_c(err_msg(o->ErrorCode));

@@ -16,6 +16,7 @@
 
 #include "broker/broker_int.h"
 #include "broker/broker_metrics.h"
+#include "broker/share_coord.h"
 
 /* ---------------------------------------------------------------- window */
 
@@ -136,17 +137,13 @@ static int row_cmp(const void *a, const void *b) {
     return c ? c : (x->partition > y->partition) - (x->partition < y->partition);
 }
 
-/* KIP-1226 lag from the persisted state, as DescribeShareGroupOffsets computes
- * it (h_share_offsets.c); -1 when unknown. The metrics' lag is the same number. */
+/* KIP-1226 lag as DescribeShareGroupOffsets reports it (gr_share_partition_lag); -1 when
+ * unknown. A negative lag (offsets altered beyond the high watermark) is no backlog: 0. */
 static int64_t sp_lag(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition) {
-    gr_sstore_key_t key = gr_sstore_key(group, *topic_id, partition);
-    gr_sstore_state_t st;
-    if (!b->share.sstore || gr_sstore_read(b->share.sstore, &key, &st) || st.start_offset < 0 ||
-        st.delivery_complete_count < 0)
+    int64_t start, lag;
+    int32_t epoch;
+    if (gr_share_partition_lag(b, group, topic_id, partition, &start, &epoch, &lag) || lag == GR_SHARE_LAG_UNKNOWN)
         return -1;
-    int64_t leo = log_end(b, topic_id, partition);
-    if (leo < 0) return -1;
-    int64_t lag = leo - st.start_offset - st.delivery_complete_count;
     return lag < 0 ? 0 : lag;
 }
 

@@ -77,9 +77,11 @@ const char *gr_share_client_host(gr_req_t *req);
 /** KIP-1226 lag of a share-partition as DescribeShareGroupOffsets reports it
  *  (h_share_offsets.c), also exported as gregor_share_partition_lag: from the
  *  persisted state, *start = SPSO (-1: no state), *leader_epoch (>= 0), *lag =
- *  HWM - SPSO - deliveryCompleteCount, at least 0 (-1: unknown). Returns
- *  UNKNOWN_TOPIC_OR_PARTITION / KAFKA_STORAGE_ERROR (lag -1) when the partition
- *  is gone or offline, else NONE. */
+ *  HWM - SPSO - deliveryCompleteCount, unclamped as in Kafka 4.4.0 (negative after
+ *  offsets were altered beyond the high watermark), or GR_SHARE_LAG_UNKNOWN (the
+ *  wire's -1). Returns UNKNOWN_TOPIC_OR_PARTITION / KAFKA_STORAGE_ERROR (lag
+ *  unknown) when the partition is gone or offline, else NONE. */
+#define GR_SHARE_LAG_UNKNOWN INT64_MIN
 gr_err_t gr_share_partition_lag(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition,
                                 int64_t *start, int32_t *leader_epoch, int64_t *lag);
 

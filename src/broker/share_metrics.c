@@ -31,7 +31,7 @@ typedef struct sp_row {
     const char *group, *topic;
     int32_t partition;
     gr_share_part_t *part; /* NULL: not in memory */
-    int64_t start, lag;    /* as DescribeShareGroupOffsets (-1: none) */
+    int64_t start, lag;    /* as DescribeShareGroupOffsets (start -1: none; lag GR_SHARE_LAG_UNKNOWN) */
     int32_t lock_limit;
 } sp_row_t;
 
@@ -145,7 +145,7 @@ static void row_labels(const sp_row_t *r, gr_prom_labels_t *l) {
 typedef enum { V_LAG, V_START, V_IN_FLIGHT, V_LOCKS, V_ACQUIRED, V_REDELIVERIES, V_TIMEOUTS } row_val_t;
 
 /* A per-share-partition family with one value per row (n rows); gauges of
- * unknown value (-1) and counters of SPs not in memory are left out. */
+ * unknown value and counters of SPs not in memory are left out. */
 static void write_rows(gr_prom_t *p, const sp_row_t *rows, size_t n, const char *name, gr_prom_type_t type,
                        const char *help, row_val_t what) {
     gr_prom_family(p, name, type, help);
@@ -153,8 +153,12 @@ static void write_rows(gr_prom_t *p, const sp_row_t *rows, size_t n, const char 
         const sp_row_t *r = &rows[i];
         const gr_share_stats_t *st = r->part ? &r->part->stats : NULL;
         int64_t v;
+        bool known;
         switch (what) {
-        case V_LAG: v = r->lag; break;
+        case V_LAG: /* may be negative: unclamped, as Kafka 4.4.0 */
+            v = r->lag;
+            known = v != GR_SHARE_LAG_UNKNOWN;
+            break;
         case V_START: v = r->start; break;
         case V_IN_FLIGHT: v = r->part ? gr_sp_acquired_count(r->part->sp) : 0; break;
         case V_LOCKS: v = r->lock_limit; break;
@@ -162,7 +166,8 @@ static void write_rows(gr_prom_t *p, const sp_row_t *rows, size_t n, const char 
         case V_REDELIVERIES: v = st ? (int64_t)st->redeliveries : -1; break;
         default: v = st ? (int64_t)st->lock_timeouts : -1; break;
         }
-        if (v < 0) continue;
+        if (what != V_LAG) known = v >= 0;
+        if (!known) continue;
         gr_prom_labels_t l;
         row_labels(r, &l);
         gr_prom_i64(p, name, &l, v);

@@ -338,7 +338,7 @@ static bool acks_valid(const gr_sp_ack_batch_t *bt, size_t n, bool renew) {
         const char *why = NULL;
         if (a->first_offset > a->last_offset)
             why = "FirstOffset is greater than LastOffset";
-        else if (i > 0 && a->first_offset <= bt[i - 1].last_offset)
+        else if (i > 0 && a->first_offset < bt[i - 1].last_offset) /* Kafka 4.4.0: a shared offset is the SP's */
             why = "batches are not in ascending order";
         else if (a->n_types == 0)
             why = "AcknowledgeTypes is empty";

@@ -189,7 +189,7 @@ typedef struct gr_sgc_entry {
 void gr_sgc_describe(const gr_props_t *stored, const gr_share_config_t *broker, gr_sgc_entry_t *out);
 
 /* ------------------------------------------------------------------------------------
- * Assignor (group_assign.c, §4.4 SimpleAssignor).
+ * Assignor (group_assign_simple.c: Kafka 4.4.0's SimpleAssignor).
  * ---------------------------------------------------------------------------------- */
 
 /** One subscribed topic and its assignable (initialized) partitions, ascending. */

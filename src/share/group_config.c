@@ -13,7 +13,7 @@
 
 #include "share/group_int.h"
 
-enum { C_SESSION, C_HEARTBEAT, C_LOCK, C_DELIVERY, C_LOCKS, C_RESET, C_ISOLATION, C_RENEW, C_N };
+enum { C_SESSION, C_HEARTBEAT, C_LOCK, C_DELIVERY, C_LOCKS, C_RESET, C_ISOLATION, C_RENEW, C_ASSIGN, C_N };
 
 static const gr_sgc_def_t defs[C_N] = {
     [C_SESSION] = {"share.session.timeout.ms", GR_CFG_INT, 1,
@@ -34,6 +34,10 @@ static const gr_sgc_def_t defs[C_N] = {
                      "transactions, not yet supported)."},
     [C_RENEW] = {"share.renew.acknowledge.enable", GR_CFG_BOOLEAN, 0,
                  "Whether members may RENEW the acquisition lock of records (KIP-1222)."},
+    /* Kafka 4.3.1+: batches assignment computations; gregord assigns at once on every
+     * membership change, so the value is validated, stored and described only. */
+    [C_ASSIGN] = {"share.assignment.interval.ms", GR_CFG_INT, 0,
+                  "Interval between share group assignment computations (accepted; gregord assigns at once)."},
 };
 
 size_t gr_sgc_count(void) { return C_N; }
@@ -66,6 +70,9 @@ static void int_bounds(const gr_share_config_t *b, int i, int32_t *dflt, int32_t
         break;
     case C_DELIVERY:
         *dflt = b->delivery_count_limit, *min = b->min_delivery_count_limit, *max = b->max_delivery_count_limit;
+        break;
+    case C_ASSIGN:
+        *dflt = b->assignment_interval_ms, *min = b->min_assignment_interval_ms, *max = b->max_assignment_interval_ms;
         break;
     default:
         *dflt = b->partition_max_record_locks, *min = b->min_partition_max_record_locks;
@@ -256,7 +263,7 @@ gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_share_config_t *br
         v[i] = dflt;
         if (val && (err = parse_value(i, val, &v[i], errstr, errstr_size))) return err;
     }
-    static const int order[] = {C_HEARTBEAT, C_SESSION, C_LOCK, C_DELIVERY, C_LOCKS};
+    static const int order[] = {C_HEARTBEAT, C_SESSION, C_LOCK, C_DELIVERY, C_LOCKS, C_ASSIGN};
     for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
         if ((err = check_bounds(order[k], v[order[k]], broker, errstr, errstr_size))) return err;
     if (v[C_SESSION] <= v[C_HEARTBEAT]) {

@@ -23,7 +23,8 @@ static gr_err_t ack_fail(gr_err_t err, char *errstr, size_t n, const char *fmt, 
 #define FAIL(err, ...) return ack_fail(err, errstr, errstr_size, __VA_ARGS__)
 
 /* 121 for an offset that is not (or no longer) acquired: Kafka 4.4.0's text. */
-#define MSG_NOT_ACQUIRED "The offset cannot be acknowledged. The offset is not acquired."
+#define MSG_NOT_ACQUIRED       "The offset cannot be acknowledged. The offset is not acquired."
+#define MSG_BATCH_NOT_ACQUIRED "The batch cannot be acknowledged. The batch is not in the acquired state."
 
 static int ack_type(const gr_sp_ack_batch_t *b, int64_t off) {
     return b->n_types == 1 ? b->types[0] : b->types[off - b->first_offset];
@@ -65,13 +66,18 @@ static gr_err_t ack_check(gr_sp_t *sp, const gr_sp_ack_req_t *req, uint32_t m, c
                  "Batch record not found. The last offset in request is past acquired records.");
         if (i && b->first_offset == req->batches[i - 1].last_offset && b->first_offset >= sp->spso &&
             ack_type(&req->batches[i - 1], b->first_offset) != GR_SP_ACK_RENEW)
-            FAIL(GR_ERR_INVALID_RECORD_STATE, "offset %lld acknowledged twice", (long long)b->first_offset);
+            FAIL(GR_ERR_INVALID_RECORD_STATE, "%s", MSG_NOT_ACQUIRED); /* Kafka: the first batch applied it */
         int64_t p = b->first_offset > sp->spso ? b->first_offset : sp->spso;
         for (size_t k = gr__sp_lower_bound(sp, p); p <= b->last_offset; k++) {
             const gr__sp_rng_t *e = k < sp->n ? GR__SP_AT(sp, k) : NULL;
+            /* Kafka 4.4.0's texts: an untracked range is one of its in-flight batches without
+             * per-offset state (batch-level checks), a tracked one has per-offset state. */
+            bool batch = e && e->first <= p && !e->tracked;
             if (!e || e->first > p || e->state != GR_SP_ACQUIRED)
-                FAIL(GR_ERR_INVALID_RECORD_STATE, "%s", MSG_NOT_ACQUIRED);
-            if (e->member != m || !m) FAIL(GR_ERR_INVALID_RECORD_STATE, "Member is not the owner of batch record");
+                FAIL(GR_ERR_INVALID_RECORD_STATE, "%s", batch ? MSG_BATCH_NOT_ACQUIRED : MSG_NOT_ACQUIRED);
+            if (e->member != m || !m)
+                FAIL(GR_ERR_INVALID_RECORD_STATE, "%s",
+                     batch ? "Member is not the owner of batch record" : "Member is not the owner of offset");
             p = e->last + 1;
         }
     }

@@ -92,11 +92,18 @@ static int split_at(gr_sp_t *sp, int64_t x) {
 
 static int mergeable(const gr_sp_t *sp, const gr__sp_rng_t *x, const gr__sp_rng_t *y);
 
+/* x absorbs its right neighbour y. Terminal batches merged whole keep their batch
+ * identity for the acknowledgement error texts (Kafka keeps each such in-flight batch
+ * untracked and answers "The batch cannot be acknowledged..." for it). */
+static void merge_into(gr__sp_rng_t *x, const gr__sp_rng_t *y) {
+    x->tracked = x->tracked | y->tracked; /* non-terminal ranges merge only when both are tracked */
+    x->last = y->last;
+}
+
 /* Merge range idx+1 into idx when they are equal (one-sided). */
 static void merge_next(gr_sp_t *sp, size_t idx) {
     if (idx + 1 < sp->n && mergeable(sp, GR__SP_AT(sp, idx), GR__SP_AT(sp, idx + 1))) {
-        GR__SP_AT(sp, idx)->last = GR__SP_AT(sp, idx + 1)->last;
-        GR__SP_AT(sp, idx)->tracked = 1;
+        merge_into(GR__SP_AT(sp, idx), GR__SP_AT(sp, idx + 1));
         gr__sp_remove(sp, idx + 1, 1);
     }
 }
@@ -125,13 +132,11 @@ static int mergeable(const gr_sp_t *sp, const gr__sp_rng_t *x, const gr__sp_rng_
 
 size_t gr__sp_coalesce_at(gr_sp_t *sp, size_t idx) {
     if (idx + 1 < sp->n && mergeable(sp, GR__SP_AT(sp, idx), GR__SP_AT(sp, idx + 1))) {
-        GR__SP_AT(sp, idx)->last = GR__SP_AT(sp, idx + 1)->last;
-        GR__SP_AT(sp, idx)->tracked = 1;
+        merge_into(GR__SP_AT(sp, idx), GR__SP_AT(sp, idx + 1));
         gr__sp_remove(sp, idx + 1, 1);
     }
     if (idx > 0 && mergeable(sp, GR__SP_AT(sp, idx - 1), GR__SP_AT(sp, idx))) {
-        GR__SP_AT(sp, idx - 1)->last = GR__SP_AT(sp, idx)->last;
-        GR__SP_AT(sp, idx - 1)->tracked = 1;
+        merge_into(GR__SP_AT(sp, idx - 1), GR__SP_AT(sp, idx));
         gr__sp_remove(sp, idx, 1);
         idx--;
     }

@@ -69,6 +69,14 @@ run_fail admin-bad-port 2 "Invalid value 127.0.0.1:65536 for configuration admin
   --override admin.listener=127.0.0.1:65536
 run_fail admin-bare-ipv6 2 "Invalid value ::1:9644 for configuration admin.listener: .*\\[::1\\]:9644" \
   --override admin.listener=::1:9644
+# Kafka 4.4.0's ranges (ShareGroupConfig): min.partition.max.record.locks in [100, 2000], max in
+# [2000, 10000]; the reference refuses these with the same words (kafka-storage format fails)
+run_fail min-record-locks-range 2 \
+  "Invalid value 2500 for configuration group.share.min.partition.max.record.locks: Value must be no more than 2000" \
+  --override group.share.min.partition.max.record.locks=2500 --override log.dirs="$GR_TMP/unused"
+run_fail max-record-locks-range 2 \
+  "Invalid value 1500 for configuration group.share.max.partition.max.record.locks: Value must be at least 2000" \
+  --override group.share.max.partition.max.record.locks=1500 --override log.dirs="$GR_TMP/unused"
 GREGOR_LOG=loud run_fail bad-GREGOR_LOG 2 "Invalid value loud for environment variable GREGOR_LOG" \
   --override log.dirs="$GR_TMP/unused"
 

@@ -11,6 +11,7 @@ static gr_share_config_t broker_defaults(void) {
     b.max_partition_max_record_locks = 4000;
     b.session_timeout_ms = 45000, b.min_session_timeout_ms = 45000, b.max_session_timeout_ms = 60000;
     b.heartbeat_interval_ms = 5000, b.min_heartbeat_interval_ms = 5000, b.max_heartbeat_interval_ms = 15000;
+    b.assignment_interval_ms = 1000, b.min_assignment_interval_ms = 0, b.max_assignment_interval_ms = 15000;
     b.max_size = 200, b.max_share_sessions = 2000, b.initialize_retry_interval_ms = 30000;
     return b;
 }
@@ -43,7 +44,7 @@ static void test_defaults(void) {
     ASSERT_EQ(v.auto_offset_reset, GR_SGC_RESET_LATEST);
     ASSERT(!v.read_committed);
     ASSERT(v.renew_acknowledge_enable);
-    ASSERT_EQ(gr_sgc_count(), 8);
+    ASSERT_EQ(gr_sgc_count(), 9);
     ASSERT(gr_sgc_find("share.delivery.count.limit"));
     ASSERT(!gr_sgc_find("consumer.session.timeout.ms"));
     ASSERT_EQ(gr_sgc_validate(NULL, &b, NULL, 0), GR_ERR_NONE);
@@ -103,6 +104,17 @@ static void test_broker_bounds(void) {
            "share.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive.");
     expect(&b, "share.heartbeat.interval.ms", "15001",
            "share.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive.");
+    /* Kafka 4.3.1+: share.assignment.interval.ms, static minimum 0, broker bounds
+     * group.share.min/max.assignment.interval.ms (default 0 and 15000). */
+    expect(&b, "share.assignment.interval.ms", "-1",
+           "Invalid value -1 for configuration share.assignment.interval.ms: Value must be at least 0");
+    expect(&b, "share.assignment.interval.ms", "15001",
+           "share.assignment.interval.ms must be in the range 0 to 15000 inclusive.");
+    expect(&b, "share.assignment.interval.ms", "0", "");
+    expect(&b, "share.assignment.interval.ms", "15000", "");
+    b.min_assignment_interval_ms = 500;
+    expect(&b, "share.assignment.interval.ms", "499",
+           "share.assignment.interval.ms must be in the range 500 to 15000 inclusive.");
     /* Session must exceed heartbeat, also when only one of them is set. */
     b.min_session_timeout_ms = 1000;
     expect(&b, "share.session.timeout.ms", "5000",
@@ -219,7 +231,7 @@ static void test_describe(void) {
     gr_props_t p;
     gr_props_init(&p);
     gr_props_set(&p, "share.delivery.count.limit", "7", 0);
-    gr_sgc_entry_t e[8];
+    gr_sgc_entry_t e[9];
     gr_sgc_describe(&p, &b, e);
     int found = 0;
     for (size_t i = 0; i < gr_sgc_count(); i++) {
@@ -255,8 +267,13 @@ static void test_describe(void) {
             ASSERT_EQ(e[i].type, GR_CFG_INT);
             found++;
         }
+        if (!strcmp(e[i].name, "share.assignment.interval.ms")) {
+            ASSERT_STREQ(e[i].value, "1000"); /* group.share.assignment.interval.ms */
+            ASSERT_EQ(e[i].type, GR_CFG_INT);
+            found++;
+        }
     }
-    ASSERT_EQ(found, 6);
+    ASSERT_EQ(found, 7);
     gr_props_free(&p);
 }
 

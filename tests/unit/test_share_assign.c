@@ -1,4 +1,5 @@
-/* Unit tests for the share-group SimpleAssignor (src/share/group_assign.c, spec §4.4). */
+/* Unit tests for the share-group SimpleAssignor (src/share/group_assign_simple.c, Kafka 4.4.0). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "share/group.h"
@@ -87,27 +88,112 @@ static void random_id(char *out, unsigned *seed) {
     out[22] = '\0';
 }
 
-/* Homogeneous: coverage, balance within one (M < P), one partition each (M >= P), even sharing. */
-static void check_homogeneous(world_t *w) {
-    int32_t P = w->topics[0].n_partitions, M = w->nm, min = INT32_MAX, max = 0, total = 0;
+/* Kafka 4.4.0's targets for M members on P partitions (SimpleHomogeneousAssignmentBuilder):
+ * S = ceil(M / P) members per partition, member i wants ceil(q(i+1)) - ceil(qi) partitions
+ * with q = S * P / M. */
+static int32_t kafka_desired(int32_t M, int32_t P, int32_t i) {
+    int32_t S = (M + P - 1) / P;
+    double q = (double)(S * P) / (double)M;
+    return (int32_t)ceil(q * (i + 1)) - (int32_t)ceil(q * i);
+}
+
+/* exact: every partition has S members and every member its count (a fresh or unchanged
+ * group); otherwise (after churn) at most that, and every partition at least one. */
+static void check_homogeneous_mode(world_t *w, bool exact) {
+    int32_t P = w->topics[0].n_partitions, M = w->nm, S = (M + P - 1) / P;
+    int32_t total = 0, want = 0;
     for (int32_t m = 0; m < M; m++) {
-        int32_t c = gr_sg_assignment_count(&w->out[m]);
-        min = c < min ? c : min, max = c > max ? c : max, total += c;
+        int32_t c = gr_sg_assignment_count(&w->out[m]), d = kafka_desired(M, P, m);
+        ASSERT(c <= d);
+        total += c, want += d;
     }
-    int32_t hmin = INT32_MAX, hmax = 0;
+    /* The counts can sum to more than S * P (ceil of a double a hair above an integer, in
+     * Java as here, e.g. M=19, P=3): then some member stays one short. */
+    if (exact) ASSERT_EQ(total, S * P);
+    if (exact && want == S * P) ASSERT_EQ(total, want);
     for (int32_t p = 0; p < P; p++) {
         int32_t h = holders(w, 0, p);
-        ASSERT(h >= 1);
-        hmin = h < hmin ? h : hmin, hmax = h > hmax ? h : hmax;
+        if (exact) ASSERT_EQ(h, S);
+        ASSERT(h >= 1 && h <= S);
     }
-    if (M >= P) {
-        ASSERT_EQ(min, 1);
-        ASSERT_EQ(max, 1);
-        ASSERT(hmax - hmin <= 1);
-    } else {
-        ASSERT(max - min <= 1);
-        ASSERT_EQ(total, P); /* no partition shared */
+}
+
+static void check_homogeneous(world_t *w) { check_homogeneous_mode(w, true); }
+
+/* Exact results worked out by hand from Kafka 4.4.0's algorithm (members in the order
+ * given, partitions ascending): the round-robin over unfilled members restarts from the
+ * first one while the previous pass placed something. */
+static void expect_fresh(int32_t M, int32_t P, const char *want) {
+    world_t *w = calloc(1, sizeof(*w));
+    world_topic(w, P);
+    for (int32_t m = 0; m < M; m++) {
+        char id[16];
+        snprintf(id, sizeof(id), "m%d", m);
+        world_member(w, id, 1);
     }
+    world_run(w);
+    char got[512] = "";
+    for (int32_t m = 0; m < M; m++) {
+        size_t n = strlen(got);
+        snprintf(got + n, sizeof(got) - n, "%s%d:", m ? " " : "", m);
+        for (int32_t p = 0; p < P; p++)
+            if (gr_sg_assignment_has(&w->out[m], &w->topics[0].topic_id, p)) {
+                n = strlen(got);
+                snprintf(got + n, sizeof(got) - n, "%s%d", got[n - 1] == ':' ? "" : ",", p);
+            }
+    }
+    ASSERT_STREQ(got, want);
+    world_free(w);
+    free(w);
+}
+
+static void test_kafka_exact(void) {
+    expect_fresh(5, 3, "0:0,2 1:0 2:1 3:1 4:2");           /* S=2, counts 2,1,1,1,1: 2/2/2 per partition */
+    expect_fresh(4, 3, "0:0,2 1:0 2:1,2 3:1");             /* S=2, counts 2,1,2,1 */
+    expect_fresh(2, 3, "0:0,2 1:1");                       /* S=1, counts 2,1 */
+    expect_fresh(3, 7, "0:0,3,6 1:1,4 2:2,5");             /* S=1, counts 3,2,2 */
+    expect_fresh(7, 3, "0:0,2 1:0 2:0 3:1,2 4:1 5:1 6:2"); /* S=3, counts 2,1,1,2,1,1,1 */
+    expect_fresh(3, 3, "0:0 1:1 2:2");
+    expect_fresh(6, 2, "0:0 1:0 2:0 3:1 4:1 5:1");
+    /* Heterogeneous (SimpleHeterogeneousAssignmentBuilder): each topic alone over its
+     * subscribers in member order. t0 (4 partitions): a, b -> a {0,2}, b {1,3}; t1 (2
+     * partitions): b, c, e, f -> S = 2, one each: b, c on 0 and e, f on 1. */
+    {
+        world_t *h = calloc(1, sizeof(*h));
+        world_topic(h, 4);
+        world_topic(h, 2);
+        world_member(h, "a", 1);
+        world_member(h, "b", 3);
+        world_member(h, "c", 2);
+        world_member(h, "e", 2);
+        world_member(h, "f", 2);
+        world_run(h);
+        static const int want[5][2][4] = {
+            {{0, 2, -1}, {-1}}, {{1, 3, -1}, {0, -1}}, {{-1}, {0, -1}}, {{-1}, {1, -1}}, {{-1}, {1, -1}}};
+        for (int32_t m = 0; m < 5; m++) {
+            int32_t n = 0;
+            for (int32_t t = 0; t < 2; t++)
+                for (int k = 0; want[m][t][k] >= 0; k++, n++)
+                    ASSERT(gr_sg_assignment_has(&h->out[m], &h->topics[t].topic_id, want[m][t][k]));
+            ASSERT_EQ(gr_sg_assignment_count(&h->out[m]), n);
+        }
+        world_free(h);
+        free(h);
+    }
+    /* Sticky: a holds all three partitions, b joins (counts 2,1): a drops its lowest. */
+    world_t *w = calloc(1, sizeof(*w));
+    world_topic(w, 3);
+    world_member(w, "a", 1);
+    world_run(w);
+    world_advance(w);
+    world_member(w, "b", 1);
+    world_run(w);
+    ASSERT_EQ(gr_sg_assignment_count(&w->out[0]), 2);
+    ASSERT(!gr_sg_assignment_has(&w->out[0], &w->topics[0].topic_id, 0));
+    ASSERT_EQ(gr_sg_assignment_count(&w->out[1]), 1);
+    ASSERT(gr_sg_assignment_has(&w->out[1], &w->topics[0].topic_id, 0));
+    world_free(w);
+    free(w);
 }
 
 static void test_homogeneous_properties(void) {
@@ -177,7 +263,7 @@ static void test_stickiness(void) {
         w->nm--;
         gr_sg_assignment_free(&w->cur[w->nm]);
         world_run(w);
-        check_homogeneous(w);
+        check_homogeneous_mode(w, false);
         for (int32_t m = 0; m < w->nm; m++) {
             const gr_sg_assignment_t *c = &w->cur[m];
             for (int32_t i = 0; i < c->n_topics; i++)
@@ -229,7 +315,7 @@ static void test_many_members_churn(void) {
             world_member(w, id, 1);
         }
         world_run(w);
-        check_homogeneous(w);
+        check_homogeneous_mode(w, false);
         for (int step = 0; step < 6; step++) {
             world_advance(w);
             if (step % 2 == 0) {
@@ -241,7 +327,7 @@ static void test_many_members_churn(void) {
                 gr_sg_assignment_free(&w->cur[w->nm]);
             }
             world_run(w);
-            check_homogeneous(w);
+            check_homogeneous_mode(w, false);
         }
         world_free(w);
         free(w);
@@ -290,6 +376,7 @@ static void test_empty_inputs(void) {
 
 int main(void) {
     RUN_TEST(test_java_hash);
+    RUN_TEST(test_kafka_exact);
     RUN_TEST(test_homogeneous_properties);
     RUN_TEST(test_homogeneous_two_topics);
     RUN_TEST(test_stickiness);

@@ -309,6 +309,50 @@ static void test_ack_errors(void) {
     gr_sp_destroy(sp);
 }
 
+/* The error text of one acknowledgement (sp_ack.c; compared with Kafka 4.4.0 by
+ * test_share_divergences.sh): batch-level for a range that is still one whole acquired
+ * batch, offset-level once it has per-offset state. */
+static const char *ack_why(gr_sp_t *sp, const char *member, const gr_sp_ack_batch_t *b, size_t n, char *why,
+                           size_t size) {
+    gr_sp_ack_req_t req = {member, b, n, true, true};
+    why[0] = 0;
+    gr_sp_acknowledge(sp, &req, &CONF, 0, NULL, why, size);
+    chk(sp, &CONF);
+    return why;
+}
+
+static void test_ack_texts(void) {
+    static const char BATCH[] = "The batch cannot be acknowledged. The batch is not in the acquired state.";
+    static const char OFFSET[] = "The offset cannot be acknowledged. The offset is not acquired.";
+    gr_sp_t *sp = mk(0);
+    acq(sp, "A", 500, 500, 0, &CONF, 0, LB(0, 4));
+    acq(sp, "A", 500, 500, 0, &CONF, 0, LB(5, 9));
+    int8_t acc = GR_SP_ACK_ACCEPT, rel = GR_SP_ACK_RELEASE, renew = GR_SP_ACK_RENEW;
+    char why[160];
+    gr_sp_ack_batch_t whole = {5, 9, &acc, 1}, part = {6, 7, &acc, 1};
+    ASSERT_EQ(ack1(sp, "A", 5, 9, GR_SP_ACK_ACCEPT, 0), GR_ERR_NONE); /* full match */
+    ASSERT_STREQ(ack_why(sp, "A", &whole, 1, why, sizeof(why)), BATCH);
+    ASSERT_STREQ(ack_why(sp, "A", &part, 1, why, sizeof(why)), BATCH);
+    gr_sp_ack_batch_t other = {0, 4, &acc, 1}, other_part = {1, 2, &acc, 1}, three = {3, 3, &acc, 1};
+    ASSERT_STREQ(ack_why(sp, "B", &other, 1, why, sizeof(why)), "Member is not the owner of batch record");
+    ASSERT_STREQ(ack_why(sp, "B", &other_part, 1, why, sizeof(why)), "Member is not the owner of batch record");
+    ASSERT_EQ(ack1(sp, "A", 2, 2, GR_SP_ACK_ACCEPT, 0), GR_ERR_NONE); /* [0, 4] now has per-offset state */
+    gr_sp_ack_batch_t two = {2, 2, &acc, 1};
+    ASSERT_STREQ(ack_why(sp, "A", &two, 1, why, sizeof(why)), OFFSET);
+    ASSERT_STREQ(ack_why(sp, "B", &three, 1, why, sizeof(why)), "Member is not the owner of offset");
+    /* Batches sharing an offset: after RENEW the next batch applies; otherwise the
+     * offset is "not acquired" for it and nothing applies (Kafka 4.4.0). */
+    gr_sp_ack_batch_t ov[2] = {{3, 3, &acc, 1}, {3, 4, &rel, 1}};
+    ASSERT_STREQ(ack_why(sp, "A", ov, 2, why, sizeof(why)), OFFSET);
+    ASSERT_EQ(st(sp, 3), GR_SP_ACQUIRED);
+    ov[0] = (gr_sp_ack_batch_t){3, 3, &renew, 1};
+    ov[1] = (gr_sp_ack_batch_t){3, 4, &acc, 1};
+    ASSERT_STREQ(ack_why(sp, "A", ov, 2, why, sizeof(why)), "");
+    ASSERT_EQ(st(sp, 3), GR_SP_ACKNOWLEDGED);
+    ASSERT_EQ(st(sp, 4), GR_SP_ACKNOWLEDGED);
+    gr_sp_destroy(sp);
+}
+
 static void test_invalid_batches(void) {
     gr_sp_t *sp = mk(0);
     acq(sp, "A", 500, 500, 0, &CONF, 0, LB(0, 9));
@@ -708,6 +752,7 @@ int main(void) {
     RUN_TEST(test_gap_acks);
     RUN_TEST(test_lock_expiry_and_limit);
     RUN_TEST(test_ack_errors);
+    RUN_TEST(test_ack_texts);
     RUN_TEST(test_invalid_batches);
     RUN_TEST(test_renew);
     RUN_TEST(test_record_lock_cap);
