@@ -17,6 +17,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "net/sock_listen.h"
 
 #define SWEEP_MS        250
 #define LINGER_MS       2000
@@ -301,37 +302,11 @@ static void retry_cb(gr_timer_t *t, int64_t now) {
     if (gr_io_start(s->loop, &s->io, GR_IO_READ)) GR_ERROR("http", "cannot resume accepting on port %u", s->port);
 }
 
-static int bind_socket(const char *host, uint16_t port, char *errstr, size_t errstr_size) {
-    struct addrinfo hints = {
-        .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
-    struct addrinfo *res = NULL;
-    char service[8];
-    snprintf(service, sizeof(service), "%u", port);
-    int rc = getaddrinfo(host && *host ? host : NULL, service, &hints, &res);
-    if (rc) {
-        snprintf(errstr, errstr_size, "cannot resolve %s: %s", host ? host : "", gai_strerror(rc));
-        return -1;
-    }
-    int fd = -1;
-    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-        if (fd < 0) continue;
-        int one = 1;
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 64) == 0) break;
-        snprintf(errstr, errstr_size, "cannot listen: %s", strerror(errno));
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(res);
-    return fd;
-}
-
 gr_err_t gr_http_server_open(gr_loop_t *loop, const char *host, uint16_t port, const gr_http_opts_t *opts,
                              const gr_http_handler_t *handler, gr_http_server_t **out, char *errstr,
                              size_t errstr_size) {
     snprintf(errstr, errstr_size, "no usable address");
-    int fd = bind_socket(host, port, errstr, errstr_size);
+    int fd = gr_net_listen(host, port, 64, errstr, errstr_size);
     if (fd < 0) return GR_ERR__IO;
     gr_http_server_t *s = calloc(1, sizeof(*s));
     if (!s) abort();
@@ -343,11 +318,7 @@ gr_err_t gr_http_server_open(gr_loop_t *loop, const char *host, uint16_t port, c
     else
         gr_http_opts_default(&s->opts);
     if (s->opts.max_head < 64) s->opts.max_head = 64;
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof(ss);
-    if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0)
-        s->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-                                                 : ((struct sockaddr_in *)&ss)->sin_port);
+    s->port = gr_net_bound_port(fd);
     gr_timer_init(loop, &s->sweep, sweep_cb, s);
     gr_timer_init(loop, &s->retry, retry_cb, s);
     gr_io_init(&s->io, fd, accept_cb, s);

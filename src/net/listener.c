@@ -13,6 +13,7 @@
 
 #include "base/log.h"
 #include "net/conn_int.h"
+#include "net/sock_listen.h"
 
 #define ACCEPT_BATCH    64
 #define ACCEPT_RETRY_MS 100
@@ -105,43 +106,6 @@ static void accept_cb(gr_io_t *io, uint32_t events, int64_t now) {
     }
 }
 
-/* Create, bind and listen on the first address of host:port that works. */
-static int bind_socket(const char *host, uint16_t port, char *errstr, size_t errstr_size) {
-    struct addrinfo hints = {
-        .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
-    struct addrinfo *res = NULL;
-    char service[8];
-    snprintf(service, sizeof(service), "%u", port);
-    int rc = getaddrinfo(host && *host ? host : NULL, service, &hints, &res);
-    if (rc) {
-        snprintf(errstr, errstr_size, "resolve %s: %s", host ? host : "", gai_strerror(rc));
-        return -1;
-    }
-    int fd = -1;
-    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-        if (fd < 0) continue;
-        int one = 1;
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0) break;
-        snprintf(errstr, errstr_size, "bind/listen %s:%u: %s", host ? host : "*", port, strerror(errno));
-        close(fd);
-        fd = -1;
-    }
-    if (fd < 0 && !res) snprintf(errstr, errstr_size, "no address for %s", host ? host : "*");
-    freeaddrinfo(res);
-    return fd;
-}
-
-static uint16_t bound_port(int fd) {
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof(ss);
-    if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) return 0;
-    if (ss.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-    if (ss.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-    return 0;
-}
-
 gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, const gr_conn_opts_t *opts,
                           const gr_conn_handler_t *handler, gr_listener_t **out, char *errstr, size_t errstr_size) {
     if (!handler || !handler->on_frame || (opts && opts->max_inflight == 0)) {
@@ -150,7 +114,7 @@ gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, cons
     }
     gr__ip_limits_t *ips = gr__ip_limits_new(opts ? opts->per_ip_overrides : NULL, errstr, errstr_size);
     if (!ips) return GR_ERR__INVALID_ARG;
-    int fd = bind_socket(host, port, errstr, errstr_size);
+    int fd = gr_net_listen(host, port, SOMAXCONN, errstr, errstr_size);
     if (fd < 0) {
         gr__ip_limits_free(ips);
         return GR_ERR__IO;
@@ -161,7 +125,7 @@ gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, cons
     if (!l->rbuf) abort();
     l->loop = loop;
     l->fd = fd;
-    l->port = bound_port(fd);
+    l->port = gr_net_bound_port(fd);
     l->h = *handler;
     if (opts)
         l->opts = *opts;
