@@ -19,6 +19,8 @@ or over the cap only records inside the window are acquirable (SharePartition
                 of the batch although the window is over the cap
   single        110 single-record batches: the cap binds at exactly 100; one ACCEPT at SPSO frees
                 one record, an ACCEPT inside the window none
+  big_batch     one batch of 1000 records, record_limit, three members with MaxRecords 50: the
+                whole batch is cached at once, so 200 records get ACQUIRED although the cap is 100
 """
 import os
 import sys
@@ -114,7 +116,21 @@ def s_single(ctx):
     return o
 
 
-SCENARIOS = [("batch_opt", s_batch_opt), ("record_limit", s_record_limit), ("single", s_single)]
+def s_big_batch(ctx):
+    """One log batch of 1000 records, three members with MaxRecords 50 in record_limit mode:
+    the first acquisition caches the whole batch (window 1000), and at the cap records inside the
+    window stay acquirable, so the cap does not bind before the batch is used up (150 ACQUIRED)."""
+    o = {}
+    m1 = setup(ctx, o, "ssc-big", [1000])
+    m2, m3 = (sd.Member(ctx, m1.group, "ssc-big-m%d" % i, m1.tid) for i in (2, 3))
+    for name, m in (("m1", m1), ("m2", m2), ("m3", m3)):
+        o[name] = fetch_some(m, ver=2, mode=1, max_records=50, batch_size=50)
+    o["m1_again"] = fetch_some(m1, ver=2, mode=1, max_records=50, batch_size=50)
+    return o
+
+
+SCENARIOS = [("batch_opt", s_batch_opt), ("record_limit", s_record_limit), ("single", s_single),
+             ("big_batch", s_big_batch)]
 
 ALLOW = []
 

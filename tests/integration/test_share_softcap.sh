@@ -81,6 +81,10 @@ want = {
     ("single", "after_accept_0"): [[100, 100, 1]],
     ("single", "after_accept_50"): [],                 # an ACCEPT inside the window frees nothing
     ("single", "after_accept_1_4"): [[101, 104, 1]],
+    ("big_batch", "m1"): [[0, 49, 1]],                 # 50..999 cached AVAILABLE: window 1000
+    ("big_batch", "m2"): [[50, 99, 1]],                # over the cap, inside the window
+    ("big_batch", "m3"): [[100, 149, 1]],
+    ("big_batch", "m1_again"): [[150, 199, 1]],        # 200 ACQUIRED with a cap of 100
 }
 bad = 0
 for path, v in want.items():
