@@ -53,7 +53,7 @@ typedef struct gr_sp gr_sp_t;
  *  (group configs are dynamic, spec §5.2). */
 typedef struct gr_sp_conf {
     int32_t delivery_count_limit; /**< share.delivery.count.limit (≥ 2) */
-    int32_t max_record_locks;     /**< share.partition.max.record.locks: cap on the window span */
+    int32_t max_record_locks;     /**< share.partition.max.record.locks: soft cap on the window span */
     int64_t lock_duration_ms;     /**< share.record.lock.duration.ms */
 } gr_sp_conf_t;
 
@@ -170,7 +170,8 @@ void gr_sp_acquire_res_free(gr_sp_acquire_res_t *res);
 int64_t gr_sp_next_fetch_offset(gr_sp_t *sp);
 
 /** False when the fetch can acquire nothing: no redeliverable record inside
- *  the window and the span has reached max_record_locks (§1.5). */
+ *  the window and the span has reached max_record_locks (§1.5; the cap is
+ *  soft, as Kafka's: see gr_sp_acquire). */
 bool gr_sp_can_acquire(gr_sp_t *sp, const gr_sp_conf_t *conf);
 
 /** Acquire records for `req->member_id` from the log batches the caller read
@@ -178,7 +179,13 @@ bool gr_sp_can_acquire(gr_sp_t *sp, const gr_sp_conf_t *conf);
  *  of records that disappeared from the log (§1.8) goes to `delta` (may be
  *  NULL). Returns GR_ERR_INVALID_REQUEST for an unknown acquire mode,
  *  GR_ERR__INVALID_ARG for unsorted/overlapping batches, else NONE (possibly
- *  with nothing acquired). Lock deadline = now_ms + conf->lock_duration_ms. */
+ *  with nothing acquired). Lock deadline = now_ms + conf->lock_duration_ms.
+ *  The record budget is min(MaxRecords, max_record_locks − span) (span =
+ *  SPEO−SPSO+1, every state counts); batch_optimized ends new records on a
+ *  log-batch end, so the span may pass the cap by less than one log batch
+ *  (record_limit: the rest of that batch is cached AVAILABLE). At or over the
+ *  cap only records inside the window are acquired, at most
+ *  SPEO − fetch offset + 1 (Apache Kafka 4.4.0's rule). */
 gr_err_t gr_sp_acquire(gr_sp_t *sp, const gr_sp_acquire_req_t *req, const gr_sp_conf_t *conf, int64_t now_ms,
                        gr_sp_acquire_res_t *res, gr_sp_delta_t *delta);
 
@@ -293,9 +300,9 @@ bool gr_sp_record(const gr_sp_t *sp, int64_t offset, int *state, int16_t *count,
 
 /** Check every structural invariant (sorted, non-overlapping, coalesced
  *  ranges; at most one owner per record; nothing but ACQUIRED below SPSO;
- *  counters match; every lock has a timer; with conf: counts ≤ limit and
- *  span ≤ cap). For tests and fuzzing: O(n). Returns NONE or _STATE with a
- *  reason in errstr. */
+ *  counters match; every lock has a timer; with conf: counts ≤ limit; the
+ *  span is not bounded here: the cap is soft, see gr_sp_acquire). For tests
+ *  and fuzzing: O(n). Returns NONE or _STATE with a reason in errstr. */
 gr_err_t gr_sp_check(const gr_sp_t *sp, const gr_sp_conf_t *conf, char *errstr, size_t errstr_size);
 
 #endif

@@ -26,8 +26,9 @@ int64_t gr_sp_next_fetch_offset(gr_sp_t *sp) {
     return p;
 }
 
-/* §1.5: re-acquisition inside the window is always allowed; new records only
- * while the span is below share.partition.max.record.locks. */
+/* §1.5, as Kafka 4.4.0's canAcquireRecords: something redeliverable inside
+ * the window, or the window (SPEO−SPSO+1, whatever the states) below
+ * share.partition.max.record.locks. */
 bool gr_sp_can_acquire(gr_sp_t *sp, const gr_sp_conf_t *conf) {
     return gr_sp_next_fetch_offset(sp) < sp->end || sp->end - sp->spso < conf->max_record_locks;
 }
@@ -49,7 +50,7 @@ typedef struct acq {
     gr_sp_acquire_res_t *res;
     uint32_t member;
     int64_t deadline;
-    int64_t budget; /* MaxRecords */
+    int64_t budget; /* MaxRecords, limited by the in-flight cap (soft_cap) */
     int64_t hi;     /* last fetched offset */
     int64_t tl;     /* §1.9 throttle limit */
     int stop;
@@ -67,19 +68,20 @@ static void emit(acq_t *q, int64_t first, int64_t last, int16_t count) {
     res->n_records += last - first + 1;
 }
 
-/* Last offset of the fetched log batch holding `off` (or of the next batch
- * when `off` fell into a compaction gap); `hi` past the last batch. */
+/* Last offset of the fetched log batch holding `off`; `off` itself when no
+ * fetched batch holds it (a compaction gap, or past the last batch), as
+ * Kafka's lastOffsetFromBatchWithRequestOffset. */
 static int64_t batch_last(const acq_t *q, int64_t off) {
     const gr_sp_log_batch_t *b = q->req->batches;
     size_t lo = 0, hi = q->req->n_batches;
-    while (lo < hi) {
+    while (lo < hi) { /* first batch with base > off */
         size_t mid = lo + (hi - lo) / 2;
-        if (b[mid].last_offset < off)
+        if (b[mid].base_offset <= off)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < q->req->n_batches ? b[lo].last_offset : q->hi;
+    return lo > 0 && off <= b[lo - 1].last_offset ? b[lo - 1].last_offset : off;
 }
 
 static void add_rng(gr_sp_t *sp, size_t idx, int64_t first, int64_t last, int state, int16_t count, int tracked,
@@ -95,20 +97,15 @@ static void add_rng(gr_sp_t *sp, size_t idx, int64_t first, int64_t last, int st
 
 /* New records [a, b] (a = SPEO+1, or a gap-window hole when `gap`): each
  * AVAILABLE→ACQUIRED with count 1 (§1.3 rule 1; a hole is a record whose
- * acquisition was never persisted, §7.3). */
+ * acquisition was never persisted, §7.3). The budget already holds the
+ * in-flight cap, so the acquisition ends where MaxRecords does. */
 static void acquire_new(acq_t *q, int64_t a, int64_t b, int gap) {
     gr_sp_t *sp = q->sp;
-    int64_t left = q->budget - q->res->n_records, room = INT64_MAX, bb = b;
+    int64_t left = q->budget - q->res->n_records, bb = b;
     if (left <= 0) return;
-    if (!gap) room = q->conf->max_record_locks - (sp->end - sp->spso); /* §1.5 cap */
-    if (room <= 0) {
-        q->stop = 1;
-        return;
-    }
     if (bb - a + 1 > left) /* §2.5: record_limit is hard, batch_optimized ends on a log batch */
         bb = q->req->mode == GR_SP_MODE_RECORD_LIMIT ? a + left - 1 : batch_last(q, a + left - 1);
     if (bb > b) bb = b;
-    if (bb - a + 1 > room) bb = a + room - 1; /* §1.5: truncated to cap − numInFlight */
     if (bb < b) q->stop = 1;
     size_t idx = gr__sp_lower_bound(sp, a);
     if (q->req->mode == GR_SP_MODE_RECORD_LIMIT) {
@@ -116,8 +113,6 @@ static void acquire_new(acq_t *q, int64_t a, int64_t b, int gap) {
          * acquired (in a gap-window hole the rest simply stays a hole). */
         int64_t rem = gap ? bb : batch_last(q, bb);
         if (rem > b) rem = b;
-        if (rem > sp->spso + q->conf->max_record_locks - 1) rem = sp->spso + q->conf->max_record_locks - 1;
-        if (rem < bb) rem = bb;
         add_rng(sp, idx, a, bb, GR_SP_ACQUIRED, 1, rem > bb, q->member, q->deadline);
         if (rem > bb) {
             add_rng(sp, idx + 1, bb + 1, rem, GR_SP_AVAILABLE, 0, 1, 0, 0);
@@ -221,6 +216,26 @@ static void archive_gone(gr_sp_t *sp, int64_t from, int64_t to, gr_sp_delta_t *d
     }
 }
 
+/* §1.5, Kafka 4.4.0's lastOffsetAndMaxRecordsToAcquire: the budget is
+ * min(MaxRecords, cap − in-flight), in-flight being the whole window
+ * SPEO−SPSO+1; new records then run to the end of the log batch that reaches
+ * it (batch_optimized), so the window may pass the cap by less than one log
+ * batch. At or over the cap only records inside the window are acquirable,
+ * at most SPEO − fetch offset + 1 of them. Computed before §1.8 archives
+ * anything, as Kafka does. Returns 0 when nothing may be acquired. */
+static int soft_cap(acq_t *q, int64_t f) {
+    gr_sp_t *sp = q->sp;
+    int64_t room = q->conf->max_record_locks - (sp->end - sp->spso);
+    if (room > 0) {
+        if (room < q->budget) q->budget = room;
+        return 1;
+    }
+    if (f >= sp->end) return 0;
+    if (sp->end - f < q->budget) q->budget = sp->end - f;
+    if (q->hi > sp->end - 1) q->hi = sp->end - 1;
+    return 1;
+}
+
 static int batches_ok(const gr_sp_acquire_req_t *req) {
     for (size_t i = 0; i < req->n_batches; i++) {
         if (req->batches[i].base_offset > req->batches[i].last_offset) return 0;
@@ -253,7 +268,7 @@ gr_err_t gr_sp_acquire(gr_sp_t *sp, const gr_sp_acquire_req_t *req, const gr_sp_
                0};
     int64_t lim = conf->delivery_count_limit;
     q.tl = (lim + 1) / 2 > 2 ? (lim + 1) / 2 : 2; /* max(2, ceil(limit/2)) */
-    if (q.hi < f) return GR_ERR_NONE;
+    if (q.hi < f || !soft_cap(&q, f)) return GR_ERR_NONE;
     if (base0 > f) {
         if (sp->end == sp->spso)
             sp->spso = sp->end = sp->avail_hint = base0; /* nothing cached */

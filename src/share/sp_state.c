@@ -171,7 +171,6 @@ static gr_err_t check_range(const gr_sp_t *sp, const gr__sp_rng_t *e, const gr_s
 gr_err_t gr_sp_check(const gr_sp_t *sp, const gr_sp_conf_t *conf, char *errstr, size_t errstr_size) {
     int64_t dcc = 0, acq = 0, first_avail = -1;
     if (sp->end < sp->spso) BAD("end %" PRId64 " < SPSO %" PRId64, sp->end, sp->spso);
-    if (conf && sp->end - sp->spso > conf->max_record_locks) BAD("span over the cap");
     int64_t p = sp->spso; /* next offset ≥ SPSO not yet seen */
     for (size_t i = 0; i < sp->n; i++) {
         const gr__sp_rng_t *e = sp->r + sp->head + i;

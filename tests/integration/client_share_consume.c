@@ -4,8 +4,9 @@
  *   client_share_consume BOOTSTRAP setup TOPIC PARTITIONS
  *       create TOPIC and wait until every partition has a leader (the group configs are
  *       set by the script)
- *   client_share_consume BOOTSTRAP produce TOPIC N [FIRST]
- *       produce N records key "k<i>" value "v<i>" (i from FIRST) with acks=all
+ *   client_share_consume BOOTSTRAP produce TOPIC N [FIRST [BATCH_BYTES]]
+ *       produce N records key "k<i>" value "v<i>" (i from FIRST) with acks=all; BATCH_BYTES
+ *       sets the producer's batch.size (small log batches)
  *   client_share_consume BOOTSTRAP consume GROUP TOPIC [options] [-X name=value]...
  *       poll and print "REC <partition> <offset> <delivery count> <key> <value>" per record;
  *       options: --idle-ms MS (stop after MS without records once some came, default 5000),
@@ -66,6 +67,10 @@ static int produce(const char *bs, int argc, char **argv) {
     gr_conf_t *conf = gr_conf_new(GR_CONF_PRODUCER);
     gr_conf_set(conf, "bootstrap.servers", bs, err, sizeof(err));
     gr_conf_set(conf, "linger.ms", "0", err, sizeof(err));
+    if (argc > 3 && gr_conf_set(conf, "batch.size", argv[3], err, sizeof(err))) {
+        fprintf(stderr, "batch.size: %s\n", err);
+        return 2;
+    }
     gr_producer_t *p;
     if (gr_producer_new(conf, &p, err, sizeof(err))) {
         fprintf(stderr, "producer: %s\n", err);

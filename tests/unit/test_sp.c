@@ -418,30 +418,76 @@ static void test_renew(void) {
     gr_sp_destroy(sp);
 }
 
+/* §1.5 as Apache Kafka 4.4.0: the budget is min(MaxRecords, cap − span) and a
+ * new acquisition runs to the end of the log batch that reaches it. */
 static void test_record_lock_cap(void) {
     gr_sp_conf_t c = {5, 10, 30000};
     gr_sp_t *sp = mk(0);
-    gr_sp_acquire_res_t *r = acq(sp, "A", 500, 500, 0, &c, 0, LB(0, 7, 8, 15));
-    ASSERT_EQ(r->n_records, 10); /* truncated to cap − span */
-    expect_range(r, 0, 0, 9, 1);
-    ASSERT_EQ(gr_sp_span(sp), 10);
+    gr_sp_acquire_res_t *r = acq(sp, "A", 500, 500, 0, &c, 0, LB(0, 7, 8, 15, 16, 23));
+    ASSERT_EQ(r->n_records, 16); /* budget 10 reaches 9: the batch 8-15 is acquired whole */
+    expect_range(r, 0, 0, 15, 1);
+    ASSERT_EQ(gr_sp_span(sp), 16);
     ASSERT(!gr_sp_can_acquire(sp, &c));
-    r = acq(sp, "B", 500, 500, 0, &c, 0, LB(8, 15));
+    r = acq(sp, "B", 500, 500, 0, &c, 0, LB(16, 23));
     ASSERT_EQ(r->n, 0); /* a fetch past the cap acquires nothing */
     /* Re-acquisition inside the window is still allowed. */
     ASSERT_EQ(ack1(sp, "A", 5, 5, GR_SP_ACK_RELEASE, 0), GR_ERR_NONE);
     ASSERT(gr_sp_can_acquire(sp, &c));
     ASSERT_EQ(gr_sp_next_fetch_offset(sp), 5);
-    r = acq(sp, "B", 500, 500, 0, &c, 0, LB(0, 7, 8, 15));
-    ASSERT_EQ(r->n, 1);
+    r = acq(sp, "B", 500, 500, 0, &c, 0, LB(0, 7, 8, 15, 16, 23));
+    ASSERT_EQ(r->n, 1); /* at the cap: nothing past SPEO */
     expect_range(r, 0, 5, 5, 2);
-    /* SPSO moving frees room: new records again. */
+    /* SPSO moving frees room: cap − span = 10 − 8 = 2 records, extended to the batch end. */
     int8_t acc = GR_SP_ACK_ACCEPT;
     ASSERT_EQ(ackv(sp, "A", 0, 4, &acc, 1, 0, NULL), GR_ERR_NONE);
-    ASSERT_EQ(gr_sp_start_offset(sp), 5);
-    r = acq(sp, "B", 500, 500, 0, &c, 0, LB(8, 15));
+    ASSERT_EQ(ack1(sp, "B", 5, 5, GR_SP_ACK_ACCEPT, 0), GR_ERR_NONE);
+    ASSERT_EQ(gr_sp_start_offset(sp), 6);
+    ASSERT(!gr_sp_can_acquire(sp, &c)); /* span 10 */
+    ASSERT_EQ(ackv(sp, "A", 6, 7, &acc, 1, 0, NULL), GR_ERR_NONE);
+    ASSERT_EQ(gr_sp_span(sp), 8);
+    r = acq(sp, "B", 500, 500, 0, &c, 0, LB(16, 23, 24, 31));
+    ASSERT_EQ(r->n_records, 8);
+    expect_range(r, 0, 16, 23, 1);
+    ASSERT_EQ(gr_sp_span(sp), 16);
+    gr_sp_destroy(sp);
+
+    /* record_limit: exactly the budget, the rest of its log batch cached
+     * AVAILABLE; the next fetch takes that rest although the span is over the cap. */
+    sp = mk(0);
+    r = acq(sp, "A", 500, 500, GR_SP_MODE_RECORD_LIMIT, &c, 0, LB(0, 7, 8, 15, 16, 23));
+    ASSERT_EQ(r->n_records, 10);
+    expect_range(r, 0, 0, 9, 1);
+    ASSERT_EQ(gr_sp_end_offset(sp), 15);
+    ASSERT_EQ(st(sp, 10), GR_SP_AVAILABLE);
+    ASSERT(gr_sp_can_acquire(sp, &c));
+    r = acq(sp, "B", 500, 500, GR_SP_MODE_RECORD_LIMIT, &c, 0, LB(8, 15, 16, 23));
+    ASSERT_EQ(r->n_records, 6); /* SPEO − fetch offset + 1 */
+    expect_range(r, 0, 10, 10, 1);
+    expect_range(r, 5, 15, 15, 1);
+    ASSERT_EQ(gr_sp_end_offset(sp), 15);
+    ASSERT(!gr_sp_can_acquire(sp, &c));
+    gr_sp_destroy(sp);
+
+    /* Below the cap the same budget limits redelivery: cap 20, span 10, two
+     * released batches of 5 fill it, so no new record follows them. */
+    c.max_record_locks = 20;
+    sp = mk(0);
+    r = acq(sp, "A", 500, 5, 0, &c, 0, LB(0, 4, 5, 9, 10, 14));
+    ASSERT_EQ(r->n, 3);
+    ASSERT_EQ(ackv(sp, "A", 0, 4, &acc, 1, 0, NULL), GR_ERR_NONE);
+    ASSERT_EQ(ack1(sp, "A", 5, 14, GR_SP_ACK_RELEASE, 0), GR_ERR_NONE);
+    r = acq(sp, "B", 500, 5, 0, &c, 0, LB(5, 9, 10, 14, 15, 19, 20, 24, 25, 29));
+    ASSERT_EQ(r->n_records, 10);
+    ASSERT_EQ(r->n, 2);
+    expect_range(r, 0, 5, 9, 2);
+    expect_range(r, 1, 10, 14, 2);
+    ASSERT_EQ(gr_sp_end_offset(sp), 14);
+    /* With room 10 and MaxRecords 3 the budget is 3: one batch of 5. */
+    ASSERT_EQ(ack1(sp, "B", 5, 9, GR_SP_ACK_ACCEPT, 0), GR_ERR_NONE);
+    ASSERT_EQ(ack1(sp, "B", 10, 14, GR_SP_ACK_ACCEPT, 0), GR_ERR_NONE);
+    r = acq(sp, "B", 3, 3, 0, &c, 0, LB(15, 19, 20, 24, 25, 29));
     ASSERT_EQ(r->n_records, 5);
-    expect_range(r, 0, 10, 14, 1);
+    expect_range(r, 0, 15, 19, 1);
     gr_sp_destroy(sp);
 }
 

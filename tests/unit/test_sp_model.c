@@ -9,10 +9,16 @@
  * (deltas applied in order) must never let a terminal state change or a
  * delivery count go down.
  *
- * Acquisition is validated rather than predicted: its exact shape (batch
- * boundaries, throttling, soft limits) is covered by test_sp.c; here every
- * acquired offset must have been acquirable with the reported count, the cap
- * and MaxRecords must hold, and something must be acquired when anything is.
+ * Acquisition follows Apache Kafka 4.4.0's rules, encoded here independently
+ * of the implementation: the budget is min(MaxRecords, cap − (SPEO−SPSO+1));
+ * at or over the cap only the window is acquirable, at most SPEO − fetch
+ * offset + 1 records; the new records start at SPEO+1 with what the
+ * redeliveries left of the budget and end exactly where Kafka's would (log-batch
+ * end in batch_optimized, the budget in record_limit, whose batch rest is
+ * cached), and SPEO must land there. Every acquired offset must have been
+ * acquirable with the reported count, and something must be acquired when
+ * anything is. The shape of redeliveries (cached batch boundaries, throttling)
+ * is covered by test_sp.c.
  *
  * Usage: test_sp_model [sequences [steps [first_seed]]]. A failure prints the
  * seed; rerun with that seed as first_seed and sequences=1. */
@@ -219,37 +225,108 @@ static int m_acquirable(const model_t *m, int64_t o) {
     return 1;
 }
 
-static void check_acquired(world_t *w, int64_t lo, int64_t hi, int64_t max, int mode, int mem, int64_t old_end) {
+/* Kafka's lastOffsetFromBatchWithRequestOffset over the fetched batches. */
+static int64_t k_batch_end(const gr_sp_log_batch_t *b, size_t n, int64_t off) {
+    int64_t e = off;
+    for (size_t i = 0; i < n && b[i].base_offset <= off; i++) e = off <= b[i].last_offset ? b[i].last_offset : off;
+    return e;
+}
+
+/* What Apache Kafka 4.4.0 lets one acquisition take (lastOffsetAndMaxRecordsToAcquire):
+ * budget min(MaxRecords, cap − in-flight), in-flight = SPEO−SPSO+1 whatever the states;
+ * at or over the cap only the window, at most SPEO − fetch offset + 1 records. */
+typedef struct kbudget {
+    int64_t max; /* records; 0: nothing may be acquired */
+    int64_t hi;  /* last offset that may be acquired */
+} kbudget_t;
+
+static kbudget_t k_budget(const world_t *w, int64_t f, int64_t hi, int32_t max_records) {
+    const model_t *m = &w->m;
+    int64_t room = w->conf.max_record_locks - (m->end - m->spso);
+    if (room > 0) return (kbudget_t){room < max_records ? room : max_records, hi};
+    if (f >= m->end) return (kbudget_t){0, hi};
+    int64_t n = m->end - f < max_records ? m->end - f : max_records;
+    return (kbudget_t){n, hi < m->end - 1 ? hi : m->end - 1};
+}
+
+typedef struct acq_case {
+    int64_t lo, old_end;
+    kbudget_t k;
+    int mode, mem;
+    const gr_sp_log_batch_t *b;
+    size_t n;
+} acq_case_t;
+
+/* The new records (offsets ≥ old SPEO+1) Kafka acquires: from SPEO+1 for the
+ * budget left after the redeliveries, to the end of the log batch reaching it
+ * (batch_optimized) or exactly (record_limit; the rest of that batch is cached).
+ * None after a throttled (§1.9) record was met. */
+static void check_new_records(world_t *w, const acq_case_t *k, int64_t before, int throttled) {
+    model_t *m = &w->m;
+    const gr_sp_acquire_res_t *r = &w->res;
+    int64_t left = k->k.max - before, a0 = k->old_end, want_last = a0 - 1, want_end = a0 - 1;
+    if (!throttled && left > 0 && k->k.hi >= a0) {
+        want_last = want_end = k->k.hi;
+        if (k->k.hi - a0 + 1 > left) {
+            int64_t be = k_batch_end(k->b, k->n, a0 + left - 1);
+            if (be > k->k.hi) be = k->k.hi;
+            want_end = be;
+            want_last = k->mode == GR_SP_MODE_RECORD_LIMIT ? a0 + left - 1 : be;
+        }
+    }
+    int64_t got_first = -1, got_last = a0 - 1;
+    for (size_t i = 0; i < r->n; i++) {
+        const gr_sp_acquired_t *x = &r->ranges[i];
+        if (x->last_offset < a0) continue;
+        if (got_first < 0) got_first = x->first_offset;
+        if (x->first_offset != got_last + 1) FAILM(w, "new records not contiguous at %lld", (long long)x->first_offset);
+        got_last = x->last_offset;
+    }
+    if (got_first >= 0 && got_first != a0)
+        FAILM(w, "new records start at %lld, not SPEO+1 %lld", (long long)got_first, (long long)a0);
+    if (got_last != want_last)
+        FAILM(w, "new records end at %lld, Kafka's rule %lld (budget %lld, %lld redelivered)", (long long)got_last,
+              (long long)want_last, (long long)k->k.max, (long long)before);
+    int64_t new_end = gr_sp_span(w->sp) + gr_sp_start_offset(w->sp);
+    if (new_end - 1 != (want_end > m->end - 1 ? want_end : m->end - 1))
+        FAILM(w, "SPEO %lld, Kafka's rule %lld", (long long)new_end - 1, (long long)want_end);
+}
+
+static void check_acquired(world_t *w, const acq_case_t *k) {
     model_t *m = &w->m;
     gr_sp_acquire_res_t *r = &w->res;
-    int64_t prev = -1, total = 0;
+    int64_t prev = -1, total = 0, before = 0, tl = (w->conf.delivery_count_limit + 1) / 2;
+    int throttled = 0;
+    if (tl < 2) tl = 2;
     for (size_t i = 0; i < r->n; i++) {
         const gr_sp_acquired_t *a = &r->ranges[i];
         if (a->first_offset > a->last_offset || a->first_offset <= prev) FAILM(w, "ranges unsorted");
-        if (a->first_offset < lo || a->last_offset > hi) FAILM(w, "range outside the fetch");
+        if (a->first_offset < k->lo || a->last_offset > k->k.hi) FAILM(w, "range outside what Kafka may acquire");
         prev = a->last_offset;
         for (int64_t o = a->first_offset; o <= a->last_offset; o++) {
             if (!m_acquirable(m, o)) FAILM(w, "offset %lld not acquirable", (long long)o);
-            int c = (o < old_end && m->r[o].cached) ? m->r[o].count + 1 : 1;
+            int c = (o < k->old_end && m->r[o].cached) ? m->r[o].count + 1 : 1;
             if (a->delivery_count != c)
                 FAILM(w, "offset %lld count %d vs model %d", (long long)o, a->delivery_count, c);
-            if (o >= old_end && o - m->spso >= w->conf.max_record_locks) FAILM(w, "cap exceeded");
             total++;
+            before += o < k->old_end;
         }
     }
     if (total != r->n_records) FAILM(w, "n_records");
-    if (mode == GR_SP_MODE_RECORD_LIMIT && total > max) FAILM(w, "record_limit exceeded");
-    if (total == 0) { /* liveness: nothing acquirable in the fetched range */
-        for (int64_t o = lo; o <= hi; o++)
-            if (m_acquirable(m, o) && (o < old_end || old_end - m->spso < w->conf.max_record_locks))
-                FAILM(w, "offset %lld acquirable but nothing acquired", (long long)o);
+    if (k->k.max == 0 && total) FAILM(w, "acquired at the cap past SPEO");
+    if (k->mode == GR_SP_MODE_RECORD_LIMIT && total > k->k.max) FAILM(w, "record_limit budget exceeded");
+    for (int64_t o = k->lo; o <= k->k.hi && o < k->old_end; o++) /* §1.9: met a throttled record */
+        throttled |= m->r[o].cached && m->r[o].state == GR_SP_AVAILABLE && m->r[o].count >= tl;
+    if (total == 0 && k->k.max > 0) { /* liveness: nothing acquirable in what Kafka may take */
+        for (int64_t o = k->lo; o <= k->k.hi; o++)
+            if (m_acquirable(m, o)) FAILM(w, "offset %lld acquirable but nothing acquired", (long long)o);
     }
+    check_new_records(w, k, before, throttled);
     for (size_t i = 0; i < r->n; i++)
         for (int64_t o = r->ranges[i].first_offset; o <= r->ranges[i].last_offset; o++)
-            m_set(m, o, GR_SP_ACQUIRED, r->ranges[i].delivery_count, mem, w->now + w->conf.lock_duration_ms);
+            m_set(m, o, GR_SP_ACQUIRED, r->ranges[i].delivery_count, k->mem, w->now + w->conf.lock_duration_ms);
     int64_t new_end = gr_sp_span(w->sp) + gr_sp_start_offset(w->sp);
-    if (new_end < old_end || new_end - 1 > (hi > old_end - 1 ? hi : old_end - 1)) FAILM(w, "end moved oddly");
-    for (int64_t o = old_end; o < new_end; o++)
+    for (int64_t o = k->old_end; o < new_end; o++)
         if (!m->r[o].cached) m_set(m, o, GR_SP_AVAILABLE, 0, -1, 0); /* record_limit remainder */
     if (new_end > m->end) m->end = new_end;
 }
@@ -262,9 +339,10 @@ static void op_acquire(world_t *w) {
     gr_sp_log_batch_t *b = &w->log[i];
     while (i + n < w->nlog && n < k && b[n].last_offset < w->hwm && b[n].last_offset >= w->lso) n++;
     int mem = (int)rnd(w, NMEM), mode = (int)rnd(w, 2);
-    int32_t max = 1 + (int32_t)rnd(w, 12), bs = 1 + (int32_t)rnd(w, 8);
+    int32_t max = 1 + (int32_t)rnd(w, rnd(w, 4) ? 12 : 60), bs = 1 + (int32_t)rnd(w, 8);
     gr_sp_acquire_req_t req = {MEM[mem], max, bs, (int8_t)mode, b, n};
-    int64_t old_end = m->end;
+    /* Kafka computes the budget before archiving what the log lost (§1.8). */
+    kbudget_t kb = k_budget(w, m_next_fetch(m), n ? b[n - 1].last_offset : -1, max);
     if (gr_sp_acquire(w->sp, &req, &w->conf, w->now, &w->res, &w->d)) FAILM(w, "acquire failed");
     if (n == 0 || b[n - 1].last_offset < f) {
         if (w->res.n) FAILM(w, "acquired from nothing");
@@ -272,9 +350,9 @@ static void op_acquire(world_t *w) {
     }
     m_archive_gone(m, f, b[0].base_offset);
     int64_t lo = m_next_fetch(m) > b[0].base_offset ? m_next_fetch(m) : b[0].base_offset;
-    if (m->end < old_end || m->end != old_end) old_end = m->end; /* SPSO may have jumped */
-    if (lo > m->end) lo = m->end;                                /* compaction gap past SPEO is acquired (GAP) */
-    check_acquired(w, lo, b[n - 1].last_offset, max, mode, mem, old_end);
+    if (lo > m->end) lo = m->end; /* compaction gap past SPEO is acquired (GAP) */
+    acq_case_t c = {lo, m->end, kb, mode, mem, b, n};
+    check_acquired(w, &c);
 }
 
 /* Model prediction of gr_sp_acknowledge (§3.3–3.5). */

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The share-partition in-flight cap (share.partition.max.record.locks) against Apache Kafka 4.4.0
+# (issue 14 item 1): the scenarios of tests/integration/share_softcap.py run on the reference
+# (tests/ref/kafka-ref.sh) and on gregord, diffed (no allow-list entry), then the exact acquired
+# ranges that Kafka's soft cap gives are checked on gregord's observation:
+# budget min(MaxRecords, 100 − (SPEO−SPSO+1)), new records to the end of the log batch
+# (batch_optimized) or exactly (record_limit), at the cap only records inside the window.
+#   bash tests/integration/test_share_softcap.sh [--keep]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+GR_TEST_TIMEOUT="${GR_TEST_TIMEOUT:-240}"
+gr_init "$@"
+[[ "$GR_TARGET" == gregord ]] || die "test_share_softcap compares gregord with the reference itself; no --ref"
+PY="$(gr_venv_dir)/bin/python"
+[[ -x "$PY" ]] || PY=python3 # standard library only
+CAP_PY="$GR_SOURCE_DIR/tests/integration/share_softcap.py"
+
+# The settings of test_share_differential.sh (the reference's server.properties for gregord).
+COMMON=(
+  node.id=1 process.roles=broker,controller controller.listener.names=CONTROLLER
+  controller.quorum.voters=1@127.0.0.1:9 inter.broker.listener.name=PLAINTEXT
+  listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+  num.partitions=1 default.replication.factor=1
+  offsets.topic.replication.factor=1 offsets.topic.num.partitions=1
+  share.coordinator.state.topic.replication.factor=1 share.coordinator.state.topic.min.isr=1
+  share.coordinator.state.topic.num.partitions=1
+  transaction.state.log.replication.factor=1 transaction.state.log.min.isr=1
+  group.initial.rebalance.delay.ms=0 auto.create.topics.enable=false
+)
+overrides=()
+for kv in "${COMMON[@]}"; do overrides+=(--override "$kv"); done
+
+observe() { # observe NAME BOOTSTRAP
+  gr_timeout 150 "$PY" -W ignore "$CAP_PY" observe "$2" "$GR_TMP/obs.$1.json" 2>"$GR_TMP/observe.$1.err"
+}
+
+start_gregord "${overrides[@]}"
+observe gregord "$BOOTSTRAP" &
+obs_pid=$!
+GR_PIDS+=("$obs_pid")
+start_ref_kafka auto.create.topics.enable=false
+ref_rc=0
+observe kafka "$BOOTSTRAP" || ref_rc=$?
+greg_rc=0
+wait "$obs_pid" || greg_rc=$?
+((ref_rc == 0)) || fail "observing Apache Kafka exited $ref_rc: $(tail -n 5 "$GR_TMP/observe.kafka.err")"
+((greg_rc == 0)) || fail "observing gregord exited $greg_rc: $(tail -n 5 "$GR_TMP/observe.gregord.err")"
+alive "$GR_GREGORD_PID" || fail "gregord died during the scenarios (log: $GR_TMP/gregord.log)"
+[[ -s "$GR_TMP/obs.kafka.json" && -s "$GR_TMP/obs.gregord.json" ]] || die "an observation is missing"
+
+out="$("$PY" "$CAP_PY" diff "$GR_TMP/obs.kafka.json" "$GR_TMP/obs.gregord.json" "$GR_TMP/diff-report.txt")" || true
+echo "$out" | grep -v '^\(ok  \|FAIL\) - ' || true
+while IFS= read -r line; do
+  case "$line" in
+    "ok   - "*) ok "${line#ok   - }" ;;
+    "FAIL - "*) fail "${line#FAIL - }" ;;
+  esac
+done < <(grep -E '^(ok  |FAIL) - ' <<<"$out")
+summary="$(grep '^diff summary:' <<<"$out" || true)"
+[[ "$summary" == *" 0 unexplained"* ]] && ok "$summary" || fail "${summary:-diff did not finish} (report: $GR_TMP/diff-report.txt)"
+
+# The values themselves (the diff only says both brokers agree). [first, last, delivery count].
+"$PY" - "$GR_TMP/obs.gregord.json" <<'PYEOF' || fail "gregord's observation lacks an expected value (above)"
+import json, sys
+o = json.load(open(sys.argv[1]))
+want = {
+    ("batch_opt", "first"): [[0, 119, 1]],             # budget 100 reaches 99: its batch 90-119 whole
+    ("batch_opt", "at_cap"): [],                       # window 120 >= cap, nothing inside to redeliver
+    ("batch_opt", "after_accept_middle"): [],          # 30-59 accepted, SPSO still 0: window 120
+    ("batch_opt", "after_accept_head"): [[120, 179, 1]],  # SPSO 60, room 40: 120..159 -> batch end 179
+    ("batch_opt", "reacquire_at_cap"): [[60, 119, 2]],  # window 120: only what lies inside it
+    ("batch_opt", "reacquire_below_cap"): [[120, 179, 2]],  # room 40 is the budget: no new record after
+    ("batch_opt", "after_reacquire"): [[180, 239, 1]],  # room 40 again: 180..219 -> batch end 239
+    ("record_limit", "first"): [[0, 99, 1]],           # exactly the budget; 100..119 cached AVAILABLE
+    ("record_limit", "rest_of_batch"): [[100, 119, 1]],  # window 120 >= cap, but inside it
+    ("record_limit", "at_cap"): [],
+    ("record_limit", "after_accept_head"): [],         # window 110
+    ("record_limit", "after_accept_more"): [[120, 139, 1]],  # window 80: exactly 20
+    ("single", "first"): [[0, 99, 1]],                 # one-record batches: the cap binds at 100
+    ("single", "at_cap"): [],
+    ("single", "after_accept_0"): [[100, 100, 1]],
+    ("single", "after_accept_50"): [],                 # an ACCEPT inside the window frees nothing
+    ("single", "after_accept_1_4"): [[101, 104, 1]],
+    ("big_batch", "m1"): [[0, 49, 1]],                 # 50..999 cached AVAILABLE: window 1000
+    ("big_batch", "m2"): [[50, 99, 1]],                # over the cap, inside the window
+    ("big_batch", "m3"): [[100, 149, 1]],
+    ("big_batch", "m1_again"): [[150, 199, 1]],        # 200 ACQUIRED with a cap of 100
+}
+bad = 0
+for path, v in want.items():
+    cur = o
+    for k in path:
+        cur = cur.get(k) if isinstance(cur, dict) else None
+    got = cur and [cur.get("error"), cur.get("part_error"), cur.get("acquired")]
+    exp = [0, 0, v] if v else [0, None, []]  # nothing acquired: the partition is left out (both)
+    if got != exp:
+        print("FAIL - %s = %r, expected %r" % ("/".join(path), got, exp))
+        bad += 1
+    else:
+        print("ok   - %s acquired %r" % ("/".join(path), v))
+sys.exit(1 if bad else 0)
+PYEOF
+
+stop_ref_kafka
+stop_gregord
+check_no_sanitizer_report
+gr_finish
