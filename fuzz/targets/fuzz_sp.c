@@ -1,6 +1,7 @@
 /* libFuzzer target: the input bytes are a sequence of share-partition
  * operations (acquire, acknowledge with arbitrary batches and types, expiry,
- * member release, log-start movement, restart from the export). After every
+ * member release, log-start movement, restart from the export), with the
+ * delayed redelivery off or on (a random backoff). After every
  * step gr_sp_check() must pass, SPSO must not move back and an
  * acknowledgement that fails must leave the state untouched. */
 #include <assert.h>
@@ -81,11 +82,14 @@ static void op_ack(gr_sp_t *sp, in_t *in, const gr_sp_conf_t *conf, int64_t now,
     }
 }
 
+static int64_t g_backoff, g_backoff_max; /* delayed redelivery of this input */
+
 static gr_sp_t *restart(gr_sp_t *sp) {
     gr_sp_snapshot_t s;
     gr_sp_delta_init(&s);
     gr_sp_export(sp, &s);
     gr_sp_t *nsp = gr_sp_new();
+    gr_sp_set_redelivery_backoff(nsp, g_backoff, g_backoff_max);
     gr_err_t err = gr_sp_init_persisted(nsp, s.start_offset, s.state_epoch, s.batches, s.n, NULL, 0);
     assert(err == GR_ERR_NONE);
     assert(gr_sp_start_offset(nsp) == gr_sp_start_offset(sp));
@@ -99,6 +103,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     in_t in = {data, size};
     gr_sp_conf_t conf = {2 + (int32_t)take(&in, 8), 1 + (int32_t)take(&in, 200), 1 + take(&in, 1000)};
     gr_sp_t *sp = gr_sp_new();
+    g_backoff = take(&in, 2) ? 1 + take(&in, 500) : 0;
+    g_backoff_max = 1 + take(&in, 3000);
+    gr_sp_set_redelivery_backoff(sp, g_backoff, g_backoff_max);
     gr_sp_init_offset(sp, take(&in, 100), 0);
     gr_sp_acquire_res_t res;
     gr_sp_acquire_res_init(&res);

@@ -47,7 +47,8 @@ static void fuzz_value(const uint8_t *data, size_t size) {
         for (size_t i = 0; i < v1.n_batches; i++) /* field by field: the struct has padding */
             assert(v1.batches[i].first_offset == v2.batches[i].first_offset &&
                    v1.batches[i].last_offset == v2.batches[i].last_offset &&
-                   v1.batches[i].state == v2.batches[i].state && v1.batches[i].count == v2.batches[i].count);
+                   v1.batches[i].state == v2.batches[i].state && v1.batches[i].count == v2.batches[i].count &&
+                   v1.batches[i].due_ms == v2.batches[i].due_ms);
         gr_sstore_value_encode(&v2, &w2);
         assert(w1.len == w2.len && !memcmp(w1.mem, w2.mem, w1.len));
         /* The combiner on decoded data: merging a list with itself keeps every offset. */

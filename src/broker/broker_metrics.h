@@ -32,6 +32,10 @@ typedef struct gr_metrics_dropped {
  *  in out (200); otherwise the error (GROUP_ID_NOT_FOUND: 404) and {"error":"..."} in out. */
 gr_err_t gr_broker_share_capacity_json(gr_broker_t *b, const char *group, gr_wbuf_t *out);
 
+/** GET /v1/share-groups/<group>/delayed (share_delayed.c): the records held back by
+ *  gregord's delayed redelivery, per share-partition; errors as the capacity view. */
+gr_err_t gr_broker_share_delayed_json(gr_broker_t *b, const char *group, gr_wbuf_t *out);
+
 /** Collectors, one per area (each in its own file). */
 void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped);  /* broker_metrics_core.c */
 void gr_broker_collect_share(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped); /* share_metrics.c */

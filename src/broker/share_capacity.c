@@ -92,6 +92,8 @@ static void put_str(gr_wbuf_t *out, const char *s) {
     gr_wbuf_put(out, "\"", 1);
 }
 
+void gr_share_json_str(gr_wbuf_t *out, const char *s) { put_str(out, s); }
+
 /* A number, or null for unknown (NAN) and never (INFINITY). */
 static void put_num(gr_wbuf_t *out, const char *key, double v) {
     if (isfinite(v))

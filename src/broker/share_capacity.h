@@ -13,4 +13,7 @@ void gr_share_capacity_init(gr_share_part_t *part, const gr_partition_t *p);
 /** The share-partition is being freed: timer stopped. */
 void gr_share_capacity_stop(gr_share_part_t *part);
 
+/** Append s as a JSON string (invalid UTF-8 becomes U+FFFD, controls escaped). */
+void gr_share_json_str(gr_wbuf_t *out, const char *s);
+
 #endif

@@ -142,7 +142,7 @@ static void row_labels(const sp_row_t *r, gr_prom_labels_t *l) {
     gr_prom_label_i64(l, "partition", r->partition);
 }
 
-typedef enum { V_LAG, V_START, V_IN_FLIGHT, V_LOCKS, V_ACQUIRED, V_REDELIVERIES, V_TIMEOUTS } row_val_t;
+typedef enum { V_LAG, V_START, V_IN_FLIGHT, V_LOCKS, V_ACQUIRED, V_REDELIVERIES, V_TIMEOUTS, V_DELAYED } row_val_t;
 
 /* A per-share-partition family with one value per row (n rows); gauges of
  * unknown value and counters of SPs not in memory are left out. */
@@ -164,6 +164,7 @@ static void write_rows(gr_prom_t *p, const sp_row_t *rows, size_t n, const char 
         case V_LOCKS: v = r->lock_limit; break;
         case V_ACQUIRED: v = st ? (int64_t)st->acquired : -1; break;
         case V_REDELIVERIES: v = st ? (int64_t)st->redeliveries : -1; break;
+        case V_DELAYED: v = r->part ? gr_sp_delayed_count(r->part->sp, NULL) : -1; break;
         default: v = st ? (int64_t)st->lock_timeouts : -1; break;
         }
         if (what != V_LAG) known = v >= 0;
@@ -199,6 +200,8 @@ static void write_sp(gr_prom_t *p, const sp_row_t *rows, size_t n) {
     write_rows(p, rows, n, "gregor_share_partition_start_offset", GR_PROM_GAUGE,
                "Share-partition start offset (SPSO), as DescribeShareGroupOffsets reports it", V_START);
     write_rows(p, rows, n, "gregor_share_in_flight_records", GR_PROM_GAUGE, "Records ACQUIRED now", V_IN_FLIGHT);
+    write_rows(p, rows, n, "gregor_share_delayed_records", GR_PROM_GAUGE,
+               "Records held back by the delayed redelivery (gregor.share.redelivery.backoff.ms)", V_DELAYED);
     write_rows(p, rows, n, "gregor_share_record_lock_limit", GR_PROM_GAUGE,
                "Effective share.partition.max.record.locks of the group", V_LOCKS);
     write_rows(p, rows, n, "gregor_share_records_acquired_total", GR_PROM_COUNTER,

@@ -152,9 +152,12 @@ static gr_err_t part_write(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, b
     if (!ss) return GR_ERR_COORDINATOR_NOT_AVAILABLE;
     gr_sstore_batch_t stack[64], *bv = d->n <= 64 ? stack : malloc(d->n * sizeof(*bv));
     if (!bv) abort();
-    for (size_t i = 0; i < d->n; i++)
+    int64_t now = gr_loop_now(part->b->loop), wall = gr_clock_wall_ms();
+    for (size_t i = 0; i < d->n; i++) {
+        int64_t nb = d->batches[i].not_before_ms; /* loop clock -> wall clock: it must survive a restart */
         bv[i] = (gr_sstore_batch_t){d->batches[i].first_offset, d->batches[i].last_offset, d->batches[i].state,
-                                    d->batches[i].delivery_count};
+                                    d->batches[i].delivery_count, nb > 0 ? wall + (nb - now) : 0};
+    }
     gr_sstore_update_t up = {
         .state_epoch = d->state_epoch,
         .leader_epoch = -1,
@@ -261,6 +264,7 @@ void gr_share_part_conf(gr_share_part_t *part, gr_sp_conf_t *conf, gr_sgc_values
     conf->delivery_count_limit = vals->delivery_count_limit;
     conf->max_record_locks = vals->partition_max_record_locks;
     conf->lock_duration_ms = vals->record_lock_duration_ms;
+    gr_sp_set_redelivery_backoff(part->sp, vals->redelivery_backoff_ms, vals->redelivery_backoff_max_ms);
 }
 
 /* §1.4: expired locks make records AVAILABLE (or ARCHIVED); delayed fetches
@@ -406,9 +410,12 @@ static gr_err_t part_init(gr_share_part_t *part, gr_partition_t *p) {
     if (err) return GR_ERR_UNKNOWN_SERVER_ERROR;
     gr_sp_batch_t *bv = malloc((st.n_batches ? st.n_batches : 1) * sizeof(*bv));
     if (!bv) abort();
-    for (size_t i = 0; i < st.n_batches; i++)
+    int64_t now = gr_loop_now(part->b->loop), wall = gr_clock_wall_ms();
+    for (size_t i = 0; i < st.n_batches; i++) {
+        int64_t due = st.batches[i].due_ms; /* wall clock -> loop clock; a due time already past is none */
         bv[i] = (gr_sp_batch_t){st.batches[i].first_offset, st.batches[i].last_offset, st.batches[i].state,
-                                st.batches[i].count};
+                                st.batches[i].count, due > wall ? now + (due - wall) : 0};
+    }
     char why[256];
     err = gr_sp_init_persisted(part->sp, st.start_offset, st.state_epoch, bv, st.n_batches, why, sizeof(why));
     free(bv);
@@ -468,6 +475,7 @@ gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p,
         part->hnext = *bk;
         *bk = part;
         ps->n++;
+        rearm(part); /* persisted redelivery delays wake fetches when due */
     }
     /* §1.8: the log start moved past SPSO (retention, DeleteRecords). */
     gr_sp_update_log_start(part->sp, gr_plog_start_offset(p->plog), &part->delta);

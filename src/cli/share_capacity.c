@@ -33,7 +33,7 @@ static const cli_col_t cap_cols[] = {
 #define N_COLS (sizeof(cap_cols) / sizeof(cap_cols[0]))
 
 /* http://<first bootstrap host>:9644 */
-static void default_url(const char *bootstrap, char *buf, size_t size) {
+void sg_default_admin_url(const char *bootstrap, char *buf, size_t size) {
     char host[256];
     size_t n = strcspn(bootstrap, ",");
     if (n >= sizeof(host)) n = sizeof(host) - 1;
@@ -169,7 +169,7 @@ int sg_capacity(const cli_vals_t *v) {
     char dflt[320], err[512];
     const char *url = cli_str(v, "admin-url"), *bs = cli_str(v, "bootstrap-server");
     if (!url && !bs) return cli_usage_error(v, "Option [capacity] needs the option [admin-url] or [bootstrap-server]");
-    if (!url) default_url(bs, dflt, sizeof(dflt)), url = dflt;
+    if (!url) sg_default_admin_url(bs, dflt, sizeof(dflt)), url = dflt;
     cli_url_t u;
     if (!cli_url_parse(url, &u, err, sizeof(err))) return cli_usage_error(v, "--admin-url: %s", err);
     (void)cli_json(v); /* a bad --output is a usage error before anything is fetched */

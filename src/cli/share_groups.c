@@ -43,7 +43,9 @@ static const cli_opt_t opts[] = {
     {"capacity", NULL,
      "With --describe: the Little's-law capacity view (record locks, in flight, W, ack rate, ceiling, headroom, "
      "lag, time to drain, verdict) from gregord's admin endpoint."},
-    {"admin-url", "String: URL", "With --capacity: gregord's admin endpoint (default: http://<bootstrap host>:9644)."},
+    {"admin-url", "String: URL",
+     "With --capacity, or --describe --state of a group with delayed redelivery: gregord's admin endpoint (default: "
+     "http://<bootstrap host>:9644)."},
     {"output", "String: text|json", "Output format of --list and --describe (default text)."},
     {"timeout", "Long: timeout (ms)", "The timeout of each admin call (default: 30000)."},
     {"help", NULL, "Print usage information."},
@@ -343,8 +345,9 @@ static int describe(const cli_vals_t *v, gr_admin_t *a) {
         }
         if (kind == 0) cli_table_sort(&t, (const size_t[]){1, 2}, 2);
         bool no_members = r == CLI_OK && kind == 1 && t.rows == 0;
-        if (r == CLI_OK && !no_members)
-            print_cols(v, &t, vo[kind], json ? &acc : NULL);
+        if (r == CLI_OK && !no_members) print_cols(v, &t, vo[kind], json ? &acc : NULL);
+        if (r == CLI_OK && kind == 2)
+            sg_delayed(v, a, groups[i]); /* gregord's delayed redelivery, if on */
         else if (r != CLI_OK)
             rc = r;
         if (no_members || (r == CLI_OK && kind == 2 && t.rows && !strcmp(t.cells[5], "0")))
@@ -396,8 +399,8 @@ static int check_args(const cli_vals_t *v, int act) {
             if (cli_has(v, views[i]))
                 return cli_usage_error(v, "Option [capacity] can't be used with option [%s]", views[i]);
     }
-    if (cli_has(v, "admin-url") && !cli_has(v, "capacity"))
-        return cli_usage_error(v, "Option [admin-url] may be used with --capacity only");
+    if (cli_has(v, "admin-url") && !cli_has(v, "capacity") && !(act == 1 && cli_has(v, "state")))
+        return cli_usage_error(v, "Option [admin-url] may be used with --capacity or --describe --state only");
     if (act == 0 && cli_str(v, "state")) return check_states(v);
     if (act == 4 && !cli_has(v, "group") && !cli_has(v, "all-groups"))
         return cli_usage_error(v, "Option [delete] takes the options [group] or [all-groups]");

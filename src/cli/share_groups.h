@@ -18,5 +18,10 @@ int sg_delete_offsets(const cli_vals_t *v, gr_admin_t *a);
 int sg_delete(const cli_vals_t *v, gr_admin_t *a);
 /** --describe --capacity (share_capacity.c): over HTTP from gregord's admin endpoint. */
 int sg_capacity(const cli_vals_t *v);
+/** http://<first host of bootstrap>:9644, gregord's usual admin endpoint (share_capacity.c). */
+void sg_default_admin_url(const char *bootstrap, char *buf, size_t size);
+/** --describe --state (share_delayed.c): the delayed-redelivery table of a group whose
+ *  gregor.share.redelivery.backoff.ms is on (text output, from the admin endpoint). */
+void sg_delayed(const cli_vals_t *v, gr_admin_t *a, const char *group);
 
 #endif

@@ -90,11 +90,19 @@ static void capacity_route(gr_admin_t *a, const char *group, gr_http_response_t 
     resp->content_type = "application/json";
 }
 
+/* The records held back by gregord's delayed redelivery (docs/share-groups.md). */
+static void delayed_route(gr_admin_t *a, const char *group, gr_http_response_t *resp) {
+    gr_err_t err = gr_broker_share_delayed_json(a->broker, group, &resp->body);
+    resp->status = !err ? 200 : err == GR_ERR_GROUP_ID_NOT_FOUND || err == GR_ERR_INVALID_GROUP_ID ? 404 : 503;
+    resp->content_type = "application/json";
+}
+
 /* Adding an endpoint is one entry here. */
 static const admin_route_t g_routes[] = {
     {"/metrics", false, metrics_route},
     {"/health", false, health_route},
     {"/v1/share-groups/*/capacity", true, capacity_route},
+    {"/v1/share-groups/*/delayed", true, delayed_route},
 };
 
 /* Match path against pattern; on a wildcard match *arg_out is the '*' part (in buf). */

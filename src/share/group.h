@@ -140,6 +140,8 @@ typedef struct gr_sgc_values {
     int64_t reset_duration_ms; /* BY_DURATION only */
     bool read_committed;       /* always false while transactions are not implemented */
     bool renew_acknowledge_enable;
+    int32_t redelivery_backoff_ms;     /* gregor.share.redelivery.backoff.ms: 0 = off */
+    int32_t redelivery_backoff_max_ms; /* gregor.share.redelivery.backoff.max.ms */
 } gr_sgc_values_t;
 
 /** One group config definition. */

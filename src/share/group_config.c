@@ -13,7 +13,26 @@
 
 #include "share/group_int.h"
 
-enum { C_SESSION, C_HEARTBEAT, C_LOCK, C_DELIVERY, C_LOCKS, C_RESET, C_ISOLATION, C_RENEW, C_ASSIGN, C_N };
+enum {
+    C_SESSION,
+    C_HEARTBEAT,
+    C_LOCK,
+    C_DELIVERY,
+    C_LOCKS,
+    C_RESET,
+    C_ISOLATION,
+    C_RENEW,
+    C_ASSIGN,
+    C_BACKOFF,     /* gregord only: delayed redelivery */
+    C_BACKOFF_MAX, /* gregord only */
+    C_N
+};
+
+/* gregord's own group configs live under "gregor.", a prefix Kafka never uses, so
+ * a future Kafka name cannot collide. Their bounds are static: a delay is at most a
+ * day (the SP keeps due times in 32-bit ms relative to its clock). */
+#define BACKOFF_DEFAULT_MAX_MS 60000
+#define BACKOFF_LIMIT_MS       86400000
 
 static const gr_sgc_def_t defs[C_N] = {
     [C_SESSION] = {"share.session.timeout.ms", GR_CFG_INT, 1,
@@ -38,6 +57,11 @@ static const gr_sgc_def_t defs[C_N] = {
      * membership change, so the value is validated, stored and described only. */
     [C_ASSIGN] = {"share.assignment.interval.ms", GR_CFG_INT, 0,
                   "Interval between share group assignment computations (accepted; gregord assigns at once)."},
+    [C_BACKOFF] = {"gregor.share.redelivery.backoff.ms", GR_CFG_INT, 0,
+                   "gregord only: delay before a RELEASEd or lock-expired record is redelivered, doubled "
+                   "per earlier delivery (0 = off)."},
+    [C_BACKOFF_MAX] = {"gregor.share.redelivery.backoff.max.ms", GR_CFG_INT, 1,
+                       "gregord only: upper bound of the redelivery delay."},
 };
 
 size_t gr_sgc_count(void) { return C_N; }
@@ -74,6 +98,8 @@ static void int_bounds(const gr_share_config_t *b, int i, int32_t *dflt, int32_t
     case C_ASSIGN:
         *dflt = b->assignment_interval_ms, *min = b->min_assignment_interval_ms, *max = b->max_assignment_interval_ms;
         break;
+    case C_BACKOFF: *dflt = 0, *min = 0, *max = BACKOFF_LIMIT_MS; break;
+    case C_BACKOFF_MAX: *dflt = BACKOFF_DEFAULT_MAX_MS, *min = 1, *max = BACKOFF_LIMIT_MS; break;
     default:
         *dflt = b->partition_max_record_locks, *min = b->min_partition_max_record_locks;
         *max = b->max_partition_max_record_locks;
@@ -263,7 +289,8 @@ gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_share_config_t *br
         v[i] = dflt;
         if (val && (err = parse_value(i, val, &v[i], errstr, errstr_size))) return err;
     }
-    static const int order[] = {C_HEARTBEAT, C_SESSION, C_LOCK, C_DELIVERY, C_LOCKS, C_ASSIGN};
+    static const int order[] = {C_HEARTBEAT, C_SESSION, C_LOCK,    C_DELIVERY,
+                                C_LOCKS,     C_ASSIGN,  C_BACKOFF, C_BACKOFF_MAX};
     for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
         if ((err = check_bounds(order[k], v[order[k]], broker, errstr, errstr_size))) return err;
     if (v[C_SESSION] <= v[C_HEARTBEAT]) {
@@ -293,6 +320,8 @@ void gr_sgc_resolve(const gr_props_t *stored, const gr_share_config_t *broker, g
     out->record_lock_duration_ms = resolve_int(stored, C_LOCK, broker);
     out->delivery_count_limit = resolve_int(stored, C_DELIVERY, broker);
     out->partition_max_record_locks = resolve_int(stored, C_LOCKS, broker);
+    out->redelivery_backoff_ms = resolve_int(stored, C_BACKOFF, broker);
+    out->redelivery_backoff_max_ms = resolve_int(stored, C_BACKOFF_MAX, broker);
     char buf[256];
     const char *s = stored ? gr_props_get(stored, defs[C_RESET].name) : NULL;
     out->auto_offset_reset = GR_SGC_RESET_LATEST;

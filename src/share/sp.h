@@ -57,12 +57,28 @@ typedef struct gr_sp_conf {
     int64_t lock_duration_ms;     /**< share.record.lock.duration.ms */
 } gr_sp_conf_t;
 
+/** Delayed redelivery (gregord only, group configs gregor.share.redelivery.backoff.ms
+ *  and .max.ms; docs/share-partition.md): a record RELEASEd, or whose lock
+ *  expired, stays AVAILABLE but is not acquired before now + gr_sp_backoff_ms().
+ *  base_ms 0 = off (the default). A configuration like gr_sp_conf_t, kept in the
+ *  SP: the caller sets it whenever it reads the group configs (it survives
+ *  gr_sp_init_* and is not undone by gr_sp_rollback). */
+void gr_sp_set_redelivery_backoff(gr_sp_t *sp, int64_t base_ms, int64_t max_ms);
+
+/** The redelivery delay of a record whose delivery count is `count` (≥ 1):
+ *  min(max, base × 2^(count−1)); 0 when the base is 0 (off). */
+int64_t gr_sp_backoff_ms(const gr_sp_t *sp, int16_t count);
+
 /** One persisted state batch (WriteShareGroupState StateBatches; state ∈ {0,2,4}). */
 typedef struct gr_sp_batch {
     int64_t first_offset;
     int64_t last_offset;
     int8_t state;
     int16_t delivery_count;
+    /** AVAILABLE only: not acquired before this time (now_ms scale; 0 = due).
+     *  Must lie within 2^31 ms of the now_ms of the calls that follow: pass 0
+     *  for a time already past. */
+    int64_t not_before_ms;
 } gr_sp_batch_t;
 
 /** What a mutating call changed, for the share-state store (spec §7.2).
@@ -223,12 +239,15 @@ gr_err_t gr_sp_acknowledge(gr_sp_t *sp, const gr_sp_ack_req_t *req, const gr_sp_
 /* Timers, members, log start                                              */
 
 /** Process every acquisition lock whose deadline ≤ now_ms (§1.4): the records
- *  become AVAILABLE, or ARCHIVED at the delivery limit or below SPSO. Changes
+ *  become AVAILABLE (delayed by the redelivery backoff when it is on), or
+ *  ARCHIVED at the delivery limit or below SPSO. Delayed records whose due
+ *  time ≤ now_ms become acquirable (nothing to persist). Changes
  *  go to `delta` (the broker writes them in a transaction). Returns the next deadline (INT64_MAX
  *  when no lock is held). */
 int64_t gr_sp_expire(gr_sp_t *sp, const gr_sp_conf_t *conf, int64_t now_ms, gr_sp_delta_t *delta);
 
-/** Earliest pending lock deadline, INT64_MAX if none. May (rarely) be earlier
+/** Earliest pending lock deadline or redelivery due time (gr_sp_expire makes
+ *  a delayed record acquirable when it is due), INT64_MAX if none. May (rarely) be earlier
  *  than the real next expiry; gr_sp_expire then finds nothing to do. */
 int64_t gr_sp_next_deadline(gr_sp_t *sp);
 
@@ -291,10 +310,14 @@ int64_t gr_sp_delivery_complete_count(const gr_sp_t *sp);
 int64_t gr_sp_acquired_count(const gr_sp_t *sp); /**< records currently ACQUIRED */
 size_t gr_sp_range_count(const gr_sp_t *sp);     /**< cached ranges (memory use) */
 int32_t gr_sp_state_epoch(const gr_sp_t *sp);
+/** Records ≥ SPSO held back by the redelivery backoff; *next_due (may be NULL)
+ *  gets the earliest due time (INT64_MAX if none). O(ranges). */
+int64_t gr_sp_delayed_count(const gr_sp_t *sp, int64_t *next_due);
 
 /** State of one offset. Returns false when it is not cached (below SPSO, a
  *  gap-window hole, or beyond SPEO). *member is owned by the SP (NULL unless
- *  ACQUIRED); any out-pointer may be NULL. */
+ *  ACQUIRED); *deadline is the lock deadline (ACQUIRED), the redelivery due
+ *  time (a delayed AVAILABLE record) or 0; any out-pointer may be NULL. */
 bool gr_sp_record(const gr_sp_t *sp, int64_t offset, int *state, int16_t *count, const char **member,
                   int64_t *deadline);
 

@@ -104,6 +104,13 @@ static inline void stat_run(gr_sp_t *sp, const gr__sp_rng_t *e, int type, const 
         gr__sp_stat_archived(sp, GR_SHARE_ARCHIVE_DELIVERY_LIMIT, len);
 }
 
+/* When a record released (or whose lock expired) with `count` deliveries may
+ * be acquired again: 0 (at once) unless the redelivery backoff is on. */
+static int64_t redeliver_at(const gr_sp_t *sp, int16_t count, int64_t now_ms) {
+    int64_t d = gr_sp_backoff_ms(sp, count);
+    return d > 0 ? now_ms + d : 0;
+}
+
 static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode, const gr_sp_conf_t *conf,
                       int64_t now_ms, gr_sp_delta_t *delta) {
     size_t i0, i1;
@@ -120,8 +127,10 @@ static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode, 
             gr__sp_set(sp, i, GR_SP_ACKNOWLEDGED, e->count, 0, 0, delta);
             break;
         case GR_SP_ACK_RELEASE: /* §1.3 rule 2: RELEASE → AVAILABLE, ARCHIVED at the limit */
-            gr__sp_set(sp, i, e->count >= conf->delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE, e->count, 0, 0,
-                       delta);
+            if (e->count >= conf->delivery_count_limit)
+                gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, delta);
+            else /* held back by the redelivery backoff when it is on */
+                gr__sp_set(sp, i, GR_SP_AVAILABLE, e->count, 0, redeliver_at(sp, e->count, now_ms), delta);
             break;
         default: /* §1.2/§1.8: REJECT and GAP → ARCHIVED */
             gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, delta);
@@ -226,7 +235,7 @@ static int timer_live(const gr_sp_t *sp, const gr__sp_timer_t *t) {
     for (int k = 0; i < sp->n && k < 64; i++, k++) {
         const gr__sp_rng_t *e = GR__SP_AT(sp, i);
         if (e->first > t->last) return 0;
-        if (e->state == GR_SP_ACQUIRED && e->dl == (uint32_t)t->deadline) return 1;
+        if ((e->state == GR_SP_ACQUIRED || gr__sp_delayed(e)) && e->dl == (uint32_t)t->deadline) return 1;
     }
     return i < sp->n;
 }
@@ -246,12 +255,18 @@ int64_t gr_sp_expire(gr_sp_t *sp, const gr_sp_conf_t *conf, int64_t now_ms, gr_s
         for (size_t i = gr__sp_lower_bound(sp, t.first); i < sp->n; i++) {
             gr__sp_rng_t *e = GR__SP_AT(sp, i);
             if (e->first > t.last) break;
+            if (gr__sp_delayed(e) && gr__sp_deadline(sp, e) <= now_ms) { /* due: acquirable again */
+                e->dl = 0;
+                if (e->first < sp->avail_hint) sp->avail_hint = e->first < sp->spso ? sp->spso : e->first;
+                i = gr__sp_coalesce_at(sp, i);
+                continue;
+            }
             if (e->state != GR_SP_ACQUIRED || gr__sp_deadline(sp, e) > now_ms) continue;
-            /* §1.4: lock timeout → AVAILABLE, or ARCHIVED at the delivery
-             * limit (§1.3 rule 2) or below SPSO (§1.8). */
+            /* §1.4: lock timeout → AVAILABLE (after the redelivery backoff when it is
+             * on), or ARCHIVED at the delivery limit (§1.3 rule 2) or below SPSO (§1.8). */
             int st = (e->last < sp->spso || e->count >= conf->delivery_count_limit) ? GR_SP_ARCHIVED : GR_SP_AVAILABLE;
             GR_METRIC(stat_unlocked(sp, e, conf, 1));
-            gr__sp_set(sp, i, st, e->count, 0, 0, delta);
+            gr__sp_set(sp, i, st, e->count, 0, st == GR_SP_AVAILABLE ? redeliver_at(sp, e->count, now_ms) : 0, delta);
             i = gr__sp_coalesce_at(sp, i);
             any = 1;
         }

@@ -16,7 +16,7 @@ int64_t gr_sp_next_fetch_offset(gr_sp_t *sp) {
     if (p < sp->end) {
         for (size_t i = gr__sp_lower_bound(sp, p); i < sp->n; i++) {
             const gr__sp_rng_t *e = GR__SP_AT(sp, i);
-            if (e->first > p || e->state == GR_SP_AVAILABLE) break; /* hole or redeliverable */
+            if (e->first > p || (e->state == GR_SP_AVAILABLE && !e->dl)) break; /* hole or redeliverable */
             p = e->last + 1;
             if (p >= sp->end) break;
         }
@@ -294,7 +294,7 @@ gr_err_t gr_sp_acquire(gr_sp_t *sp, const gr_sp_acquire_req_t *req, const gr_sp_
             continue;
         }
         int64_t b = e->last < q.hi ? e->last : q.hi;
-        if (e->state == GR_SP_AVAILABLE) acquire_cached(&q, i, p, b);
+        if (e->state == GR_SP_AVAILABLE && !e->dl) acquire_cached(&q, i, p, b); /* delayed: skipped */
         p = b + 1;
     }
     if (res->n) gr__sp_timer_push(sp, q.deadline, res->read_first, res->read_last);

@@ -162,12 +162,14 @@ void gr__sp_set(gr_sp_t *sp, size_t idx, int state, int16_t count, uint32_t memb
     if (e->first >= sp->spso && gr__sp_terminal(state)) sp->dcc += len;
     if (state == GR_SP_AVAILABLE && e->first < sp->avail_hint)
         sp->avail_hint = e->first < sp->spso ? sp->spso : e->first;
+    int64_t due = state == GR_SP_AVAILABLE ? gr__sp_due(deadline) : 0;
     e->state = (uint8_t)state;
     e->count = count;
     e->member = state == GR_SP_ACQUIRED ? member : 0;
-    e->dl = state == GR_SP_ACQUIRED ? (uint32_t)deadline : 0;
+    e->dl = state == GR_SP_ACQUIRED ? (uint32_t)deadline : (uint32_t)due;
+    if (due) gr__sp_timer_push(sp, due, e->first, e->last); /* gr_sp_expire makes it acquirable */
     if (delta && state != GR_SP_ACQUIRED && e->first >= sp->spso)
-        gr__sp_delta_put(delta, e->first, e->last, state, count);
+        gr__sp_delta_put(delta, e->first, e->last, state, count, due);
 }
 
 /* §1.7: walk forward from SPSO while records are terminal (a gap-window hole
@@ -295,7 +297,7 @@ static void heap_rebuild(gr_sp_t *sp) {
     sp->heap_n = 0;
     for (size_t i = 0; i < sp->n; i++) {
         const gr__sp_rng_t *e = GR__SP_AT(sp, i);
-        if (e->state != GR_SP_ACQUIRED) continue;
+        if (e->state != GR_SP_ACQUIRED && !gr__sp_delayed(e)) continue;
         int64_t dl = gr__sp_deadline(sp, e);
         if (sp->heap_n && sp->heap[sp->heap_n - 1].deadline == dl && sp->heap[sp->heap_n - 1].last + 1 == e->first) {
             sp->heap[sp->heap_n - 1].last = e->last;
@@ -316,11 +318,27 @@ void gr__sp_timer_pop(gr_sp_t *sp) {
     heap_down(sp->heap, sp->heap_n, 0);
 }
 
+/* ---- redelivery backoff ------------------------------------------------ */
+
+void gr_sp_set_redelivery_backoff(gr_sp_t *sp, int64_t base_ms, int64_t max_ms) {
+    sp->backoff_ms = base_ms > 0 ? base_ms : 0;
+    sp->backoff_max_ms = max_ms > 0 ? max_ms : 0;
+}
+
+int64_t gr_sp_backoff_ms(const gr_sp_t *sp, int16_t count) {
+    int64_t base = sp->backoff_ms, max = sp->backoff_max_ms;
+    if (base <= 0) return 0;
+    int64_t d = base;
+    for (int16_t n = 1; n < count && d < max; n++) d *= 2; /* stops at max (bounded by validation) */
+    return d < max ? d : max;
+}
+
 /* ---- deltas ------------------------------------------------------------ */
 
 static void delta_push(gr_sp_delta_t *d, gr_sp_batch_t b) {
     if (d->n && d->batches[d->n - 1].last_offset + 1 == b.first_offset && d->batches[d->n - 1].state == b.state &&
-        d->batches[d->n - 1].delivery_count == b.delivery_count) {
+        d->batches[d->n - 1].delivery_count == b.delivery_count &&
+        d->batches[d->n - 1].not_before_ms == b.not_before_ms) {
         d->batches[d->n - 1].last_offset = b.last_offset;
         return;
     }
@@ -333,8 +351,8 @@ static void delta_push(gr_sp_delta_t *d, gr_sp_batch_t b) {
 
 /* Record that [first, last] is now (state, count). Later writes win over
  * earlier ones for the same offsets (the store applies them in order). */
-void gr__sp_delta_put(gr_sp_delta_t *d, int64_t first, int64_t last, int state, int16_t count) {
-    gr_sp_batch_t nb = {first, last, (int8_t)state, count};
+void gr__sp_delta_put(gr_sp_delta_t *d, int64_t first, int64_t last, int state, int16_t count, int64_t not_before) {
+    gr_sp_batch_t nb = {first, last, (int8_t)state, count, not_before};
     if (d->n == 0 || first > d->batches[d->n - 1].last_offset) {
         delta_push(d, nb);
         return;

@@ -27,7 +27,7 @@
  * range past 32 bytes. */
 typedef struct gr__sp_rng {
     int64_t first, last;
-    uint32_t dl;     /* lock deadline (ACQUIRED only, else 0): gr__sp_deadline */
+    uint32_t dl;     /* lock deadline (ACQUIRED) or redelivery due time (AVAILABLE, 0: due) */
     uint32_t acq_at; /* acquisition time (ACQUIRED only, else 0); RENEW keeps it */
     uint32_t member; /* owner index into sp->members (ACQUIRED only, else 0) */
     int16_t count;   /* delivery count */
@@ -74,11 +74,12 @@ struct gr_sp {
     size_t heap_n, heap_cap;
     gr__sp_member_t *members; /* slot 0 unused: member 0 = no owner */
     size_t n_members, members_cap, members_live, members_gc_at;
-    bool in_txn;                  /* between gr_sp_begin and commit/rollback: ids are never freed */
-    gr__sp_saved_t saved;         /* the state at gr_sp_begin */
-    int64_t clock;                /* the latest now_ms passed in: reference for 32-bit range times */
-    gr_share_stats_t *stats;      /* metrics sink (gr_sp_set_stats), NULL: none */
-    gr_share_stats_t saved_stats; /* *stats at gr_sp_begin: a rollback restores it */
+    bool in_txn;                        /* between gr_sp_begin and commit/rollback: ids are never freed */
+    gr__sp_saved_t saved;               /* the state at gr_sp_begin */
+    int64_t clock;                      /* the latest now_ms passed in: reference for 32-bit range times */
+    gr_share_stats_t *stats;            /* metrics sink (gr_sp_set_stats), NULL: none */
+    gr_share_stats_t saved_stats;       /* *stats at gr_sp_begin: a rollback restores it */
+    int64_t backoff_ms, backoff_max_ms; /* gr_sp_set_redelivery_backoff: configuration, kept across init */
 };
 
 #define GR__SP_AT(sp, i) (&(sp)->r[(sp)->head + (i)])
@@ -93,6 +94,13 @@ static inline int64_t gr__sp_deadline(const gr_sp_t *sp, const gr__sp_rng_t *e) 
 
 static inline int gr__sp_terminal(int state) { return state == GR_SP_ACKNOWLEDGED || state == GR_SP_ARCHIVED; }
 
+/* An AVAILABLE range held back by the redelivery backoff: not acquirable
+ * until gr_sp_expire clears dl at its due time (a timer covers it). */
+static inline int gr__sp_delayed(const gr__sp_rng_t *e) { return e->state == GR_SP_AVAILABLE && e->dl != 0; }
+
+/* A due time whose low 32 bits are not 0 (0 means "no delay"): 1 ms later at worst. */
+static inline int64_t gr__sp_due(int64_t t) { return t && (uint32_t)t == 0 ? t + 1 : t; }
+
 /* Abort-on-OOM allocation for small internal structures (STYLE §4). */
 void *gr__sp_xrealloc(void *p, size_t nmemb, size_t size);
 
@@ -102,6 +110,8 @@ gr__sp_rng_t *gr__sp_insert(gr_sp_t *sp, size_t idx, size_t cnt);
 void gr__sp_remove(gr_sp_t *sp, size_t idx, size_t cnt);
 void gr__sp_isolate(gr_sp_t *sp, int64_t a, int64_t b, size_t *i0, size_t *i1);
 size_t gr__sp_coalesce_at(gr_sp_t *sp, size_t idx);
+/* deadline: the lock deadline for ACQUIRED, the redelivery due time for
+ * AVAILABLE (0: none; a timer is pushed), ignored otherwise. */
 void gr__sp_set(gr_sp_t *sp, size_t idx, int state, int16_t count, uint32_t member, int64_t deadline,
                 gr_sp_delta_t *delta);
 void gr__sp_advance(gr_sp_t *sp);
@@ -117,7 +127,7 @@ void gr__sp_member_gc(gr_sp_t *sp);
 void gr__sp_saved_free(gr_sp_t *sp);
 
 /* Deltas. */
-void gr__sp_delta_put(gr_sp_delta_t *d, int64_t first, int64_t last, int state, int16_t count);
+void gr__sp_delta_put(gr_sp_delta_t *d, int64_t first, int64_t last, int state, int16_t count, int64_t not_before);
 void gr__sp_delta_finish(const gr_sp_t *sp, gr_sp_delta_t *d, int64_t spso_before);
 
 /* Timer heap (sp_core.c). */

@@ -25,10 +25,13 @@ static void sp_clear(gr_sp_t *sp) {
     free(sp->r);
     free(sp->heap);
     gr__sp_saved_free(sp);
-    gr_share_stats_t *stats = sp->stats; /* the sink outlives a re-initialisation */
+    gr_share_stats_t *stats = sp->stats; /* the sink and the configuration outlive a re-initialisation */
+    int64_t bo = sp->backoff_ms, bo_max = sp->backoff_max_ms;
     memset(sp, 0, sizeof(*sp));
     sp->members_gc_at = 64;
     sp->stats = stats;
+    sp->backoff_ms = bo;
+    sp->backoff_max_ms = bo_max;
 }
 
 void gr_sp_destroy(gr_sp_t *sp) {
@@ -78,6 +81,12 @@ gr_err_t gr_sp_init_persisted(gr_sp_t *sp, int64_t start_offset, int32_t state_e
         e->count = b[i].delivery_count;
         e->tracked = 0; /* one cached batch per persisted range, as Kafka rebuilds it */
         if (gr__sp_terminal(e->state)) sp->dcc += e->last - e->first + 1;
+        if (e->state == GR_SP_AVAILABLE && b[i].not_before_ms > 0) { /* still in its redelivery backoff */
+            int64_t due = gr__sp_due(b[i].not_before_ms);
+            if (!sp->clock) sp->clock = due; /* reference for the 32-bit range times until the next call */
+            e->dl = (uint32_t)due;
+            gr__sp_timer_push(sp, due, e->first, e->last);
+        }
         gr__sp_coalesce_at(sp, sp->n - 1);
     }
     if (n) sp->end = b[n - 1].last_offset + 1;
@@ -98,7 +107,7 @@ void gr_sp_export(const gr_sp_t *sp, gr_sp_snapshot_t *out) {
             count--;
         }
         if (state == GR_SP_AVAILABLE && count == 0) continue; /* never delivered: a hole */
-        gr__sp_delta_put(out, e->first, e->last, state, count);
+        gr__sp_delta_put(out, e->first, e->last, state, count, gr__sp_delayed(e) ? gr__sp_deadline(sp, e) : 0);
     }
     out->start_offset = sp->spso;
     out->delivery_complete_count = sp->dcc;
@@ -125,8 +134,20 @@ bool gr_sp_record(const gr_sp_t *sp, int64_t offset, int *state, int16_t *count,
     if (state) *state = e->state;
     if (count) *count = e->count;
     if (member) *member = e->member ? sp->members[e->member].id : NULL;
-    if (deadline) *deadline = e->state == GR_SP_ACQUIRED ? gr__sp_deadline(sp, e) : 0;
+    if (deadline) *deadline = e->state == GR_SP_ACQUIRED || gr__sp_delayed(e) ? gr__sp_deadline(sp, e) : 0;
     return true;
+}
+
+int64_t gr_sp_delayed_count(const gr_sp_t *sp, int64_t *next_due) {
+    int64_t n = 0, due = INT64_MAX;
+    for (size_t i = gr__sp_lower_bound(sp, sp->spso); i < sp->n; i++) {
+        const gr__sp_rng_t *e = sp->r + sp->head + i;
+        if (!gr__sp_delayed(e)) continue;
+        n += e->last - e->first + 1;
+        if (gr__sp_deadline(sp, e) < due) due = gr__sp_deadline(sp, e);
+    }
+    if (next_due) *next_due = due;
+    return n;
 }
 
 /* ---- invariants -------------------------------------------------------- */
@@ -162,6 +183,13 @@ static gr_err_t check_range(const gr_sp_t *sp, const gr__sp_rng_t *e, const gr_s
             covered = sp->heap[h].deadline <= gr__sp_deadline(sp, e) && sp->heap[h].first <= e->first &&
                       sp->heap[h].last >= e->first;
         if (!covered) BAD("range %" PRId64 " locked without a timer", e->first);
+    } else if (gr__sp_delayed(e)) {
+        if (e->member || e->acq_at) BAD("range %" PRId64 " owner on a delayed record", e->first);
+        int covered = sp->heap_n * sp->n > 200000; /* too costly: skip */
+        for (size_t h = 0; h < sp->heap_n && !covered; h++)
+            covered = (uint32_t)sp->heap[h].deadline == e->dl && sp->heap[h].first <= e->first &&
+                      sp->heap[h].last >= e->first;
+        if (!covered) BAD("range %" PRId64 " delayed without a timer", e->first);
     } else if (e->member || e->dl || e->acq_at) {
         BAD("range %" PRId64 " owner on unacquired state", e->first);
     }
@@ -188,7 +216,8 @@ gr_err_t gr_sp_check(const gr_sp_t *sp, const gr_sp_conf_t *conf, char *errstr, 
         if (e->state == GR_SP_ACQUIRED) acq += e->last - e->first + 1;
         if (e->first < sp->spso) continue;
         if (gr__sp_terminal(e->state)) dcc += e->last - e->first + 1;
-        if (first_avail < 0 && (e->first > p || e->state == GR_SP_AVAILABLE)) first_avail = e->first > p ? p : e->first;
+        if (first_avail < 0 && (e->first > p || (e->state == GR_SP_AVAILABLE && !e->dl)))
+            first_avail = e->first > p ? p : e->first;
         p = e->last + 1;
     }
     if (first_avail < 0 && p < sp->end) first_avail = p;

@@ -2,7 +2,8 @@
  *
  * The merged state is a function offset -> (state, count) where each offset takes
  * the highest-priority batch that covers it: higher delivery count first, then
- * higher state id (ARCHIVED 4 > ACKNOWLEDGED 2 > AVAILABLE 0). Priority, not
+ * higher state id (ARCHIVED 4 > ACKNOWLEDGED 2 > AVAILABLE 0), then the later
+ * redelivery due time (gregord's delayed redelivery; 0 = none). Priority, not
  * recency, decides: an old ARCHIVED(1) beats a new AVAILABLE(1). Because that is a
  * pointwise maximum, merging is associative: merge(merge(s, a), b) equals
  * merge(s, merge(a, b)). Recovery relies on this (an update record stores the
@@ -38,6 +39,7 @@ void gr_sstore_bvec_push(gr_sstore_bvec_t *bv, const gr_sstore_batch_t *b) {
 bool gr_sstore_batch_valid(const gr_sstore_batch_t *b) {
     if (b->state != GR_SSTORE_AVAILABLE && b->state != GR_SSTORE_ACKNOWLEDGED && b->state != GR_SSTORE_ARCHIVED)
         return false;
+    if (b->due_ms < 0 || (b->due_ms && b->state != GR_SSTORE_AVAILABLE)) return false;
     return b->count >= 0 && b->first_offset >= 0 && b->first_offset <= b->last_offset && b->last_offset < INT64_MAX;
 }
 
@@ -45,6 +47,7 @@ bool gr_sstore_batch_valid(const gr_sstore_batch_t *b) {
 static int prio_cmp(const gr_sstore_batch_t *a, const gr_sstore_batch_t *b) {
     if (a->count != b->count) return a->count < b->count ? -1 : 1;
     if (a->state != b->state) return a->state < b->state ? -1 : 1;
+    if (a->due_ms != b->due_ms) return a->due_ms < b->due_ms ? -1 : 1; /* still a pointwise maximum */
     return 0;
 }
 
@@ -58,12 +61,13 @@ static int first_cmp(const void *pa, const void *pb) {
 static void emit(gr_sstore_bvec_t *out, int64_t first, int64_t last, const gr_sstore_batch_t *b) {
     if (out->n > 0) {
         gr_sstore_batch_t *p = &out->v[out->n - 1];
-        if (p->last_offset + 1 == first && p->state == b->state && p->count == b->count) {
+        if (p->last_offset + 1 == first && p->state == b->state && p->count == b->count && p->due_ms == b->due_ms) {
             p->last_offset = last;
             return;
         }
     }
-    gr_sstore_batch_t nb = {.first_offset = first, .last_offset = last, .state = b->state, .count = b->count};
+    gr_sstore_batch_t nb = {
+        .first_offset = first, .last_offset = last, .state = b->state, .count = b->count, .due_ms = b->due_ms};
     gr_sstore_bvec_push(out, &nb);
 }
 

@@ -50,6 +50,8 @@ typedef struct gr_sstore_batch {
     int64_t last_offset; /* inclusive, >= first_offset */
     int8_t state;        /* GR_SSTORE_AVAILABLE / ACKNOWLEDGED / ARCHIVED */
     int16_t count;       /* DeliveryCount, >= 0 */
+    int64_t due_ms;      /* AVAILABLE only: redelivery not before this wall-clock ms (gregord's
+                          * delayed redelivery); 0 = none */
 } gr_sstore_batch_t;
 
 /** A share-partition key. The group id is a byte string of group_len bytes
@@ -208,13 +210,14 @@ typedef struct gr_sstore_bvec {
 void gr_sstore_bvec_free(gr_sstore_bvec_t *bv);
 void gr_sstore_bvec_push(gr_sstore_bvec_t *bv, const gr_sstore_batch_t *b);
 
-/** True if b is a valid persisted batch (state 0/2/4, count >= 0, 0 <= first <= last < INT64_MAX). */
+/** True if b is a valid persisted batch (state 0/2/4, count >= 0, 0 <= first <= last < INT64_MAX,
+ *  due_ms >= 0 and 0 unless the state is AVAILABLE). */
 bool gr_sstore_batch_valid(const gr_sstore_batch_t *b);
 
 /** PersisterStateBatchCombiner (spec §7.2): out := merge of old (sorted, non-overlapping)
  *  and add (any order, may overlap), dropping offsets below start_offset (-1: none).
- *  Where ranges overlap the higher delivery count wins, then the higher state id;
- *  contiguous ranges with equal (state, count) coalesce. out is sorted and
+ *  Where ranges overlap the higher delivery count wins, then the higher state id,
+ *  then the later due time; contiguous ranges with equal (state, count, due) coalesce. out is sorted and
  *  non-overlapping; it may not alias old or add. Batches must be valid. */
 void gr_sstore_merge(const gr_sstore_batch_t *old, size_t n_old, const gr_sstore_batch_t *add, size_t n_add,
                      int64_t start_offset, gr_sstore_bvec_t *out);

@@ -44,7 +44,7 @@ static void test_defaults(void) {
     ASSERT_EQ(v.auto_offset_reset, GR_SGC_RESET_LATEST);
     ASSERT(!v.read_committed);
     ASSERT(v.renew_acknowledge_enable);
-    ASSERT_EQ(gr_sgc_count(), 9);
+    ASSERT_EQ(gr_sgc_count(), 11);
     ASSERT(gr_sgc_find("share.delivery.count.limit"));
     ASSERT(!gr_sgc_find("consumer.session.timeout.ms"));
     ASSERT_EQ(gr_sgc_validate(NULL, &b, NULL, 0), GR_ERR_NONE);
@@ -231,7 +231,7 @@ static void test_describe(void) {
     gr_props_t p;
     gr_props_init(&p);
     gr_props_set(&p, "share.delivery.count.limit", "7", 0);
-    gr_sgc_entry_t e[9];
+    gr_sgc_entry_t e[11];
     gr_sgc_describe(&p, &b, e);
     int found = 0;
     for (size_t i = 0; i < gr_sgc_count(); i++) {
@@ -277,7 +277,33 @@ static void test_describe(void) {
     gr_props_free(&p);
 }
 
+/* gregord's delayed redelivery configs: off by default, static bounds [0|1, 1 day]. */
+static void test_redelivery_backoff(void) {
+    gr_share_config_t b = broker_defaults();
+    gr_sgc_values_t v;
+    gr_sgc_resolve(NULL, &b, &v);
+    ASSERT_EQ(v.redelivery_backoff_ms, 0);
+    ASSERT_EQ(v.redelivery_backoff_max_ms, 60000);
+    expect(&b, "gregor.share.redelivery.backoff.ms", "-1",
+           "Invalid value -1 for configuration gregor.share.redelivery.backoff.ms: Value must be at least 0");
+    expect(&b, "gregor.share.redelivery.backoff.max.ms", "0",
+           "Invalid value 0 for configuration gregor.share.redelivery.backoff.max.ms: Value must be at least 1");
+    expect(&b, "gregor.share.redelivery.backoff.ms", "86400001",
+           "gregor.share.redelivery.backoff.ms must be in the range 0 to 86400000 inclusive.");
+    expect(&b, "gregor.share.redelivery.backoff.ms", "1000", "");
+    expect(&b, "gregor.share.redelivery.other", "1", "Unknown group config name: gregor.share.redelivery.other");
+    gr_props_t p;
+    gr_props_init(&p);
+    gr_props_set(&p, "gregor.share.redelivery.backoff.ms", "1500", 0);
+    gr_props_set(&p, "gregor.share.redelivery.backoff.max.ms", "4000", 0);
+    gr_sgc_resolve(&p, &b, &v);
+    ASSERT_EQ(v.redelivery_backoff_ms, 1500);
+    ASSERT_EQ(v.redelivery_backoff_max_ms, 4000);
+    gr_props_free(&p);
+}
+
 int main(void) {
+    RUN_TEST(test_redelivery_backoff);
     RUN_TEST(test_defaults);
     RUN_TEST(test_unknown_and_types);
     RUN_TEST(test_static_ranges);

@@ -603,7 +603,7 @@ static void test_log_start_moves(void) {
 static void test_init_persisted_gap_window(void) {
     gr_sp_t *sp = gr_sp_new();
     gr_sp_batch_t pb[] = {
-        {105, 109, GR_SP_ACKNOWLEDGED, 1}, {112, 114, GR_SP_AVAILABLE, 2}, {115, 119, GR_SP_ARCHIVED, 3}};
+        {105, 109, GR_SP_ACKNOWLEDGED, 1, 0}, {112, 114, GR_SP_AVAILABLE, 2, 0}, {115, 119, GR_SP_ARCHIVED, 3, 0}};
     char why[128];
     ASSERT_EQ(gr_sp_init_persisted(sp, 100, 7, pb, 3, why, sizeof(why)), GR_ERR_NONE);
     chk(sp, &CONF);
@@ -634,14 +634,14 @@ static void test_init_persisted_gap_window(void) {
     ASSERT_EQ(cnt(sp2, 112), 2);
     ASSERT_EQ(st(sp2, 100), -1);
     /* Corrupt persisted state. */
-    gr_sp_batch_t bad[] = {{90, 99, GR_SP_ARCHIVED, 1}};
+    gr_sp_batch_t bad[] = {{90, 99, GR_SP_ARCHIVED, 1, 0}};
     ASSERT_EQ(gr_sp_init_persisted(sp2, 100, 0, bad, 1, why, sizeof(why)), GR_ERR__MALFORMED);
-    gr_sp_batch_t bad2[] = {{100, 109, GR_SP_ACQUIRED, 1}};
+    gr_sp_batch_t bad2[] = {{100, 109, GR_SP_ACQUIRED, 1, 0}};
     ASSERT_EQ(gr_sp_init_persisted(sp2, 100, 0, bad2, 1, why, sizeof(why)), GR_ERR__MALFORMED);
-    gr_sp_batch_t ov[] = {{100, 109, 2, 1}, {105, 110, 2, 1}};
+    gr_sp_batch_t ov[] = {{100, 109, 2, 1, 0}, {105, 110, 2, 1, 0}};
     ASSERT_EQ(gr_sp_init_persisted(sp2, 100, 0, ov, 2, why, sizeof(why)), GR_ERR__MALFORMED);
     /* Persisted terminal records at SPSO advance it at once. */
-    gr_sp_batch_t done[] = {{100, 109, GR_SP_ACKNOWLEDGED, 1}};
+    gr_sp_batch_t done[] = {{100, 109, GR_SP_ACKNOWLEDGED, 1, 0}};
     ASSERT_EQ(gr_sp_init_persisted(sp2, 100, 0, done, 1, why, sizeof(why)), GR_ERR_NONE);
     ASSERT_EQ(gr_sp_start_offset(sp2), 110);
     gr_sp_delta_free(&s);

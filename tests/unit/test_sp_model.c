@@ -521,7 +521,10 @@ static void op_restart(world_t *w) {
             pb[npb - 1].delivery_count == m->pcount[o])
             pb[npb - 1].last_offset = o;
         else
-            pb[npb++] = (gr_sp_batch_t){o, o, (int8_t)m->pst[o], (int16_t)m->pcount[o]};
+            pb[npb++] = (gr_sp_batch_t){.first_offset = o,
+                                        .last_offset = o,
+                                        .state = (int8_t)m->pst[o],
+                                        .delivery_count = (int16_t)m->pcount[o]};
     }
     gr_sp_destroy(w->sp);
     w->sp = gr_sp_new();

@@ -78,7 +78,7 @@ static void drain(gr_flusher_t *fl, done_t *d) {
 
 static gr_err_t write_acc(gr_sstore_t *ss, int64_t first, gr_sstore_cb *cb, void *arg) {
     gr_sstore_key_t k = gr_sstore_key("g", (gr_uuid_t){{1}}, 0);
-    gr_sstore_batch_t b = {first, first + 9, GR_SSTORE_ACKNOWLEDGED, 1};
+    gr_sstore_batch_t b = {first, first + 9, GR_SSTORE_ACKNOWLEDGED, 1, 0};
     gr_sstore_update_t up = {
         .leader_epoch = -1, .start_offset = -1, .delivery_complete_count = -1, .batches = &b, .n_batches = 1};
     return gr_sstore_write(ss, &k, &up, cb, arg);
