@@ -245,10 +245,12 @@ static int64_t acquire_one(sf_state_t *st, sf_part_t *fp, gr_share_acq_t *aq, in
 }
 
 /* As Kafka 4.4.0 (DelayedShareFetch): the loaded share-partitions first, in fetch order, with
- * MaxRecords spent in that order and MaxBytes shared evenly. Only if they give nothing is a
- * share-partition this fetch loads made acquirable, one after the other until one gives
- * records: that one answers alone among them, the rest stay loading for the next fetch
- * (Kafka's first answer carries the first partition whose state read completed). */
+ * MaxRecords spent in that order and MaxBytes shared evenly. Only if they give nothing does a
+ * share-partition this fetch loads count, one after the other until one gives records: that
+ * one answers alone among them (Kafka answers as soon as the first state read completes, and
+ * the first one it sends completes first); the rest are left out of this answer and are
+ * loaded for the next fetch of any member (Kafka's later reads complete within milliseconds:
+ * whether its next fetch sees all of them or not yet is timing, docs/compatibility.md). */
 static int64_t acquire_all(sf_state_t *st) {
     const gr_ShareFetchRequest_t *rq = st->req->body;
     gr_share_acq_t aq = {.req = st->req,
@@ -273,7 +275,8 @@ static int64_t acquire_all(sf_state_t *st) {
         fp->loading = false;
         if (!fp->fetch || !fp->part || !fp->part->loading) continue;
         if (got > 0) {
-            fp->loading = true; /* not acquirable yet: left out of this answer */
+            fp->loading = true; /* left out of this answer */
+            fp->part->loading = false;
             continue;
         }
         fp->part->loading = false;

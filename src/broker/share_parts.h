@@ -46,9 +46,9 @@ struct gr_share_part {
     gr_uuid_t topic_id;
     int32_t partition;
     gr_sp_t *sp;
-    /* Loaded by a ShareFetch and not yet acquirable: Kafka 4.4.0 loads each share-partition
-     * with its own asynchronous state read and a fetch acquires only from loaded ones, so the
-     * share-partitions a fetch loads become acquirable one at a time (h_share_fetch.c). */
+    /* Loaded by a ShareFetch that has not yet acquired from it: Kafka 4.4.0 loads each
+     * share-partition with its own asynchronous state read and answers from the first one
+     * loaded, so the fetch that loads several answers from one of them (h_share_fetch.c). */
     bool loading;
     gr_sp_delta_t delta;       /* changes not yet handed to the store */
     bool lazy;                 /* delta.changed at gr_share_part_begin (a lazy SPSO move) */
