@@ -95,27 +95,25 @@ static int64_t count_req_parts(const gr_ShareFetchRequest_t *rq) {
     return n;
 }
 
+static void add_session_part(sf_state_t *st, const gr_share_sess_part_t *sp) {
+    sf_part_t *fp = add_part(st, &sp->topic_id, sp->partition);
+    fp->fetch = st->do_fetch;
+    fp->fresh = sp->fresh;
+}
+
 /* Kafka 4.4.0 rotates the session's partitions by the request epoch before it fetches
  * (PartitionRotateStrategy ROUND_ROBIN: epoch e >= 1 starts at index e mod n of the
  * partitions whose topic it knows); the unknown ones follow (they only carry errors). */
 static void add_session_parts(sf_state_t *st, const gr_share_session_t *sess) {
-    gr_broker_t *b = st->req->b;
+    gr_meta_t *meta = st->req->b->meta;
     int32_t *valid = gr_arena_alloc(&st->req->arena, (size_t)(sess->n ? sess->n : 1) * sizeof(int32_t));
     int32_t n_valid = 0;
     for (int32_t i = 0; i < sess->n; i++)
-        if (gr_meta_topic_find_id(b->meta, &sess->parts[i].topic_id)) valid[n_valid++] = i;
+        if (gr_meta_topic_find_id(meta, &sess->parts[i].topic_id)) valid[n_valid++] = i;
     int32_t start = st->epoch >= 1 && n_valid > 1 ? st->epoch % n_valid : 0;
-    for (int32_t k = 0; k < sess->n; k++) {
-        int32_t i = k < n_valid ? valid[(start + k) % n_valid] : -1;
-        if (i < 0) { /* the k-th unknown one */
-            int32_t u = k - n_valid;
-            for (i = 0; i < sess->n; i++)
-                if (!gr_meta_topic_find_id(b->meta, &sess->parts[i].topic_id) && u-- == 0) break;
-        }
-        sf_part_t *fp = add_part(st, &sess->parts[i].topic_id, sess->parts[i].partition);
-        fp->fetch = st->do_fetch;
-        fp->fresh = sess->parts[i].fresh;
-    }
+    for (int32_t k = 0; k < n_valid; k++) add_session_part(st, &sess->parts[valid[(start + k) % n_valid]]);
+    for (int32_t i = 0; i < sess->n; i++)
+        if (!gr_meta_topic_find_id(meta, &sess->parts[i].topic_id)) add_session_part(st, &sess->parts[i]);
 }
 
 /* Session partitions first (fetch order), then partitions that only carry acks. */

@@ -24,6 +24,9 @@ answer recorded as its partition order and records acquired per partition:
                  (what b's first answer holds beyond partition 1 is timing on Kafka)
   budget         4 loaded partitions x 100 records, MaxRecords 150: how the budget is spread
                  and how the order rotates over epochs 1..4
+  added_later    a session of partition 0 (10 records); epoch 1 adds partition 1 (10 records)
+                 while partition 0 has 10 new ones: the answer carries partition 0 alone, the
+                 next one partition 1 (a new share-partition waits while a loaded one has records)
 Member ids are client-chosen and the same on both brokers; nothing is acknowledged (the records
 stay acquired: each is delivered once per run).
 """
@@ -55,8 +58,9 @@ class M:
         self.c = ctx.conn()
         self.epoch = 0
 
-    def fetch(self, max_wait=2000, max_records=500):
-        parts = [(p, []) for p in range(self.n)] if self.epoch == 0 else []
+    def fetch(self, max_wait=2000, max_records=500, add=None):
+        """add: the partitions this request names (default: all on epoch 0, none after)."""
+        parts = [(p, []) for p in (add if add is not None else range(self.n) if self.epoch == 0 else [])]
         r = sfw.share_fetch(self.c, self.group, self.name, self.epoch, [(self.tid, parts)] if parts else [],
                             max_wait=max_wait, max_records=max_records)
         if r["err"] == 0:
@@ -164,8 +168,28 @@ def s_budget(ctx):
     return o
 
 
+def s_added_later(ctx):
+    o = {}
+    for r in range(ctx.runs):
+        t = nm("added%d") % r
+        o["r%d_topic" % r] = ctx.topic(t, 2)[0]
+        tid = ctx.tids[t]
+        for p in range(2):
+            sfw_produce(ctx, t, p, [b"a-%d-%d" % (p, i) for i in range(10)])
+        g = nm("added-g%d") % r
+        o["r%d_config" % r] = setup_group(ctx, g, t)
+        m = M(ctx, g, "sff-added-m%d" % r, tid, 2, t)
+        ans = [m.fetch(add=[0])]
+        sfw_produce(ctx, t, 0, [b"a-0-%d" % i for i in range(10, 20)])
+        ans.append(m.fetch(add=[1]))  # p0 has records: p1 (loading) is left out
+        ans.append(m.fetch(max_wait=500))  # p1 now, with its records
+        ans.append(m.fetch(max_wait=500))  # nothing left
+        o["r%d" % r] = ans
+    return o
+
+
 SCENARIOS = [("two_new", s_two_new), ("two_loaded", s_two_loaded), ("four_late", s_four_late),
-             ("budget", s_budget)]
+             ("budget", s_budget), ("added_later", s_added_later)]
 
 ALLOW = [
     ("*/order*", "ignore", "Kafka 4.4.0 builds the answer in a HashMap: the partition order follows Java's hash of "

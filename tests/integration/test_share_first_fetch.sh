@@ -9,7 +9,9 @@
 #    first answer: partition 0 to the first member, partition 1 (at least) to the second, every
 #    record delivered once;
 #  - 4 loaded partitions x 100 records, MaxRecords 150: epoch 2 answers partitions 2 and 3,
-#    epoch 3 partitions 0 and 1 (the order rotates by the session epoch).
+#    epoch 3 partitions 0 and 1 (the order rotates by the session epoch);
+#  - a session of partition 0; epoch 1 adds partition 1 while partition 0 has new records: that
+#    answer carries partition 0 alone, the next one partition 1.
 # Each scenario runs SFF_RUNS times (default 3) with new groups; the diff allows only what is
 # timing on Kafka (see the allow-list in share_first_fetch.py).
 #   bash tests/integration/test_share_first_fetch.sh [--keep]
@@ -78,6 +80,8 @@ for r in range(runs):
     check("four_late/r%d/delivered" % r, f["delivered"], {"0": 100, "1": 100, "2": 100, "3": 100})
     check("budget/r%d" % r, [x["parts"] if x["total"] else [] for x in o["budget"]["r%d" % r]],
           [[2, 3], [0, 1], [], []])
+    check("added_later/r%d" % r, strip(o["added_later"]["r%d" % r]),
+          [ans([0], {"0": 10}), ans([0], {"0": 10}), ans([1], {"1": 10}), ans([], {})])
 sys.exit(1 if bad else 0)
 EOF2
 done
