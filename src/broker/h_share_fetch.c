@@ -39,9 +39,10 @@ typedef struct sf_part {
     struct sf_state *st;
     gr_uuid_t topic_id;
     int32_t partition;
-    bool fetch; /* a session partition to fetch */
-    bool acked; /* carried acknowledgements */
-    bool fresh; /* newly added to the session */
+    bool fetch;   /* a session partition to fetch */
+    bool acked;   /* carried acknowledgements */
+    bool fresh;   /* newly added to the session */
+    bool loading; /* its share-partition was still loading at the last evaluation */
     part_out_t out;
     gr_partition_t *p;     /* resolved by the last evaluation */
     gr_share_part_t *part; /* idem */
@@ -94,16 +95,33 @@ static int64_t count_req_parts(const gr_ShareFetchRequest_t *rq) {
     return n;
 }
 
+static void add_session_part(sf_state_t *st, const gr_share_sess_part_t *sp) {
+    sf_part_t *fp = add_part(st, &sp->topic_id, sp->partition);
+    fp->fetch = st->do_fetch;
+    fp->fresh = sp->fresh;
+}
+
+/* Kafka 4.4.0 rotates the session's partitions by the request epoch before it fetches
+ * (PartitionRotateStrategy ROUND_ROBIN: epoch e >= 1 starts at index e mod n of the
+ * partitions whose topic it knows); the unknown ones follow (they only carry errors). */
+static void add_session_parts(sf_state_t *st, const gr_share_session_t *sess) {
+    gr_meta_t *meta = st->req->b->meta;
+    int32_t *valid = gr_arena_alloc(&st->req->arena, (size_t)(sess->n ? sess->n : 1) * sizeof(int32_t));
+    int32_t n_valid = 0;
+    for (int32_t i = 0; i < sess->n; i++)
+        if (gr_meta_topic_find_id(meta, &sess->parts[i].topic_id)) valid[n_valid++] = i;
+    int32_t start = st->epoch >= 1 && n_valid > 1 ? st->epoch % n_valid : 0;
+    for (int32_t k = 0; k < n_valid; k++) add_session_part(st, &sess->parts[valid[(start + k) % n_valid]]);
+    for (int32_t i = 0; i < sess->n; i++)
+        if (!gr_meta_topic_find_id(meta, &sess->parts[i].topic_id)) add_session_part(st, &sess->parts[i]);
+}
+
 /* Session partitions first (fetch order), then partitions that only carry acks. */
 static void layout(sf_state_t *st, const gr_share_session_t *sess) {
     const gr_ShareFetchRequest_t *rq = st->req->body;
     int64_t cap = count_req_parts(rq) + (sess ? sess->n : 0);
     st->parts = gr_arena_alloc(&st->req->arena, (size_t)(cap ? cap : 1) * sizeof(sf_part_t));
-    for (int32_t i = 0; sess && i < sess->n; i++) {
-        sf_part_t *fp = add_part(st, &sess->parts[i].topic_id, sess->parts[i].partition);
-        fp->fetch = st->do_fetch;
-        fp->fresh = sess->parts[i].fresh;
-    }
+    if (sess) add_session_parts(st, sess);
     for (int32_t t = 0; t < rq->Topics.n; t++) {
         const gr_ShareFetchRequest_FetchTopic_t *ft = &rq->Topics.v[t];
         for (int32_t i = 0; i < ft->Partitions.n; i++)
@@ -197,7 +215,41 @@ static int64_t probe(sf_state_t *st, int64_t want) {
     return bytes;
 }
 
-static int64_t acquire_all(sf_state_t *st, int32_t n_ok) {
+/* Acquire from fp within aq's budget and *limit bytes (per at most); returns the records. */
+static int64_t acquire_one(sf_state_t *st, sf_part_t *fp, gr_share_acq_t *aq, int64_t per, int64_t *limit) {
+    gr_sp_conf_t conf;
+    gr_share_part_conf(fp->part, &conf, NULL);
+    aq->p = fp->p;
+    aq->part = fp->part;
+    aq->conf = &conf;
+    aq->max_bytes = per < *limit ? per : *limit;
+    gr_share_acq_out_t ao = {.records = &fp->out.Records};
+    gr_err_t err = gr_share_acquire(aq, &ao);
+    if (err) fp->out.ErrorCode = (int16_t)err;
+    if (!ao.n_records) return 0;
+    GR_METRIC(fp->p->bytes_out += (uint64_t)ao.bytes);
+    GR_METRIC(fp->p->records_out += (uint64_t)ao.n_records);
+    fp->out.AcquiredRecords.v = gr_req_alloc(st->req, &gr_ShareFetchResponse_AcquiredRecords_sd, (int32_t)ao.n_ranges);
+    fp->out.AcquiredRecords.n = (int32_t)ao.n_ranges;
+    for (size_t k = 0; k < ao.n_ranges; k++) {
+        fp->out.AcquiredRecords.v[k].FirstOffset = ao.ranges[k].first_offset;
+        fp->out.AcquiredRecords.v[k].LastOffset = ao.ranges[k].last_offset;
+        fp->out.AcquiredRecords.v[k].DeliveryCount = ao.ranges[k].delivery_count;
+    }
+    aq->budget -= ao.n_records;
+    *limit -= ao.bytes;
+    aq->min_one = false;
+    return ao.n_records;
+}
+
+/* As Kafka 4.4.0 (DelayedShareFetch): the loaded share-partitions first, in fetch order, with
+ * MaxRecords spent in that order and MaxBytes shared evenly. Only if they give nothing does a
+ * share-partition this fetch loads count, one after the other until one gives records: that
+ * one answers alone among them (Kafka answers as soon as the first state read completes, and
+ * the first one it sends completes first); the rest are left out of this answer and are
+ * loaded for the next fetch of any member (Kafka's later reads complete within milliseconds:
+ * whether its next fetch sees all of them or not yet is timing, docs/compatibility.md). */
+static int64_t acquire_all(sf_state_t *st) {
     const gr_ShareFetchRequest_t *rq = st->req->body;
     gr_share_acq_t aq = {.req = st->req,
                          .member = st->member,
@@ -206,34 +258,27 @@ static int64_t acquire_all(sf_state_t *st, int32_t n_ok) {
                          .batch_size = rq->BatchSize,
                          .mode = rq->ShareAcquireMode,
                          .min_one = true};
-    int64_t limit = st->max_bytes, per = n_ok > 0 ? st->max_bytes / n_ok : st->max_bytes, got = 0;
+    int32_t n_loaded = 0;
+    for (int32_t i = 0; i < st->n; i++)
+        n_loaded += st->parts[i].fetch && st->parts[i].part && !st->parts[i].part->loading;
+    int64_t limit = st->max_bytes, got = 0;
+    int64_t per = st->max_bytes / (n_loaded > 0 ? n_loaded : 1);
     for (int32_t i = 0; i < st->n && aq.budget > 0; i++) {
         sf_part_t *fp = &st->parts[i];
-        if (!fp->fetch || !fp->part) continue;
-        gr_sp_conf_t conf;
-        gr_share_part_conf(fp->part, &conf, NULL);
-        aq.p = fp->p;
-        aq.part = fp->part;
-        aq.conf = &conf;
-        aq.max_bytes = per < limit ? per : limit;
-        gr_share_acq_out_t ao = {.records = &fp->out.Records};
-        gr_err_t err = gr_share_acquire(&aq, &ao);
-        if (err) fp->out.ErrorCode = (int16_t)err;
-        if (!ao.n_records) continue;
-        GR_METRIC(fp->p->bytes_out += (uint64_t)ao.bytes);
-        GR_METRIC(fp->p->records_out += (uint64_t)ao.n_records);
-        fp->out.AcquiredRecords.v =
-            gr_req_alloc(st->req, &gr_ShareFetchResponse_AcquiredRecords_sd, (int32_t)ao.n_ranges);
-        fp->out.AcquiredRecords.n = (int32_t)ao.n_ranges;
-        for (size_t k = 0; k < ao.n_ranges; k++) {
-            fp->out.AcquiredRecords.v[k].FirstOffset = ao.ranges[k].first_offset;
-            fp->out.AcquiredRecords.v[k].LastOffset = ao.ranges[k].last_offset;
-            fp->out.AcquiredRecords.v[k].DeliveryCount = ao.ranges[k].delivery_count;
+        if (fp->fetch && fp->part && !fp->part->loading) got += acquire_one(st, fp, &aq, per, &limit);
+    }
+    per = st->max_bytes / (n_loaded + 1);
+    for (int32_t i = 0; i < st->n; i++) {
+        sf_part_t *fp = &st->parts[i];
+        fp->loading = false;
+        if (!fp->fetch || !fp->part || !fp->part->loading) continue;
+        if (got > 0) {
+            fp->loading = true; /* left out of this answer */
+            fp->part->loading = false;
+            continue;
         }
-        got += ao.n_records;
-        aq.budget -= ao.n_records;
-        limit -= ao.bytes;
-        aq.min_one = false;
+        fp->part->loading = false;
+        got += acquire_one(st, fp, &aq, per, &limit);
     }
     return got;
 }
@@ -250,7 +295,7 @@ static bool evaluate(sf_state_t *st, bool final) {
     }
     if (n_ok == 0 || rq->MaxRecords <= 0 || st->max_bytes <= 0) return true;
     if (!final && rq->MinBytes > 1 && probe(st, rq->MinBytes) < rq->MinBytes) return false;
-    int64_t got = acquire_all(st, n_ok);
+    int64_t got = acquire_all(st);
     return got > 0 || final || rq->MaxWaitMs <= 0;
 }
 
@@ -399,6 +444,8 @@ static void top_error(sf_state_t *st, gr_err_t err) {
 /* §2.3 response contents for a subsequent epoch. */
 static bool include(const sf_state_t *st, const sf_part_t *fp, const gr_share_sess_part_t *sp) {
     if (!fp->fetch) return fp->acked || fp->out.ErrorCode;
+    /* Kafka 4.4.0 answers only the partitions the fetch read; one still loading waits for a later answer */
+    if (fp->loading && !fp->acked && !fp->out.ErrorCode) return false;
     if (st->epoch == 0) return true;
     bool recovered = sp && sp->last_err && !fp->out.ErrorCode;
     return fp->out.AcquiredRecords.n > 0 || fp->out.ErrorCode || fp->fresh || fp->acked || recovered;
@@ -409,7 +456,9 @@ static bool note_session(sf_state_t *st, sf_part_t *fp, gr_share_session_t *sess
     int32_t si = sess && fp->fetch ? gr_share_session_index(sess, &fp->topic_id, fp->partition) : -1;
     gr_share_sess_part_t *sp = si >= 0 ? &sess->parts[si] : NULL;
     bool in = include(st, fp, sp);
-    if (sp) {
+    /* One left out while loading stays fresh for a later answer, except from the answer that
+     * opens the session (Kafka 4.4.0 marks no partition of a new session as to be sent). */
+    if (sp && (in || st->epoch == 0)) {
         sp->last_err = fp->out.ErrorCode;
         sp->fresh = false;
         if (fp->out.AcquiredRecords.n > 0) { /* insertion keeps the indexes ascending */
@@ -469,7 +518,9 @@ static void sf_respond(sf_state_t *st) {
         if (!in[i] && fp->out.Records.file_backed) gr_plog_slice_release(fp->out.Records.owner);
         n_in += in[i];
     }
-    if (sess) gr_share_session_to_end(sess, moved, n_moved);
+    /* A subsequent epoch moves the partitions that returned records to the end of the session
+     * (Kafka 4.4.0's ShareSessionContext); the answer that opens the session keeps the order. */
+    if (sess && st->epoch > 0) gr_share_session_to_end(sess, moved, n_moved);
     resp->Responses.v = gr_req_alloc(req, &gr_ShareFetchResponse_ShareFetchableTopicResponse_sd, n_in);
     for (int32_t i = 0; i < st->n; i++)
         if (in[i]) emit(st, &st->parts[i], &n_topics, in);

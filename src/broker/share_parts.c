@@ -465,6 +465,7 @@ gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p,
         gr_share_parts_t *ps = b->share.parts;
         if (!ps || !b->share.sstore) return GR_ERR_COORDINATOR_NOT_AVAILABLE;
         part = part_new(b, group, p);
+        part->loading = true;
         gr_err_t err = part_init(part, p);
         if (err) {
             part_free(part);

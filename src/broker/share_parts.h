@@ -46,6 +46,10 @@ struct gr_share_part {
     gr_uuid_t topic_id;
     int32_t partition;
     gr_sp_t *sp;
+    /* Loaded by a ShareFetch that has not yet acquired from it: Kafka 4.4.0 loads each
+     * share-partition with its own asynchronous state read and answers from the first one
+     * loaded, so the fetch that loads several answers from one of them (h_share_fetch.c). */
+    bool loading;
     gr_sp_delta_t delta;       /* changes not yet handed to the store */
     bool lazy;                 /* delta.changed at gr_share_part_begin (a lazy SPSO move) */
     int64_t spso_begin;        /* SPSO at gr_share_part_begin */
@@ -76,7 +80,7 @@ void gr_share_ackwait_detach(gr_share_ackwait_t *w);
 gr_share_part_t *gr_share_part_find(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition);
 
 /** The SP, initialised on first use (§1.10) from the state store or from
- *  share.auto.offset.reset against the partition log p. Errors (wire codes):
+ *  share.auto.offset.reset against the partition log p; a new one is marked loading. Errors (wire codes):
  *  COORDINATOR_NOT_AVAILABLE (store not open), UNKNOWN_SERVER_ERROR (corrupt
  *  persisted state; the SP is not kept), KAFKA_STORAGE_ERROR (the store has
  *  failed, gr_share_state_failed). Also applies the log start offset

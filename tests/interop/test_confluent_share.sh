@@ -3,7 +3,9 @@
 # consumer (confluent_kafka.ShareConsumer, KIP-932): two share consumers in one group drain N records
 # of a 2-partition topic with explicit ACCEPT + commit_sync: every record delivered exactly once
 # (Message.delivery_count() 1), per-partition commit results without errors, and
-# after close() nothing is delivered again to a fresh member. Topic and group configs
+# after close() nothing is delivered again to a fresh member; then a new consumer of 2 partitions
+# x 50 records gets 50 of one partition in its first non-empty poll, 50 of the other in the next
+# (as Apache Kafka 4.4.0 answers the fetch that loads share-partitions). Topic and group configs
 # (share.auto.offset.reset=earliest, share.record.lock.duration.ms=$GR_SHARE_LOCK_MS) via the
 # confluent-kafka AdminClient (incremental_alter_configs on a GROUP resource); the broker runs with
 # group.share.min.record.lock.duration.ms=1000.
@@ -114,6 +116,35 @@ while time.time() < end:
         c3.commit_sync(30)
 c3.close()
 check(extra == 0, "a fresh member gets nothing after the lock duration (%d records)" % extra)
+
+# A new consumer (max.poll.records 500) of 2 partitions x 50 records: the fetch that loads both
+# share-partitions answers from one, the next from the other (Kafka 4.4.0: each share-partition
+# loads with its own state read; docs/compatibility.md), so the non-empty polls hold 50 and 50.
+t2, g2 = "cks-first-" + run, "cks-first-g-" + run
+for f in admin.create_topics([NewTopic(t2, num_partitions=2, replication_factor=1)]).values():
+    f.result(30)
+res = ConfigResource(ResourceType.GROUP, g2, incremental_configs=[
+    ConfigEntry("share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET)])
+for f in admin.incremental_alter_configs([res]).values():
+    f.result(30)
+for i in range(100):
+    p.produce(t2, value=b"f-%d" % i, partition=i // 50)
+p.flush(30)
+c4 = ShareConsumer({"bootstrap.servers": boot, "group.id": g2, "client.id": "cks-first", "max.poll.records": 500})
+c4.subscribe([t2])
+polls, got, end = [], 0, time.time() + 60
+while got < 100 and time.time() < end:
+    msgs = [m for m in c4.poll(0.5) if not m.error()]
+    if msgs:
+        per_part = {}
+        for m in msgs:
+            per_part[m.partition()] = per_part.get(m.partition(), 0) + 1
+        polls.append(per_part)
+        got += len(msgs)
+c4.close()
+check(len(polls) >= 2 and polls[0] in ({0: 50}, {1: 50}) and polls[1] == {1 - list(polls[0])[0]: 50},
+      "new consumer, 2 partitions x 50, max.poll.records 500: first poll 50 of one partition, then 50 of "
+      "the other %s" % polls)
 print("done", flush=True)
 sys.exit(1 if fails else 0)
 PY
