@@ -223,6 +223,51 @@ restart_ref_kafka() {
   BOOTSTRAP="127.0.0.1:$GR_REF_PORT"
 }
 stop_ref_kafka() { [[ -n "${GR_REF_DIR:-}" ]] && gr_timeout 60 bash "$GR_REF_SH" stop "$GR_REF_DIR" || true; }
+
+# Differential tests run gregord with the settings tests/ref/kafka-ref.sh writes into the
+# reference's server.properties, so both report them alike (STATIC_BROKER_CONFIG); gregord has
+# no KRaft quorum, the voter's port is never used. gr_ref_like_overrides [KEY=VALUE ...] puts them,
+# and the extra settings, as --override arguments into the array GR_OVERRIDES.
+gr_ref_like_overrides() {
+  local kv
+  GR_OVERRIDES=()
+  for kv in node.id=1 process.roles=broker,controller controller.listener.names=CONTROLLER \
+    controller.quorum.voters=1@127.0.0.1:9 inter.broker.listener.name=PLAINTEXT \
+    listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT \
+    num.partitions=1 default.replication.factor=1 \
+    offsets.topic.replication.factor=1 offsets.topic.num.partitions=1 \
+    share.coordinator.state.topic.replication.factor=1 share.coordinator.state.topic.min.isr=1 \
+    share.coordinator.state.topic.num.partitions=1 \
+    transaction.state.log.replication.factor=1 transaction.state.log.min.isr=1 \
+    group.initial.rebalance.delay.ms=0 auto.create.topics.enable=false "$@"; do
+    GR_OVERRIDES+=(--override "$kv")
+  done
+}
+
+# gr_diff_verdict SCRIPT REF_RC GREG_RC: after both observations ($GR_TMP/obs.kafka.json and
+# obs.gregord.json, their exit codes given), run `SCRIPT diff` with $PY; each "ok   - " / "FAIL - "
+# line it prints becomes a check, and its summary must say 0 unexplained differences.
+gr_diff_verdict() {
+  local script="$1" ref_rc="$2" greg_rc="$3" out line summary
+  ((ref_rc == 0)) || fail "observing Apache Kafka exited $ref_rc: $(tail -n 5 "$GR_TMP/observe.kafka.err")"
+  ((greg_rc == 0)) || fail "observing gregord exited $greg_rc: $(tail -n 5 "$GR_TMP/observe.gregord.err")"
+  alive "$GR_GREGORD_PID" || fail "gregord died during the scenarios (log: $GR_TMP/gregord.log)"
+  [[ -s "$GR_TMP/obs.kafka.json" && -s "$GR_TMP/obs.gregord.json" ]] || die "an observation is missing"
+  out="$("$PY" "$script" diff "$GR_TMP/obs.kafka.json" "$GR_TMP/obs.gregord.json" "$GR_TMP/diff-report.txt")" || true
+  echo "$out" | grep -v '^\(ok  \|FAIL\) - ' || true
+  while IFS= read -r line; do
+    case "$line" in
+      "ok   - "*) ok "${line#ok   - }" ;;
+      "FAIL - "*) fail "${line#FAIL - }" ;;
+    esac
+  done < <(grep -E '^(ok  |FAIL) - ' <<<"$out")
+  summary="$(grep '^diff summary:' <<<"$out" || true)"
+  if [[ "$summary" == *" 0 unexplained"* ]]; then
+    ok "$summary"
+  else
+    fail "${summary:-diff did not finish} (full report: $GR_TMP/diff-report.txt)"
+  fi
+}
 kill9_ref_kafka() { [[ -n "${GR_REF_DIR:-}" ]] && gr_timeout 30 bash "$GR_REF_SH" kill9 "$GR_REF_DIR" || true; }
 
 # ---------------------------------------------------------------- target abstraction

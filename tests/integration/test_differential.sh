@@ -19,30 +19,14 @@ PY="$(gr_venv_dir)/bin/python"
 [[ -x "$PY" ]] || die "python venv missing at $PY (run scripts/install-deps.sh)"
 DIFF_PY="$GR_SOURCE_DIR/tests/integration/differential.py"
 
-# gregord gets the settings tests/ref/kafka-ref.sh writes into the reference's
-# server.properties (so both report them as STATIC_BROKER_CONFIG), except the
-# transaction.state.log.num.partitions gregord does not know (no transactions) and the controller
-# listener itself (gregord has no KRaft quorum; the voter's port is never used).
-COMMON=(
-  node.id=1 process.roles=broker,controller controller.listener.names=CONTROLLER
-  controller.quorum.voters=1@127.0.0.1:9 inter.broker.listener.name=PLAINTEXT
-  listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-  num.partitions=1 default.replication.factor=1
-  offsets.topic.replication.factor=1 offsets.topic.num.partitions=1
-  share.coordinator.state.topic.replication.factor=1 share.coordinator.state.topic.min.isr=1
-  share.coordinator.state.topic.num.partitions=1
-  transaction.state.log.replication.factor=1 transaction.state.log.min.isr=1
-  group.initial.rebalance.delay.ms=0 auto.create.topics.enable=false
-)
-overrides=()
-for kv in "${COMMON[@]}"; do overrides+=(--override "$kv"); done
+gr_ref_like_overrides
 
 observe() { # observe NAME BOOTSTRAP
   gr_timeout 150 "$PY" -W ignore "$DIFF_PY" observe "$2" "$GR_TMP/obs.$1.json" 2>"$GR_TMP/observe.$1.err"
 }
 
 t0=$(date +%s)
-start_gregord "${overrides[@]}"
+start_gregord "${GR_OVERRIDES[@]}"
 GREGORD_BOOT="$BOOTSTRAP"
 observe gregord "$GREGORD_BOOT" &
 obs_pid=$!
@@ -55,25 +39,7 @@ observe kafka "$REF_BOOT" || ref_rc=$?
 greg_rc=0
 wait "$obs_pid" || greg_rc=$?
 log "observations done after $(( $(date +%s) - t0 )) s"
-((ref_rc == 0)) || fail "observing Apache Kafka exited $ref_rc: $(tail -n 5 "$GR_TMP/observe.kafka.err")"
-((greg_rc == 0)) || fail "observing gregord exited $greg_rc: $(tail -n 5 "$GR_TMP/observe.gregord.err")"
-alive "$GR_GREGORD_PID" || fail "gregord died during the scenarios (log: $GR_TMP/gregord.log)"
-[[ -s "$GR_TMP/obs.kafka.json" && -s "$GR_TMP/obs.gregord.json" ]] || die "an observation is missing"
-
-out="$("$PY" "$DIFF_PY" diff "$GR_TMP/obs.kafka.json" "$GR_TMP/obs.gregord.json" "$GR_TMP/diff-report.txt")" || true
-echo "$out" | grep -v '^\(ok  \|FAIL\) - ' || true
-while IFS= read -r line; do
-  case "$line" in
-    "ok   - "*) ok "${line#ok   - }" ;;
-    "FAIL - "*) fail "${line#FAIL - }" ;;
-  esac
-done < <(grep -E '^(ok  |FAIL) - ' <<<"$out")
-summary="$(grep '^diff summary:' <<<"$out" || true)"
-if [[ "$summary" == *" 0 unexplained"* ]]; then
-  ok "$summary"
-else
-  fail "${summary:-diff did not finish} (full report: $GR_TMP/diff-report.txt)"
-fi
+gr_diff_verdict "$DIFF_PY" "$ref_rc" "$greg_rc"
 stop_ref_kafka
 stop_gregord
 gr_finish

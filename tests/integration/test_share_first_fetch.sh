@@ -39,21 +39,7 @@ ref_rc=0
 observe kafka "$BOOTSTRAP" || ref_rc=$?
 greg_rc=0
 wait "$obs_pid" || greg_rc=$?
-((ref_rc == 0)) || fail "observing Apache Kafka exited $ref_rc: $(tail -n 5 "$GR_TMP/observe.kafka.err")"
-((greg_rc == 0)) || fail "observing gregord exited $greg_rc: $(tail -n 5 "$GR_TMP/observe.gregord.err")"
-alive "$GR_GREGORD_PID" || fail "gregord died during the scenarios (log: $GR_TMP/gregord.log)"
-[[ -s "$GR_TMP/obs.kafka.json" && -s "$GR_TMP/obs.gregord.json" ]] || die "an observation is missing"
-
-out="$("$PY" "$SFF_PY" diff "$GR_TMP/obs.kafka.json" "$GR_TMP/obs.gregord.json" "$GR_TMP/diff-report.txt")" || true
-echo "$out" | grep -v '^\(ok  \|FAIL\) - ' || true
-while IFS= read -r line; do
-  case "$line" in
-    "ok   - "*) ok "${line#ok   - }" ;;
-    "FAIL - "*) fail "${line#FAIL - }" ;;
-  esac
-done < <(grep -E '^(ok  |FAIL) - ' <<<"$out")
-summary="$(grep '^diff summary:' <<<"$out" || true)"
-[[ "$summary" == *" 0 unexplained"* ]] && ok "$summary" || fail "${summary:-diff did not finish} (report: $GR_TMP/diff-report.txt)"
+gr_diff_verdict "$SFF_PY" "$ref_rc" "$greg_rc"
 
 # The values both must show (the diff only says they are equal), on each side.
 for side in kafka gregord; do

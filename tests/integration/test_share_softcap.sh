@@ -15,26 +15,13 @@ PY="$(gr_venv_dir)/bin/python"
 [[ -x "$PY" ]] || PY=python3 # standard library only
 CAP_PY="$GR_SOURCE_DIR/tests/integration/share_softcap.py"
 
-# The settings of test_share_differential.sh (the reference's server.properties for gregord).
-COMMON=(
-  node.id=1 process.roles=broker,controller controller.listener.names=CONTROLLER
-  controller.quorum.voters=1@127.0.0.1:9 inter.broker.listener.name=PLAINTEXT
-  listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-  num.partitions=1 default.replication.factor=1
-  offsets.topic.replication.factor=1 offsets.topic.num.partitions=1
-  share.coordinator.state.topic.replication.factor=1 share.coordinator.state.topic.min.isr=1
-  share.coordinator.state.topic.num.partitions=1
-  transaction.state.log.replication.factor=1 transaction.state.log.min.isr=1
-  group.initial.rebalance.delay.ms=0 auto.create.topics.enable=false
-)
-overrides=()
-for kv in "${COMMON[@]}"; do overrides+=(--override "$kv"); done
+gr_ref_like_overrides
 
 observe() { # observe NAME BOOTSTRAP
   gr_timeout 150 "$PY" -W ignore "$CAP_PY" observe "$2" "$GR_TMP/obs.$1.json" 2>"$GR_TMP/observe.$1.err"
 }
 
-start_gregord "${overrides[@]}"
+start_gregord "${GR_OVERRIDES[@]}"
 observe gregord "$BOOTSTRAP" &
 obs_pid=$!
 GR_PIDS+=("$obs_pid")
@@ -43,21 +30,7 @@ ref_rc=0
 observe kafka "$BOOTSTRAP" || ref_rc=$?
 greg_rc=0
 wait "$obs_pid" || greg_rc=$?
-((ref_rc == 0)) || fail "observing Apache Kafka exited $ref_rc: $(tail -n 5 "$GR_TMP/observe.kafka.err")"
-((greg_rc == 0)) || fail "observing gregord exited $greg_rc: $(tail -n 5 "$GR_TMP/observe.gregord.err")"
-alive "$GR_GREGORD_PID" || fail "gregord died during the scenarios (log: $GR_TMP/gregord.log)"
-[[ -s "$GR_TMP/obs.kafka.json" && -s "$GR_TMP/obs.gregord.json" ]] || die "an observation is missing"
-
-out="$("$PY" "$CAP_PY" diff "$GR_TMP/obs.kafka.json" "$GR_TMP/obs.gregord.json" "$GR_TMP/diff-report.txt")" || true
-echo "$out" | grep -v '^\(ok  \|FAIL\) - ' || true
-while IFS= read -r line; do
-  case "$line" in
-    "ok   - "*) ok "${line#ok   - }" ;;
-    "FAIL - "*) fail "${line#FAIL - }" ;;
-  esac
-done < <(grep -E '^(ok  |FAIL) - ' <<<"$out")
-summary="$(grep '^diff summary:' <<<"$out" || true)"
-[[ "$summary" == *" 0 unexplained"* ]] && ok "$summary" || fail "${summary:-diff did not finish} (report: $GR_TMP/diff-report.txt)"
+gr_diff_verdict "$CAP_PY" "$ref_rc" "$greg_rc"
 
 # The values themselves (the diff only says both brokers agree). [first, last, delivery count].
 "$PY" - "$GR_TMP/obs.gregord.json" <<'PYEOF' || fail "gregord's observation lacks an expected value (above)"
