@@ -244,6 +244,29 @@ gr_ref_like_overrides() {
   done
 }
 
+# gr_diff_run SCRIPT TIMEOUT [OBSERVE_ARG ...]: start gregord (with GR_OVERRIDES) and the
+# reference (auto.create.topics.enable=false and the array GR_REF_SETTINGS), run
+# `SCRIPT observe BOOTSTRAP OUT OBSERVE_ARG...` against both at once (each bounded by TIMEOUT s),
+# then gr_diff_verdict. Leaves GREGORD_BOOT and REF_BOOT set for later checks.
+gr_diff_run() {
+  local script="$1" tmo="$2" ref_rc=0 greg_rc=0 obs_pid t0
+  shift 2
+  t0=$(date +%s)
+  start_gregord "${GR_OVERRIDES[@]}"
+  GREGORD_BOOT="$BOOTSTRAP"
+  gr_timeout "$tmo" "$PY" -W ignore "$script" observe "$GREGORD_BOOT" "$GR_TMP/obs.gregord.json" "$@" \
+    2>"$GR_TMP/observe.gregord.err" &
+  obs_pid=$!
+  GR_PIDS+=("$obs_pid")
+  start_ref_kafka auto.create.topics.enable=false ${GR_REF_SETTINGS[@]+"${GR_REF_SETTINGS[@]}"}
+  REF_BOOT="$BOOTSTRAP"
+  gr_timeout "$tmo" "$PY" -W ignore "$script" observe "$REF_BOOT" "$GR_TMP/obs.kafka.json" "$@" \
+    2>"$GR_TMP/observe.kafka.err" || ref_rc=$?
+  wait "$obs_pid" || greg_rc=$?
+  log "observations done after $(($(date +%s) - t0)) s"
+  gr_diff_verdict "$script" "$ref_rc" "$greg_rc"
+}
+
 # gr_diff_verdict SCRIPT REF_RC GREG_RC: after both observations ($GR_TMP/obs.kafka.json and
 # obs.gregord.json, their exit codes given), run `SCRIPT diff` with $PY; each "ok   - " / "FAIL - "
 # line it prints becomes a check, and its summary must say 0 unexplained differences.

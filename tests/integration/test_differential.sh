@@ -21,25 +21,7 @@ DIFF_PY="$GR_SOURCE_DIR/tests/integration/differential.py"
 
 gr_ref_like_overrides
 
-observe() { # observe NAME BOOTSTRAP
-  gr_timeout 150 "$PY" -W ignore "$DIFF_PY" observe "$2" "$GR_TMP/obs.$1.json" 2>"$GR_TMP/observe.$1.err"
-}
-
-t0=$(date +%s)
-start_gregord "${GR_OVERRIDES[@]}"
-GREGORD_BOOT="$BOOTSTRAP"
-observe gregord "$GREGORD_BOOT" &
-obs_pid=$!
-GR_PIDS+=("$obs_pid")
-
-start_ref_kafka auto.create.topics.enable=false
-REF_BOOT="$BOOTSTRAP"
-ref_rc=0
-observe kafka "$REF_BOOT" || ref_rc=$?
-greg_rc=0
-wait "$obs_pid" || greg_rc=$?
-log "observations done after $(( $(date +%s) - t0 )) s"
-gr_diff_verdict "$DIFF_PY" "$ref_rc" "$greg_rc"
+gr_diff_run "$DIFF_PY" 150
 stop_ref_kafka
 stop_gregord
 gr_finish

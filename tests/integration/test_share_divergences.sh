@@ -48,22 +48,7 @@ bounds_case min-locks group.share.min.partition.max.record.locks=2500 \
 # ------------------------------------------------------------------ wire scenarios
 gr_ref_like_overrides
 
-observe() { # observe NAME BOOTSTRAP
-  gr_timeout 150 "$PY" -W ignore "$DIV_PY" observe "$2" "$GR_TMP/obs.$1.json" 2>"$GR_TMP/observe.$1.err"
-}
-
-start_gregord "${GR_OVERRIDES[@]}"
-GREGORD_BOOT="$BOOTSTRAP"
-observe gregord "$GREGORD_BOOT" &
-obs_pid=$!
-GR_PIDS+=("$obs_pid")
-start_ref_kafka auto.create.topics.enable=false
-REF_BOOT="$BOOTSTRAP"
-ref_rc=0
-observe kafka "$REF_BOOT" || ref_rc=$?
-greg_rc=0
-wait "$obs_pid" || greg_rc=$?
-gr_diff_verdict "$DIV_PY" "$ref_rc" "$greg_rc"
+gr_diff_run "$DIV_PY" 150
 
 # Values that must hold on both (the diff only says they are equal).
 "$PY" - "$GR_TMP/obs.gregord.json" <<'EOF' || fail "gregord's observation lacks an expected value (above)"

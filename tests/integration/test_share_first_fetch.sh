@@ -25,21 +25,8 @@ PY="$(gr_venv_dir)/bin/python"
 SFF_PY="$GR_SOURCE_DIR/tests/integration/share_first_fetch.py"
 RUNS="${SFF_RUNS:-3}"
 
-observe() { # observe NAME BOOTSTRAP
-  gr_timeout 200 "$PY" -W ignore "$SFF_PY" observe "$2" "$GR_TMP/obs.$1.json" "$RUNS" 2>"$GR_TMP/observe.$1.err"
-}
-
-start_gregord --override group.initial.rebalance.delay.ms=0 --override auto.create.topics.enable=false
-GREGORD_BOOT="$BOOTSTRAP"
-observe gregord "$GREGORD_BOOT" &
-obs_pid=$!
-GR_PIDS+=("$obs_pid")
-start_ref_kafka auto.create.topics.enable=false
-ref_rc=0
-observe kafka "$BOOTSTRAP" || ref_rc=$?
-greg_rc=0
-wait "$obs_pid" || greg_rc=$?
-gr_diff_verdict "$SFF_PY" "$ref_rc" "$greg_rc"
+gr_ref_like_overrides
+gr_diff_run "$SFF_PY" 200 "$RUNS"
 
 # The values both must show (the diff only says they are equal), on each side.
 for side in kafka gregord; do

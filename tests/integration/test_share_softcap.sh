@@ -17,20 +17,7 @@ CAP_PY="$GR_SOURCE_DIR/tests/integration/share_softcap.py"
 
 gr_ref_like_overrides
 
-observe() { # observe NAME BOOTSTRAP
-  gr_timeout 150 "$PY" -W ignore "$CAP_PY" observe "$2" "$GR_TMP/obs.$1.json" 2>"$GR_TMP/observe.$1.err"
-}
-
-start_gregord "${GR_OVERRIDES[@]}"
-observe gregord "$BOOTSTRAP" &
-obs_pid=$!
-GR_PIDS+=("$obs_pid")
-start_ref_kafka auto.create.topics.enable=false
-ref_rc=0
-observe kafka "$BOOTSTRAP" || ref_rc=$?
-greg_rc=0
-wait "$obs_pid" || greg_rc=$?
-gr_diff_verdict "$CAP_PY" "$ref_rc" "$greg_rc"
+gr_diff_run "$CAP_PY" 150
 
 # The values themselves (the diff only says both brokers agree). [first, last, delivery count].
 "$PY" - "$GR_TMP/obs.gregord.json" <<'PYEOF' || fail "gregord's observation lacks an expected value (above)"
