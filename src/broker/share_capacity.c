@@ -172,20 +172,26 @@ static void sp_compute(gr_broker_t *b, const char *group, const gr_uuid_t *topic
     gr_cap_compute(&in, &row->out);
 }
 
-gr_err_t gr_broker_share_capacity_json(gr_broker_t *b, const char *group, gr_wbuf_t *out) {
-    const gr_sg_group_t *g = NULL;
+gr_err_t gr_share_json_group(gr_broker_t *b, const char *group, gr_wbuf_t *out, const gr_sg_group_t **g) {
     gr_sg_state_t state;
     char errstr[512] = "The share groups are not available.";
+    *g = NULL;
     gr_err_t err = b->share.groups
-                       ? gr_share_group_describe(b->share.groups, group, gr_share_id_used_by_other_type(b, group), &g,
+                       ? gr_share_group_describe(b->share.groups, group, gr_share_id_used_by_other_type(b, group), g,
                                                  &state, errstr, sizeof(errstr))
                        : GR_ERR_COORDINATOR_NOT_AVAILABLE;
     if (err) {
         put(out, "{\"error\":");
         put_str(out, errstr);
         put(out, "}\n");
-        return err;
     }
+    return err;
+}
+
+gr_err_t gr_broker_share_capacity_json(gr_broker_t *b, const char *group, gr_wbuf_t *out) {
+    const gr_sg_group_t *g;
+    gr_err_t err = gr_share_json_group(b, group, out, &g);
+    if (err) return err;
     gr_sgc_values_t vals;
     gr_share_group_values(b, group, &vals);
     int32_t n = gr_sg_assignment_count(&g->initialized), k = 0;

@@ -15,5 +15,8 @@ void gr_share_capacity_stop(gr_share_part_t *part);
 
 /** Append s as a JSON string (invalid UTF-8 becomes U+FFFD, controls escaped). */
 void gr_share_json_str(gr_wbuf_t *out, const char *s);
+/** The share group of an admin-endpoint view: NONE with *g set, or the error (GROUP_ID_NOT_FOUND,
+ *  COORDINATOR_NOT_AVAILABLE, ...) with {"error":"..."} appended to out. */
+gr_err_t gr_share_json_group(gr_broker_t *b, const char *group, gr_wbuf_t *out, const gr_sg_group_t **g);
 
 #endif

@@ -79,19 +79,9 @@ static void put_partition(gr_broker_t *b, const char *group, const gr_uuid_t *to
 }
 
 gr_err_t gr_broker_share_delayed_json(gr_broker_t *b, const char *group, gr_wbuf_t *out) {
-    const gr_sg_group_t *g = NULL;
-    gr_sg_state_t state;
-    char errstr[512] = "The share groups are not available.";
-    gr_err_t err = b->share.groups
-                       ? gr_share_group_describe(b->share.groups, group, gr_share_id_used_by_other_type(b, group), &g,
-                                                 &state, errstr, sizeof(errstr))
-                       : GR_ERR_COORDINATOR_NOT_AVAILABLE;
-    if (err) {
-        put(out, "{\"error\":");
-        gr_share_json_str(out, errstr);
-        put(out, "}\n");
-        return err;
-    }
+    const gr_sg_group_t *g;
+    gr_err_t err = gr_share_json_group(b, group, out, &g);
+    if (err) return err;
     gr_sgc_values_t vals;
     gr_share_group_values(b, group, &vals);
     put(out, "{\"group\":");
