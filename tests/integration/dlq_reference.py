@@ -32,7 +32,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kdiff  # noqa: E402
 import kwire as kw  # noqa: E402
-from kwire import TAGS, boolean, carr, cstr, i8, i16, i32, i64, s16  # noqa: E402
+from kwire import TAGS, boolean, carr, cstr, i8, i16, i32, s16  # noqa: E402
 import produce_fetch_wire as pfw  # noqa: E402
 import share_coord_wire as scw  # noqa: E402
 import share_fetch_wire as sfw  # noqa: E402
@@ -357,7 +357,7 @@ def dlq_records(ctx, topic, partitions):
     return out
 
 
-def wait_dlq(ctx, topic, partitions, want, secs=15):
+def wait_dlq(ctx, topic, partitions, want, secs=8):
     deadline = time.time() + secs
     total = None
     while time.time() < deadline:
@@ -579,7 +579,7 @@ def auto_flow(ctx, group, dlq, copy):
     m.acquire_all()
     o["ack"] = m.ack({0: [(0, 0, [ACCEPT]), (1, 2, [REJECT]), (3, 3, [ACCEPT])],
                       1: [(0, 0, [REJECT]), (1, 3, [ACCEPT])]})
-    deadline, n_parts = time.time() + 20, None
+    deadline, n_parts = time.time() + 10, None
     while time.time() < deadline:
         md = metadata_partitions(ctx, dlq)
         if md["error"] == 0 and md["partitions"]:
@@ -633,12 +633,68 @@ def s_autocreate(ctx):
     return o
 
 
+# ------------------------------------------------------------------ Kafka's share-state log
+STATES = {0: "AVAILABLE", 1: "ACQUIRED", 2: "ACKNOWLEDGED", 3: "ARCHIVING", 4: "ARCHIVED"}
+
+
+def decode_state_record(key, value):
+    """A __share_group_state record: key int16 type (0 ShareSnapshot, 1 ShareUpdate) + GroupId,
+    TopicId, Partition; value int16 version + SnapshotEpoch? (snapshot), ... StateBatches.
+    Returns (group, partition, type, start offset, [[first, last, state, count]]) or None."""
+    if key is None or value is None:
+        return None
+    k = RR(key)
+    rtype = k.i16()
+    if rtype not in (0, 1):
+        return None
+    n = k.i16()  # the key is not flexible: int16-length string
+    group = k.b[k.p:k.p + n].decode()
+    k.p += n
+    k.uuid()
+    part = k.i32()
+    v = RR(value)
+    v.i16()
+    if rtype == 0:  # ShareSnapshotValue: SnapshotEpoch, StateEpoch, LeaderEpoch, StartOffset, (ts x2)
+        v.i32(), v.i32(), v.i32()
+        start = v.i64()
+        v.i64(), v.i64()
+    else:  # ShareUpdateValue: SnapshotEpoch, LeaderEpoch, StartOffset
+        v.i32(), v.i32()
+        start = v.i64()
+    batches = v.carr(lambda r: (r.i64(), r.i64(), r.i8(), r.i16(), r.tags())[:4])
+    return group, part, "snapshot" if rtype == 0 else "update", start, [
+        [f, last, STATES.get(st, st), c] for f, last, st, c in batches or []]
+
+
+def s_state_log(ctx):
+    """Kafka only: the share-state writes of two groups in __share_group_state, in order. Shows
+    ARCHIVING persisted before the DLQ write and ARCHIVED after it."""
+    err, hwm, _ls, blob = fetch_part(ctx.pc, "__share_group_state", 0)
+    o = dict(error=err)
+    if err:
+        return o
+    for g in ("dlqr-nc-g", "dlqr-lim-g", "dlqr-lt-g"):
+        seq = []
+        for b in decode_batches(blob):
+            for r in b["records"]:
+                k = bytes.fromhex(r["key_hex"]) if r["key_hex"] else None
+                v = bytes.fromhex(r["value_hex"]) if r["value_hex"] else None
+                try:
+                    d = decode_state_record(k, v)
+                except Exception:  # noqa: BLE001 - a record this decoder does not know
+                    d = None
+                if d and d[0] == g:
+                    seq.append(dict(partition=d[1], kind=d[2], batches=d[4]))
+        o[g] = seq
+    return o
+
+
 PHASES = {
     "main": [("features_initial", s_features_initial), ("configs", s_configs), ("setup", s_setup),
              ("no_feature", s_no_feature), ("upgrade", s_upgrade), ("reject_nocopy", s_reject_nocopy),
              ("reject_copy", s_reject_copy), ("delivery_limit", s_delivery_limit),
              ("lock_timeout", s_lock_timeout), ("refusals", s_refusals), ("shared_dlq", s_shared_dlq),
-             ("autocreate", s_autocreate)],
+             ("autocreate", s_autocreate), ("state_log", s_state_log)],
 }
 
 
@@ -723,6 +779,8 @@ def normalize(obs):
 
 ALLOW = [
     ("*/throttle_ms", "ignore", "throttle times depend on load"),
+    ("state_log/*", "any", "Kafka's internal __share_group_state topic, evidence of the write order; "
+     "gregord keeps share state in its own store (docs/share-state.md)"),
     ("*/dlq_records_at_ack_answer", "ignore", "a race: Kafka starts the DLQ write once the ARCHIVING state is "
      "persisted, as it answers the acknowledgement (docs/dlq.md); either may be seen first"),
 ]
