@@ -9,7 +9,7 @@
 #   bash tests/integration/dlq_reference.sh --ref --capture  also rewrite tests/data/dlq-4.4.0/
 #                                                           (raw observation, transcripts, metrics)
 # Not named test_*.sh on purpose: CMake does not pick it up until gregord implements the DLQ;
-# then rename it to test_dlq_reference.sh (about 80 s against the reference; gregord today: ~5 min of
+# then rename it to test_dlq_reference.sh (about 90 s against the reference; gregord today: ~3.5 min of
 # waiting for DLQ records that never come, then FAIL).
 set -euo pipefail
 CAPTURE=0
