@@ -8,7 +8,8 @@
 #    batches, batch- and offset-level error texts, top-level ShareFetch/ShareAcknowledge
 #    messages, lag beyond the high watermark, lag of share-partitions not written yet (after the
 #    join, after the first ShareFetch, after AlterShareGroupOffsets without members),
-#    share.assignment.interval.ms, SimpleAssignor with more members than partitions), diffed under that file's allow-list;
+#    share.assignment.interval.ms, SimpleAssignor with more members than partitions), diffed
+#    under that file's allow-list;
 #  - `gregor share-groups --describe --offsets` prints the same LAG column as Kafka's
 #    kafka-share-groups (ShareGroupCommand) for a start offset beyond the high watermark.
 #   bash tests/integration/test_share_divergences.sh [--keep]
@@ -72,7 +73,8 @@ want = {
         {"start": -1, "leader_epoch": 0, "lag": -1, "error": 0},
     ("lag_init", "after_join_all", "partitions", "sdv-li-0", "lag"): -1,
     ("lag_init", "fetch"): [[[0, 4, 1]]],
-    ("lag_init", "after_fetch_named", "partitions", "sdv-li-0"): {"start": -1, "leader_epoch": 0, "lag": -1, "error": 0},
+    ("lag_init", "after_fetch_named", "partitions", "sdv-li-0"):
+        {"start": -1, "leader_epoch": 0, "lag": -1, "error": 0},
     ("lag_init", "after_fetch_all", "partitions", "sdv-li-0", "lag"): -1,
     ("lag_init", "after_ack_named", "partitions", "sdv-li-0", "lag"): 3,
     ("lag_init", "alter_named", "partitions", "sdv-li-0"): {"start": 2, "leader_epoch": 0, "lag": 3, "error": 0},
