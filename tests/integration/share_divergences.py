@@ -13,6 +13,10 @@ Scenarios:
   ack_texts     batch-level and offset-level acknowledgement failures (their error texts)
   request_texts top-level ShareFetch / ShareAcknowledge errors and their (null) messages
   lag           AlterShareGroupOffsets beyond the high watermark: DescribeShareGroupOffsets lag
+  lag_init      DescribeShareGroupOffsets of a share-partition not written yet: after a member
+                joined (assignment received), after its first ShareFetch acquired records (no
+                acknowledgement), after the acknowledgements; and of a group without members
+                after AlterShareGroupOffsets (named partition and all partitions)
   assign_cfg    group config share.assignment.interval.ms: validation, bounds, describe
   assignor      SimpleAssignor with more members than partitions (5 x 3, 4 x 3): members per
                 partition and partitions per member
@@ -153,6 +157,39 @@ def s_lag(ctx):
     return o
 
 
+def offsets_of(ctx, g, topics):
+    err, msg, parts = scw.describe_offsets(ctx.c, g, topics)
+    return dict(error=err, message=msg, partitions={
+        "%s-%d" % k: dict(start=v["start"], leader_epoch=v["leader_epoch"], lag=v["lag"], error=v["err"])
+        for k, v in sorted(parts.items())})
+
+
+def s_lag_init(ctx):
+    o = {}
+    topic = "sdv-li"
+    err, tid = ctx.topic(topic)
+    o["create_topic"] = err
+    o["produce"] = ctx.produce(topic, [b"i%d" % i for i in range(5)])
+    g = "sdv-li-g"
+    m = member(ctx, g, topic, tid, "sdv-li-m")  # a heartbeat member joined, partition 0 assigned
+    time.sleep(0.5)
+    o["after_join_named"] = offsets_of(ctx, g, {topic: [0]})
+    o["after_join_all"] = offsets_of(ctx, g, None)
+    o["fetch"] = [p["acquired"] for p in m.acquired_retry()["partitions"].values()]
+    time.sleep(0.5)
+    o["after_fetch_named"] = offsets_of(ctx, g, {topic: [0]})
+    o["after_fetch_all"] = offsets_of(ctx, g, None)
+    o["ack"] = m.ack([(0, 1, [ACCEPT])])
+    time.sleep(0.5)
+    o["after_ack_named"] = offsets_of(ctx, g, {topic: [0]})
+    g2 = "sdv-li-alter-g"  # never had members
+    o["alter"] = list(scw.alter_offsets(ctx.c, g2, {topic: {0: 2}}))
+    time.sleep(0.5)
+    o["alter_named"] = offsets_of(ctx, g2, {topic: [0]})
+    o["alter_all"] = offsets_of(ctx, g2, None)
+    return o
+
+
 # ------------------------------------------------------------------ (b) share.assignment.interval.ms
 def s_assign_cfg(ctx):
     o = {}
@@ -246,7 +283,7 @@ def s_assignor(ctx):
 
 
 SCENARIOS = [("ack_overlap", s_ack_overlap), ("ack_texts", s_ack_texts), ("request_texts", s_request_texts),
-             ("lag", s_lag), ("assign_cfg", s_assign_cfg), ("assignor", s_assignor)]
+             ("lag", s_lag), ("lag_init", s_lag_init), ("assign_cfg", s_assign_cfg), ("assignor", s_assignor)]
 
 ALLOW = [
     ("*/throttle_ms", "ignore", "throttle times depend on quotas and load"),
@@ -256,10 +293,17 @@ ALLOW = [
     ("request_texts/*_empty_group/error", "ignore",
      "an empty GroupId: Kafka 4.4.0 opens a share session for it (ShareFetch 0, ShareAcknowledge 122); "
      "gregord refuses it with 42 (deliberate, docs/compatibility.md); both with a null message"),
+    ("lag_init/after_ack_named/partitions/*/start", "ignore",
+     "after ACCEPT of 0-1 Kafka 4.4.0 persists the start offset of before that acknowledgement (0, with "
+     "deliveryCompleteCount 2) and moves it with the next write; gregord persists 2 at once; the lag is the "
+     "same (3, checked)"),
 ]
 
 
 def observe(boot, out_path):
+    if os.environ.get("SDV_ONLY"):  # one scenario, while investigating
+        SCENARIOS[:] = [(n, f if n == os.environ["SDV_ONLY"] else None) for n, f in SCENARIOS]
+
     def fresh(old):
         ctx = sd.Ctx(boot)
         if old:
