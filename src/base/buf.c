@@ -1,5 +1,7 @@
 #include "base/buf.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +157,18 @@ uint8_t *gr_wbuf_reserve(gr_wbuf_t *wb, size_t n) {
 
 void gr_wbuf_put(gr_wbuf_t *wb, const void *p, size_t n) {
     if (n) memcpy(gr_wbuf_reserve(wb, n), p, n);
+}
+void gr_wbuf_printf(gr_wbuf_t *wb, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n <= 0) return;
+    char *dst = (char *)gr_wbuf_reserve(wb, (size_t)n + 1); /* vsnprintf writes the NUL too */
+    va_start(ap, fmt);
+    vsnprintf(dst, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    wb->len--; /* the NUL is not part of the output */
 }
 void gr_wbuf_i8(gr_wbuf_t *wb, int8_t v) { *gr_wbuf_reserve(wb, 1) = (uint8_t)v; }
 void gr_wbuf_i16(gr_wbuf_t *wb, int16_t v) { gr_put_be16(gr_wbuf_reserve(wb, 2), (uint16_t)v); }

@@ -78,6 +78,8 @@ static inline size_t gr_wbuf_size(const gr_wbuf_t *wb) { return wb->len + wb->ex
 /** Make room for n more bytes and return a pointer to them (aborts on OOM). */
 uint8_t *gr_wbuf_reserve(gr_wbuf_t *wb, size_t n);
 void gr_wbuf_put(gr_wbuf_t *wb, const void *p, size_t n);
+/** Append printf-formatted text (no NUL), whatever its length. */
+void gr_wbuf_printf(gr_wbuf_t *wb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gr_wbuf_i8(gr_wbuf_t *wb, int8_t v);
 void gr_wbuf_i16(gr_wbuf_t *wb, int16_t v);
 void gr_wbuf_i32(gr_wbuf_t *wb, int32_t v);

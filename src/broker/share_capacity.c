@@ -51,16 +51,6 @@ void gr_share_capacity_stop(gr_share_part_t *part) { gr_timer_stop(&part->cap_ti
 
 /* ---------------------------------------------------------------- JSON */
 
-static void put(gr_wbuf_t *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(gr_wbuf_t *out, const char *fmt, ...) {
-    char buf[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    if (n > 0) gr_wbuf_put(out, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
 /* Length of the valid UTF-8 sequence at p (1-4), 0 if none starts there. */
 static size_t utf8_len(const unsigned char *p) {
     unsigned char c = p[0];
@@ -80,11 +70,11 @@ static void put_str(gr_wbuf_t *out, const char *s) {
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         size_t n = utf8_len(p);
         if (!n)
-            put(out, "\\ufffd"), n = 1;
+            gr_wbuf_printf(out, "\\ufffd"), n = 1;
         else if (*p == '"' || *p == '\\')
-            put(out, "\\%c", *p);
+            gr_wbuf_printf(out, "\\%c", *p);
         else if (*p < 0x20 || *p == 0x7f)
-            put(out, "\\u%04x", *p);
+            gr_wbuf_printf(out, "\\u%04x", *p);
         else
             gr_wbuf_put(out, p, n);
         p += n;
@@ -97,30 +87,31 @@ void gr_share_json_str(gr_wbuf_t *out, const char *s) { put_str(out, s); }
 /* A number, or null for unknown (NAN) and never (INFINITY). */
 static void put_num(gr_wbuf_t *out, const char *key, double v) {
     if (isfinite(v))
-        put(out, ",\"%s\":%.6g", key, v);
+        gr_wbuf_printf(out, ",\"%s\":%.6g", key, v);
     else
-        put(out, ",\"%s\":null", key);
+        gr_wbuf_printf(out, ",\"%s\":null", key);
 }
 
 static void put_values(gr_wbuf_t *out, const gr_cap_out_t *o) {
     put_num(out, "window_seconds", o->window_s);
-    put(out, ",\"record_lock_limit\":%lld,\"in_flight_records\":%lld", (long long)o->cap, (long long)o->in_flight);
+    gr_wbuf_printf(out, ",\"record_lock_limit\":%lld,\"in_flight_records\":%lld", (long long)o->cap,
+                   (long long)o->in_flight);
     put_num(out, "in_flight_avg", o->in_flight_avg);
     put_num(out, "w_p50_seconds", o->w_p50_s);
     put_num(out, "w_p99_seconds", o->w_p99_s);
     put_num(out, "w_mean_seconds", o->w_mean_s);
-    put(out, ",\"acknowledged\":%llu", (unsigned long long)o->acked);
+    gr_wbuf_printf(out, ",\"acknowledged\":%llu", (unsigned long long)o->acked);
     put_num(out, "ack_rate", o->ack_rate);
     put_num(out, "drain_rate", o->drain_rate);
     put_num(out, "produce_rate", o->produce_rate);
     put_num(out, "ceiling", o->ceiling);
     put_num(out, "headroom", o->headroom);
     if (o->lag >= 0)
-        put(out, ",\"lag\":%lld", (long long)o->lag);
+        gr_wbuf_printf(out, ",\"lag\":%lld", (long long)o->lag);
     else
-        put(out, ",\"lag\":null");
+        gr_wbuf_printf(out, ",\"lag\":null");
     put_num(out, "etd_seconds", o->etd_s);
-    put(out, ",\"verdict\":");
+    gr_wbuf_printf(out, ",\"verdict\":");
     put_str(out, gr_cap_verdict_str(o->verdict));
 }
 
@@ -181,9 +172,9 @@ gr_err_t gr_share_json_group(gr_broker_t *b, const char *group, gr_wbuf_t *out, 
                                                  &state, errstr, sizeof(errstr))
                        : GR_ERR_COORDINATOR_NOT_AVAILABLE;
     if (err) {
-        put(out, "{\"error\":");
+        gr_wbuf_printf(out, "{\"error\":");
         put_str(out, errstr);
-        put(out, "}\n");
+        gr_wbuf_printf(out, "}\n");
     }
     return err;
 }
@@ -209,22 +200,23 @@ gr_err_t gr_broker_share_capacity_json(gr_broker_t *b, const char *group, gr_wbu
         }
     }
     qsort(rows, (size_t)k, sizeof(*rows), row_cmp);
-    put(out, "{\"group\":");
+    gr_wbuf_printf(out, "{\"group\":");
     put_str(out, group);
-    put(out, ",\"window_period_seconds\":%d,\"share_partitions\":[", GR_CAP_WINDOW_MS / 1000);
+    gr_wbuf_printf(out, ",\"window_period_seconds\":%d,\"share_partitions\":[", GR_CAP_WINDOW_MS / 1000);
     for (int32_t i = 0; i < k; i++) {
         outs[i] = rows[i].out;
-        put(out, "%s{\"topic\":", i ? "," : "");
+        gr_wbuf_printf(out, "%s{\"topic\":", i ? "," : "");
         put_str(out, rows[i].topic);
-        put(out, ",\"partition\":%d,\"in_memory\":%s", (int)rows[i].partition, rows[i].in_memory ? "true" : "false");
+        gr_wbuf_printf(out, ",\"partition\":%d,\"in_memory\":%s", (int)rows[i].partition,
+                       rows[i].in_memory ? "true" : "false");
         put_values(out, &rows[i].out);
-        put(out, "}");
+        gr_wbuf_printf(out, "}");
     }
     gr_cap_out_t total;
     gr_cap_group(outs, (size_t)k, &total);
-    put(out, "],\"group_total\":{\"share_partitions\":%d", (int)k);
+    gr_wbuf_printf(out, "],\"group_total\":{\"share_partitions\":%d", (int)k);
     put_values(out, &total);
-    put(out, "}}\n");
+    gr_wbuf_printf(out, "}}\n");
     free(rows);
     free(outs);
     return GR_ERR_NONE;

@@ -19,16 +19,6 @@
 
 #define MAX_RANGES 100 /* per share-partition: the document stays small */
 
-static void put(gr_wbuf_t *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(gr_wbuf_t *out, const char *fmt, ...) {
-    char buf[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    if (n > 0) gr_wbuf_put(out, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
 /* One share-partition's delayed ranges, due_in relative to now. */
 typedef struct row {
     int64_t n, next_due_in, n_ranges;
@@ -39,18 +29,18 @@ static void put_range(gr_wbuf_t *out, row_t *r, int64_t first, int64_t last, int
     r->n += last - first + 1;
     if (due_in < r->next_due_in) r->next_due_in = due_in;
     if (r->n_ranges++ >= MAX_RANGES) return;
-    put(out,
-        "%s{\"first_offset\":%lld,\"last_offset\":%lld,\"delivery_count\":%d,\"due_in_ms\":%lld,"
-        "\"due_unix_ms\":%lld}",
-        r->n_ranges > 1 ? "," : "", (long long)first, (long long)last, count, (long long)due_in,
-        (long long)(wall + due_in));
+    gr_wbuf_printf(out,
+                   "%s{\"first_offset\":%lld,\"last_offset\":%lld,\"delivery_count\":%d,\"due_in_ms\":%lld,"
+                   "\"due_unix_ms\":%lld}",
+                   r->n_ranges > 1 ? "," : "", (long long)first, (long long)last, count, (long long)due_in,
+                   (long long)(wall + due_in));
 }
 
 static void put_partition(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t index, row_t *r,
                           gr_wbuf_t *out) {
     int64_t wall = gr_clock_wall_ms();
     gr_share_part_t *part = gr_share_part_find(b, group, topic_id, index);
-    put(out, ",\"in_memory\":%s,\"ranges\":[", part ? "true" : "false");
+    gr_wbuf_printf(out, ",\"in_memory\":%s,\"ranges\":[", part ? "true" : "false");
     if (part) {
         int64_t now = gr_loop_now(b->loop);
         gr_sp_snapshot_t snap;
@@ -70,12 +60,12 @@ static void put_partition(gr_broker_t *b, const char *group, const gr_uuid_t *to
                     put_range(out, r, st.batches[i].first_offset, st.batches[i].last_offset, st.batches[i].count,
                               st.batches[i].due_ms - wall, wall);
     }
-    put(out, "],\"ranges_truncated\":%s,\"delayed_records\":%lld,\"next_due_in_ms\":",
-        r->n_ranges > MAX_RANGES ? "true" : "false", (long long)r->n);
+    gr_wbuf_printf(out, "],\"ranges_truncated\":%s,\"delayed_records\":%lld,\"next_due_in_ms\":",
+                   r->n_ranges > MAX_RANGES ? "true" : "false", (long long)r->n);
     if (r->n)
-        put(out, "%lld}", (long long)r->next_due_in);
+        gr_wbuf_printf(out, "%lld}", (long long)r->next_due_in);
     else
-        put(out, "null}");
+        gr_wbuf_printf(out, "null}");
 }
 
 gr_err_t gr_broker_share_delayed_json(gr_broker_t *b, const char *group, gr_wbuf_t *out) {
@@ -84,10 +74,10 @@ gr_err_t gr_broker_share_delayed_json(gr_broker_t *b, const char *group, gr_wbuf
     if (err) return err;
     gr_sgc_values_t vals;
     gr_share_group_values(b, group, &vals);
-    put(out, "{\"group\":");
+    gr_wbuf_printf(out, "{\"group\":");
     gr_share_json_str(out, group);
-    put(out, ",\"redelivery_backoff_ms\":%d,\"redelivery_backoff_max_ms\":%d,\"share_partitions\":[",
-        (int)vals.redelivery_backoff_ms, (int)vals.redelivery_backoff_max_ms);
+    gr_wbuf_printf(out, ",\"redelivery_backoff_ms\":%d,\"redelivery_backoff_max_ms\":%d,\"share_partitions\":[",
+                   (int)vals.redelivery_backoff_ms, (int)vals.redelivery_backoff_max_ms);
     int64_t total = 0;
     int k = 0;
     for (int32_t t = 0; t < g->initialized.n_topics; t++) {
@@ -96,13 +86,13 @@ gr_err_t gr_broker_share_delayed_json(gr_broker_t *b, const char *group, gr_wbuf
         if (!mt) continue; /* deleted */
         for (int32_t i = 0; i < tp->n_partitions; i++) {
             row_t r = {0, INT64_MAX, 0};
-            put(out, "%s{\"topic\":", k++ ? "," : "");
+            gr_wbuf_printf(out, "%s{\"topic\":", k++ ? "," : "");
             gr_share_json_str(out, mt->name);
-            put(out, ",\"partition\":%d", (int)tp->partitions[i]);
+            gr_wbuf_printf(out, ",\"partition\":%d", (int)tp->partitions[i]);
             put_partition(b, group, &tp->topic_id, tp->partitions[i], &r, out);
             total += r.n;
         }
     }
-    put(out, "],\"group_total\":{\"delayed_records\":%lld}}\n", (long long)total);
+    gr_wbuf_printf(out, "],\"group_total\":{\"delayed_records\":%lld}}\n", (long long)total);
     return GR_ERR_NONE;
 }

@@ -409,6 +409,25 @@ static void truncation_one(const gr_msg_desc_t *m, int16_t ver) {
     gr_arena_free(&a);
 }
 
+/* gr_wbuf_printf appends text of any length, without the NUL. */
+static void test_wbuf_printf(void) {
+    gr_wbuf_t wb;
+    gr_wbuf_init(&wb);
+    gr_wbuf_put(&wb, "a", 1);
+    gr_wbuf_printf(&wb, "%d-%s", 42, "x");
+    ASSERT_EQ(wb.len, 5);
+    ASSERT_MEMEQ(wb.mem, "a42-x", 5);
+    char big[3000];
+    memset(big, 'z', sizeof(big) - 1);
+    big[sizeof(big) - 1] = 0;
+    gr_wbuf_printf(&wb, "[%s]", big);
+    ASSERT_EQ(wb.len, 5 + 2 + sizeof(big) - 1);
+    ASSERT_EQ(wb.mem[wb.len - 1], ']');
+    gr_wbuf_printf(&wb, "%s", ""); /* nothing */
+    ASSERT_EQ(wb.len, 5 + 2 + sizeof(big) - 1);
+    gr_wbuf_free(&wb);
+}
+
 static void test_truncation(void) {
     const gr_msg_desc_t *ms[] = {&gr_ProduceRequest_desc,
                                  &gr_ShareFetchRequest_desc,
@@ -426,6 +445,7 @@ static void test_truncation(void) {
 static void run_kat_tests(void) {
     RUN_TEST(test_apiversions_v3_request);
     RUN_TEST(test_varints);
+    RUN_TEST(test_wbuf_printf);
     RUN_TEST(test_compact_null_string);
     RUN_TEST(test_tagged_fields);
     RUN_TEST(test_hostile_inputs);
