@@ -22,6 +22,7 @@
 #define GR_CAP_WINDOW_MS 30000
 
 /** Verdict thresholds (documented in docs/capacity.md). */
+#define GR_CAP_MIN_WINDOW_MS  5000 /* a younger window gives no rate to call a backlog drained by */
 #define GR_CAP_AT_CAP         0.9  /* average in flight >= 90 % of the cap: the ceiling binds */
 #define GR_CAP_TREND_MIN_MS   5000 /* each half of the window at least this long ... */
 #define GR_CAP_TREND_MIN_ACKS 20   /* ... with at least this many acknowledgements */
