@@ -197,6 +197,9 @@ ALLOW = [
     ("four_late/*/timing_answers*", "any", "after the first answer, whether member b's first fetch sees one or all of "
      "the share-partitions member a's fetch is still loading is timing on Kafka 4.4.0 (3 of 5 runs all, 2 one); "
      "gregord: all (docs/compatibility.md)"),
+    ("added_later/*/[123]/*", "any", "whether the partition added at epoch 1 is in that answer or the next is timing on "
+     "Kafka 4.4.0 (its state read may finish first: seen in 1 of 3 runs under ASan load, 0 of 3 otherwise); "
+     "gregord: the next answer (docs/compatibility.md)"),
 ]
 
 

@@ -53,8 +53,12 @@ for r in range(runs):
     check("four_late/r%d/delivered" % r, f["delivered"], {"0": 100, "1": 100, "2": 100, "3": 100})
     check("budget/r%d" % r, [x["parts"] if x["total"] else [] for x in o["budget"]["r%d" % r]],
           [[2, 3], [0, 1], [], []])
-    check("added_later/r%d" % r, strip(o["added_later"]["r%d" % r]),
-          [ans([0], {"0": 10}), ans([0], {"0": 10}), ans([1], {"1": 10}), ans([], {})])
+    # The partition added at epoch 1 answers in the next fetch; on Kafka its state read may
+    # also finish within that fetch (timing: then both partitions answer at epoch 1).
+    later = [ans([0], {"0": 10}), ans([0], {"0": 10}), ans([1], {"1": 10}), ans([], {})]
+    same = [ans([0], {"0": 10}), ans([0, 1], {"0": 10, "1": 10}), ans([], {}), ans([], {})]
+    got = strip(o["added_later"]["r%d" % r])
+    check("added_later/r%d" % r, got, same if side == "kafka" and got == same else later)
 sys.exit(1 if bad else 0)
 EOF2
 done
