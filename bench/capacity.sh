@@ -169,11 +169,5 @@ for r in runs:
 json.dump(doc, open(out, "w"), indent=1)
 print("written: " + out)
 PY
-if [[ -n "${GR_WATCHDOG_PID:-}" ]]; then
-  wd_kids="$(pgrep -P "$GR_WATCHDOG_PID" 2>/dev/null || true)"
-  kill "$GR_WATCHDOG_PID" 2>/dev/null
-  wait "$GR_WATCHDOG_PID" 2>/dev/null
-  for k in $wd_kids; do kill "$k" 2>/dev/null; done
-  GR_WATCHDOG_PID=""
-fi
+bench_stop_watchdog
 gr_finish

@@ -12,6 +12,17 @@ bench_results_init() {
 put() { echo "$1 $2" >>"$RES"; }
 say() { log "$*"; }
 calc() { awk "BEGIN {printf \"%.3f\", $1}"; }
+# Stop the time-limit watchdog of tests/lib.sh (and its sleep) before gr_finish: a bench that
+# ended in time must not be killed by it.
+bench_stop_watchdog() {
+  [[ -n "${GR_WATCHDOG_PID:-}" ]] || return 0
+  local kids k
+  kids="$(pgrep -P "$GR_WATCHDOG_PID" 2>/dev/null || true)"
+  kill "$GR_WATCHDOG_PID" 2>/dev/null
+  wait "$GR_WATCHDOG_PID" 2>/dev/null
+  for k in $kids; do kill "$k" 2>/dev/null; done
+  GR_WATCHDOG_PID=""
+}
 
 # bench_kcat_input FILE N SIZE: N lines of SIZE random alphanumeric bytes (+ newline) for
 # kcat -P -l, the same bytes in every run (fixed seed, 257 distinct lines).

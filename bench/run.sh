@@ -319,11 +319,5 @@ cp "$OUT_DIR/latest.json" "$OUT_DIR/bench-$(date -u +%Y%m%dT%H%M%SZ).json"
 ok "benchmark ran"
 # End the watchdog here, the subshell before its sleep (ending the sleep first would let the
 # subshell go on to signal this shell).
-if [[ -n "${GR_WATCHDOG_PID:-}" ]]; then
-  wd_kids="$(pgrep -P "$GR_WATCHDOG_PID" 2>/dev/null || true)"
-  kill "$GR_WATCHDOG_PID" 2>/dev/null
-  wait "$GR_WATCHDOG_PID" 2>/dev/null
-  for k in $wd_kids; do kill "$k" 2>/dev/null; done
-  GR_WATCHDOG_PID=""
-fi
+bench_stop_watchdog
 gr_finish
