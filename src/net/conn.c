@@ -103,6 +103,7 @@ static void conn_unref(gr_conn_t *conn) {
     assert(conn->refs > 0);
     if (--conn->refs) return;
     assert(conn->closed && conn->unanswered == 0);
+    free(conn->principal);
     free(conn);
 }
 
@@ -192,6 +193,13 @@ const char *gr_conn_peer(const gr_conn_t *conn) { return conn->peer; }
 uint64_t gr_conn_id(const gr_conn_t *conn) { return conn->id; }
 void gr_conn_set_user(gr_conn_t *conn, void *user) { conn->user = user; }
 void *gr_conn_user(const gr_conn_t *conn) { return conn->user; }
+
+const char *gr_conn_principal(const gr_conn_t *conn) { return conn->principal ? conn->principal : "User:ANONYMOUS"; }
+
+void gr_conn_set_principal(gr_conn_t *conn, const char *principal) {
+    free(conn->principal);
+    conn->principal = principal ? strndup(principal, GR_CONN_PRINCIPAL_MAX - 1) : NULL;
+}
 uint64_t gr_conn_pending(const gr_conn_t *conn) { return conn->unanswered; }
 size_t gr_conn_out_bytes(const gr_conn_t *conn) { return conn->out_bytes; }
 

@@ -170,6 +170,14 @@ uint64_t gr_conn_id(const gr_conn_t *conn);
 void gr_conn_set_user(gr_conn_t *conn, void *user);
 void *gr_conn_user(const gr_conn_t *conn);
 
+/** The authenticated principal, "User:ANONYMOUS" until TLS client authentication or
+ *  SASL sets another (Kafka's KafkaPrincipal text form "Type:name"). Valid as long as
+ *  conn or until the next gr_conn_set_principal. */
+const char *gr_conn_principal(const gr_conn_t *conn);
+/** Set the principal (copied; truncated at GR_CONN_PRINCIPAL_MAX - 1 bytes). */
+void gr_conn_set_principal(gr_conn_t *conn, const char *principal);
+#define GR_CONN_PRINCIPAL_MAX 256
+
 /** Requests handed out and not answered yet. */
 uint64_t gr_conn_pending(const gr_conn_t *conn);
 

@@ -31,7 +31,8 @@ struct gr_conn {
     uint64_t id;
     void *user;
     char peer[64];
-    uint32_t refs; /* 1 while open + 1 per unanswered request + temporary holds */
+    char *principal; /* NULL: User:ANONYMOUS */
+    uint32_t refs;   /* 1 while open + 1 per unanswered request + temporary holds */
     bool closed, busy, want_write;
     bool mem_paused; /* not reading because the listener's memory pool is full */
     int64_t last_active;
