@@ -196,6 +196,12 @@ void *gr_conn_user(const gr_conn_t *conn) { return conn->user; }
 
 const char *gr_conn_principal(const gr_conn_t *conn) { return conn->principal ? conn->principal : "User:ANONYMOUS"; }
 
+gr_sec_proto_t gr_conn_sec_proto(const gr_conn_t *conn) { return conn->opts.sec_proto; }
+
+const char *gr_conn_listener_name(const gr_conn_t *conn) {
+    return conn->opts.listener_name ? conn->opts.listener_name : "PLAINTEXT";
+}
+
 void gr_conn_set_principal(gr_conn_t *conn, const char *principal) {
     free(conn->principal);
     conn->principal = principal ? strndup(principal, GR_CONN_PRINCIPAL_MAX - 1) : NULL;

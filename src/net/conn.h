@@ -56,6 +56,9 @@ typedef struct gr_listener gr_listener_t;
 #define GR_CONN_DEFAULT_MAX_INFLIGHT       64
 #define GR_CONN_DEFAULT_MAX_OUT_BYTES      (64u << 20)
 
+/* Kafka's security protocols (listener.security.protocol.map). */
+typedef enum { GR_SEC_PLAINTEXT, GR_SEC_SSL, GR_SEC_SASL_PLAINTEXT, GR_SEC_SASL_SSL } gr_sec_proto_t;
+
 typedef struct gr_conn_opts {
     size_t max_request_bytes;       /* frames larger than this close the connection */
     uint32_t max_inflight;          /* stop reading at this many unwritten requests (>= 1) */
@@ -66,6 +69,8 @@ typedef struct gr_conn_opts {
     int64_t max_connections;        /* open connections of the listener */
     int64_t max_connections_per_ip; /* open connections per peer address */
     const char *per_ip_overrides;   /* "host:n,host:n" (max.connections.per.ip.overrides); NULL/"" none */
+    gr_sec_proto_t sec_proto;       /* the listener's security protocol */
+    const char *listener_name;      /* e.g. "PLAINTEXT", "CLIENT"; must outlive the listener; NULL = "PLAINTEXT" */
 } gr_conn_opts_t;
 
 /** Fill opts with the defaults above. */
@@ -177,6 +182,10 @@ const char *gr_conn_principal(const gr_conn_t *conn);
 /** Set the principal (copied; truncated at GR_CONN_PRINCIPAL_MAX - 1 bytes). */
 void gr_conn_set_principal(gr_conn_t *conn, const char *principal);
 #define GR_CONN_PRINCIPAL_MAX 256
+
+/** The security protocol and the name of the listener that accepted conn. */
+gr_sec_proto_t gr_conn_sec_proto(const gr_conn_t *conn);
+const char *gr_conn_listener_name(const gr_conn_t *conn);
 
 /** Requests handed out and not answered yet. */
 uint64_t gr_conn_pending(const gr_conn_t *conn);
