@@ -9,6 +9,7 @@
  * there are not produced again. Steps: read the DLQ (redrive_read.c), scan the targets,
  * decide (redrive_plan.c), fetch the payloads Kafka did not copy from the source, produce. */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,12 +328,21 @@ static gr_producer_t *make_producer(const cli_vals_t *v) {
     return p;
 }
 
-/* GR_REDRIVE_TEST_PAUSE_AFTER=n (tests only): after the first n records are acknowledged,
- * stop and wait to be killed, so that a test can kill -9 the redrive at a known point. */
-static void test_pause(uint64_t acked) {
-    const char *s = getenv("GR_REDRIVE_TEST_PAUSE_AFTER");
-    if (!s || acked < strtoull(s, NULL, 10)) return;
-    fprintf(stderr, "GR_REDRIVE_TEST_PAUSE_AFTER: paused after %" PRIu64 " records\n", acked);
+/* Test seams (tests/integration/test_dlq_redrive.sh), read once per record sent:
+ * GR_REDRIVE_TEST_PAUSE_AFTER=n: after the first n records are acknowledged, stop and wait to
+ * be killed (a kill -9 at a known point, nothing in flight);
+ * GR_REDRIVE_TEST_KILL_AFTER=n: right after the n-th send, SIGKILL itself while batches are
+ * queued or in flight (some may be written, some not). */
+static bool test_seam(gr_producer_t *p, uint64_t sent) {
+    const char *pause = getenv("GR_REDRIVE_TEST_PAUSE_AFTER"), *kill = getenv("GR_REDRIVE_TEST_KILL_AFTER");
+    if (kill && sent >= strtoull(kill, NULL, 10)) {
+        gr_producer_poll(p, 5);
+        raise(SIGKILL);
+    }
+    if (!pause) return false;
+    gr_producer_flush(p, -1);
+    if (sent < strtoull(pause, NULL, 10)) return true;
+    fprintf(stderr, "GR_REDRIVE_TEST_PAUSE_AFTER: paused after %" PRIu64 " records\n", sent);
     for (;;) {
         struct timespec ts = {1, 0};
         nanosleep(&ts, NULL);
@@ -358,12 +368,7 @@ static int produce(rd_run_t *r) {
             gr_producer_poll(p, 100);
         gr_headers_destroy(h);
         if (err) rc = cli_fail("%s", gr_producer_last_error(p));
-        if (getenv("GR_REDRIVE_TEST_PAUSE_AFTER")) {
-            gr_producer_flush(p, -1);
-            test_pause(++sent);
-        } else {
-            gr_producer_poll(p, 0);
-        }
+        if (!test_seam(p, ++sent)) gr_producer_poll(p, 0);
     }
     if (gr_producer_flush(p, -1) != GR_ERR_NONE) rc = cli_fail("%s", gr_producer_last_error(p));
     gr_producer_destroy(p);
