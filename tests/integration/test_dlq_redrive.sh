@@ -13,17 +13,18 @@
 #  - kill -9 of the redrive after 400 of 1200 records acknowledged (GR_REDRIVE_TEST_PAUSE_AFTER),
 #    and SIGKILL right after the 700th send with records in flight (GR_REDRIVE_TEST_KILL_AFTER):
 #    the rerun gives every record exactly once; --max-records in steps.
-#   bash tests/integration/test_dlq_redrive.sh [--keep]
+# --ref: against Apache Kafka 4.4.0 writing a real DLQ (share.version upgraded to 2, two groups
+# REJECTing 4 records each with copy.record on and off, one source record removed by
+# DeleteRecords): the DLQ topic comes from the group config, the exact records land once.
+#   bash tests/integration/test_dlq_redrive.sh [--ref] [--keep]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 gr_init "$@"
-[[ "$GR_TARGET" == gregord ]] || die "test_dlq_redrive runs against gregord (the Kafka check is by hand: docs/dlq.md)"
 PY="$(gr_venv_dir)/bin/python"
 [[ -x "$PY" ]] || die "no Python venv with confluent-kafka (scripts/install-deps.sh)"
 DRV=("$PY" "$GR_SOURCE_DIR/tests/integration/dlq_redrive.py")
 CLI="$GR_BUILD_DIR/gregor"
 [[ -x "$CLI" ]] || die "no $CLI (make)"
-start_gregord
 ST="$GR_TMP/state.json"
 
 py() { # py NAME ARGS...: a driver step whose ok/FAIL lines become checks
@@ -44,6 +45,85 @@ rd() {
 summary() { grep -E '^(Would redrive|Redrove) ' "$GR_TMP/$1.out" || true; }
 ends() { gr_timeout 60 "${DRV[@]}" "$BOOTSTRAP" ends "$1"; }
 
+# ---------------------------------------------------------------- --ref: Kafka's own DLQ
+ref_scenario() {
+  local B="$BOOTSTRAP" g n
+  mkdir -p "$GR_TMP/tools"
+  check "share.version upgraded to 2 (FeatureCommand)" gr_timeout 60 bash "$GR_REF_SH" tool "$GR_TMP/tools" \
+    org.apache.kafka.tools.FeatureCommand --bootstrap-server "$B" upgrade --feature share.version=2
+  "$CLI" topics --bootstrap-server "$B" --create --topic rsrc --partitions 2 --replication-factor 1 >/dev/null
+  "$CLI" topics --bootstrap-server "$B" --create --topic dlq.r --partitions 1 --replication-factor 1 \
+    --config errors.deadletterqueue.group.enable=true >/dev/null
+  for g in rg-copy rg-nocopy; do
+    "$CLI" configs --bootstrap-server "$B" --alter --entity-type groups --entity-name "$g" \
+      --add-config share.auto.offset.reset=earliest,errors.deadletterqueue.topic.name=dlq.r >/dev/null
+  done
+  "$CLI" configs --bootstrap-server "$B" --alter --entity-type groups --entity-name rg-copy \
+    --add-config errors.deadletterqueue.copy.record.enable=true >/dev/null
+  # k3, k4 hash to partition 0 of 2, k1, k2 to partition 1.
+  printf 'h1:x\tk1\tv1\nh1:y\tk2\tv2\nh1:z\tk3\tv3\nh1:w\tk4\tv4\n' | "$CLI" produce --bootstrap-server "$B" \
+    --topic rsrc --property parse.key=true --property parse.headers=true
+  for g in rg-copy rg-nocopy; do
+    gr_timeout 60 "$CLI" share-consume --bootstrap-server "$B" --topic rsrc --group "$g" --reject --max-messages 4 \
+      --timeout-ms 30000 >/dev/null 2>&1 || fail "share-consume --reject for $g"
+  done
+  for _ in $(seq 100); do [[ "$(ends dlq.r)" == "0:8" ]] && break; sleep 0.1; done
+  check_eq "Kafka dead-lettered the 8 REJECTed records" "0:8" "$(ends dlq.r)"
+  "$PY" -c 'import sys
+from confluent_kafka import TopicPartition
+from confluent_kafka.admin import AdminClient
+a = AdminClient({"bootstrap.servers": sys.argv[1]})
+[f.result(30) for f in a.delete_records([TopicPartition("rsrc", 1, 1)]).values()]' "$B" ||
+    fail "DeleteRecords rsrc-1 before 1"
+  rd r0 --redrive --group rg-nocopy --from-dlq --dry-run
+  check_eq "Kafka: --dry-run for the copy-off group: 3 from the source, 1 missing, exit 1" \
+    "1|0 4 rsrc 0 0 source|0 5 rsrc 0 1 source|0 7 rsrc 1 1 source" \
+    "$RC|$(awk 'NR > 1 && !/^Would/ {printf "%s%s %s %s %s %s %s", sep, $1, $2, $3, $4, $5, $6; sep="|"}' "$GR_TMP/r0.out")"
+  check "Kafka: the missing source record is reported" grep -q "Missing payload: DLQ partition 0 offset 6 has no \
+key or value and its source record rsrc partition 1 offset 0 is no longer in the log" "$GR_TMP/r0.err"
+  rd r1 --redrive --group rg-copy --from-dlq
+  check_eq "Kafka: copy-on group: 4 redriven from the DLQ payload" "0|Redrove 4 of 4 dead letters of group 'rg-copy' \
+in 'dlq.r'; already redriven 0, duplicates 0, missing payload 0, no target 0, failed 0, left for a later run 0, \
+malformed 0, other groups' records 4" "$RC|$(summary r1)"
+  rd r2 --redrive --group rg-nocopy --from-dlq --skip-missing
+  check_eq "Kafka: copy-off group: 3 redriven, 1 missing" "0|Redrove 3 of 4 dead letters of group 'rg-nocopy' in \
+'dlq.r'; already redriven 0, duplicates 0, missing payload 1, no target 0, failed 0, left for a later run 0, \
+malformed 0, other groups' records 4" "$RC|$(summary r2)"
+  for g in rg-copy rg-nocopy; do
+    rd "again-$g" --redrive --group "$g" --from-dlq --skip-missing
+    check_eq "Kafka: $g again: nothing produced" "0|Redrove 0" "$RC|$(summary "again-$g" | cut -d' ' -f1-2)"
+  done
+  gr_timeout 30 "$CLI" consume --bootstrap-server "$B" --topic rsrc --from-beginning --timeout-ms 3000 \
+    --property print.headers=true --property print.key=true --property print.partition=true \
+    --property print.offset=true 2>/dev/null | sed -E 's/(topic\.id:)[A-Za-z0-9_-]{22}/\1ID/' | sort >"$GR_TMP/rsrc.txt"
+  local P="gregor.redrive.dlq.topic:dlq.r,gregor.redrive.dlq.topic.id:ID,gregor.redrive.dlq.partition:0"
+  local S="gregor.redrive.source.topic:rsrc,gregor.redrive.source.partition"
+  local C="gregor.redrive.delivery.count:1,gregor.redrive.payload"
+  printf '%s\n' \
+    $'Partition:0\tOffset:0\th1:z\tk3\tv3' $'Partition:0\tOffset:1\th1:w\tk4\tv4' \
+    "Partition:0"$'\t'"Offset:2"$'\t'"$P,gregor.redrive.dlq.offset:0,gregor.redrive.group:rg-copy,$S:0,gregor.redrive.source.offset:0,$C:dlq"$'\tk3\tv3' \
+    "Partition:0"$'\t'"Offset:3"$'\t'"$P,gregor.redrive.dlq.offset:1,gregor.redrive.group:rg-copy,$S:0,gregor.redrive.source.offset:1,$C:dlq"$'\tk4\tv4' \
+    "Partition:0"$'\t'"Offset:4"$'\t'"h1:z,$P,gregor.redrive.dlq.offset:4,gregor.redrive.group:rg-nocopy,$S:0,gregor.redrive.source.offset:0,$C:source"$'\tk3\tv3' \
+    "Partition:0"$'\t'"Offset:5"$'\t'"h1:w,$P,gregor.redrive.dlq.offset:5,gregor.redrive.group:rg-nocopy,$S:0,gregor.redrive.source.offset:1,$C:source"$'\tk4\tv4' \
+    $'Partition:1\tOffset:1\th1:y\tk2\tv2' \
+    "Partition:1"$'\t'"Offset:2"$'\t'"$P,gregor.redrive.dlq.offset:2,gregor.redrive.group:rg-copy,$S:1,gregor.redrive.source.offset:0,$C:dlq"$'\tk1\tv1' \
+    "Partition:1"$'\t'"Offset:3"$'\t'"$P,gregor.redrive.dlq.offset:3,gregor.redrive.group:rg-copy,$S:1,gregor.redrive.source.offset:1,$C:dlq"$'\tk2\tv2' \
+    "Partition:1"$'\t'"Offset:4"$'\t'"h1:y,$P,gregor.redrive.dlq.offset:7,gregor.redrive.group:rg-nocopy,$S:1,gregor.redrive.source.offset:1,$C:source"$'\tk2\tv2' \
+    | sort >"$GR_TMP/rsrc.want"
+  if diff "$GR_TMP/rsrc.want" "$GR_TMP/rsrc.txt" >"$GR_TMP/rsrc.diff"; then
+    ok "Kafka: rsrc holds exactly the originals and the 7 redriven records (key, value, headers), each once"
+  else
+    fail "Kafka: rsrc differs from the expected records:"; cat "$GR_TMP/rsrc.diff"
+  fi
+}
+if [[ "$GR_TARGET" == ref ]]; then
+  start_ref_kafka
+  ref_scenario
+  stop_ref_kafka
+  gr_finish
+fi
+[[ "$GR_TARGET" == gregord ]] || die "test_dlq_redrive runs against gregord or --ref"
+start_gregord
 py setup setup "$ST"
 
 # ---------------------------------------------------------------- errors
