@@ -203,6 +203,14 @@ static int run_produce(int argc, char **argv) {
 
 /* ------------------------------------------------------------------ share-drain */
 
+/* Explicit mode (GR_BENCH_REJECT_EVERY=k): REJECT offsets that are multiples of k, ACCEPT the
+ * rest; returns 1 for a REJECT. */
+static int ack_explicit(gr_share_consumer_t *c, const gr_share_record_t *r, long k) {
+    bool reject = gr_share_record_offset(r) % k == 0;
+    gr_share_consumer_acknowledge(c, r, reject ? GR_ACK_REJECT : GR_ACK_ACCEPT);
+    return reject;
+}
+
 static int run_share_drain(int argc, char **argv) {
     if (argc < 6) return usage(argv[0]), 2;
     const char *bootstrap = argv[2], *group = argv[3], *topic = argv[4];
@@ -262,11 +270,7 @@ static int run_share_drain(int argc, char **argv) {
             size_t len = 0;
             if (!gr_share_record_value(r, &len) || gr_share_record_delivery_count(r) != 1) dup_or_bad++;
             bytes += (double)len;
-            if (reject_every > 0) {
-                bool reject = gr_share_record_offset(r) % reject_every == 0;
-                rejected += reject;
-                gr_share_consumer_acknowledge(c, r, reject ? GR_ACK_REJECT : GR_ACK_ACCEPT);
-            }
+            if (reject_every > 0) rejected += ack_explicit(c, r, reject_every);
         }
         count += (long)m;
         last = t;
