@@ -217,71 +217,87 @@ static size_t target_topics(rd_run_t *r, rd_topic_t **out) {
 /* ---- 3. payloads Kafka did not copy: the source record, if still in the log ---- */
 
 typedef struct rd_fetch {
-    rd_run_t *r;
-    const char *topic;
-    int32_t partition;
+    rd_ent_t **e; /* the partition's payload-less dead letters, by source offset */
+    size_t n;
 } rd_fetch_t;
+
+static void take_source(rd_ent_t *e, const gr_consumer_msg_t *m) {
+    free(e->key), free(e->val);
+    take_payload(e, m);
+    e->payload = e->from_source = true;
+    rd_hdr_t *h;
+    rd_msg_headers(m, &h, &e->n_src_h);
+    for (size_t k = 0; k < e->n_src_h; k++) {
+        h[k].key = memdup0(h[k].key, h[k].key_len);
+        if (h[k].val) h[k].val = memdup0(h[k].val, h[k].val_len);
+    }
+    e->src_h = h;
+}
 
 static bool on_source(void *opaque, const gr_consumer_msg_t *m) {
     rd_fetch_t *f = opaque;
     int64_t off = gr_consumer_msg_offset(m);
-    for (size_t i = 0; i < f->r->n; i++) {
-        rd_ent_t *e = &f->r->e[i];
-        if (e->act != RD_REDRIVE || e->payload || e->from_source || e->d.offset != off ||
-            e->d.partition != f->partition || strcmp(e->d.topic, f->topic))
-            continue;
-        free(e->key), free(e->val);
-        take_payload(e, m);
-        e->payload = e->from_source = true;
-        rd_hdr_t *h;
-        rd_msg_headers(m, &h, &e->n_src_h);
-        for (size_t k = 0; k < e->n_src_h; k++) {
-            h[k].key = memdup0(h[k].key, h[k].key_len);
-            if (h[k].val) h[k].val = memdup0(h[k].val, h[k].val_len);
-        }
-        e->src_h = h;
+    size_t lo = 0, hi = f->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->e[mid]->d.offset < off)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    for (; lo < f->n && f->e[lo]->d.offset == off; lo++)
+        if (!f->e[lo]->from_source) take_source(f->e[lo], m);
     return true;
+}
+
+static int by_src_offset(const void *a, const void *b) {
+    const rd_ent_t *x = *(rd_ent_t *const *)a, *y = *(rd_ent_t *const *)b;
+    return x->d.offset < y->d.offset ? -1 : x->d.offset > y->d.offset;
+}
+
+static bool needs_source(const rd_ent_t *e) { return e->act == RD_REDRIVE && !e->payload && e->state == ST_PLAN; }
+
+/* The source partition's log start, if the partition exists. */
+static bool source_start(const rd_run_t *r, const char *topic, int32_t partition, int64_t *log_start) {
+    gr_consumer_t *c = rd_consumer(r->v);
+    int32_t parts = 0;
+    bool exists =
+        c && gr_consumer_partition_count(c, topic, cli_timeout(r->v), &parts) == GR_ERR_NONE && partition < parts &&
+        gr_consumer_query_offset(c, topic, partition, GR_OFFSET_BEGINNING, cli_timeout(r->v), log_start) == GR_ERR_NONE;
+    gr_consumer_destroy(c);
+    return exists;
 }
 
 /* For each source partition with payload-less dead letters to redrive: read from the
  * smallest to the largest of their offsets. A record read there is the original (offsets are
  * never reused in a partition); one not read is gone. */
 static int fetch_sources(rd_run_t *r) {
-    for (size_t i = 0; i < r->n; i++) {
-        rd_ent_t *e = &r->e[i];
-        if (e->act != RD_REDRIVE || e->payload || e->from_source || e->state != ST_PLAN) continue;
-        rd_range_t rg = {e->d.topic, e->d.partition, e->d.offset, e->d.offset + 1};
-        for (size_t k = i + 1; k < r->n; k++) {
-            rd_ent_t *x = &r->e[k];
-            if (x->act == RD_REDRIVE && !x->payload && x->d.partition == rg.partition &&
-                !strcmp(x->d.topic, rg.topic)) {
-                if (x->d.offset < rg.start) rg.start = x->d.offset;
-                if (x->d.offset >= rg.end) rg.end = x->d.offset + 1;
-            }
-        }
-        gr_consumer_t *c = rd_consumer(r->v);
-        int32_t parts = 0;
+    rd_fetch_t f = {calloc(r->n + 1, sizeof(*f.e)), 0};
+    if (!f.e) abort();
+    int rc = CLI_OK;
+    for (size_t i = 0; i < r->n && rc == CLI_OK; i++) {
+        if (!needs_source(&r->e[i])) continue;
+        const char *topic = r->e[i].d.topic;
+        int32_t part = r->e[i].d.partition;
+        f.n = 0;
+        for (size_t k = i; k < r->n; k++)
+            if (needs_source(&r->e[k]) && r->e[k].d.partition == part && !strcmp(r->e[k].d.topic, topic))
+                f.e[f.n++] = &r->e[k];
+        qsort(f.e, f.n, sizeof(*f.e), by_src_offset);
+        rd_range_t rg = {topic, part, f.e[0]->d.offset, f.e[f.n - 1]->d.offset + 1};
         int64_t log_start = -1;
-        bool exists = c && gr_consumer_partition_count(c, rg.topic, cli_timeout(r->v), &parts) == GR_ERR_NONE &&
-                      rg.partition < parts &&
-                      gr_consumer_query_offset(c, rg.topic, rg.partition, GR_OFFSET_BEGINNING, cli_timeout(r->v),
-                                               &log_start) == GR_ERR_NONE;
-        gr_consumer_destroy(c);
         /* Start at the log start, not below it: libgregor's consumer, assigned below the log
          * start, waits at the end instead (it moves to the log start only when the Fetch
          * error carries it). */
-        if (rg.start < log_start) rg.start = log_start;
-        rd_fetch_t f = {r, rg.topic, rg.partition};
-        if (exists && rd_read(r->v, &rg, 1, on_source, &f)) return CLI_FAIL;
-        /* Whatever this range did not give is missing. */
-        for (size_t k = i; k < r->n; k++) {
-            rd_ent_t *x = &r->e[k];
-            if (x->act == RD_REDRIVE && !x->payload && x->d.partition == rg.partition && !strcmp(x->d.topic, rg.topic))
-                x->state = ST_MISSING;
+        if (source_start(r, topic, part, &log_start)) {
+            if (rg.start < log_start) rg.start = log_start;
+            rc = rd_read(r->v, &rg, 1, on_source, &f);
         }
+        for (size_t k = 0; k < f.n; k++) /* whatever the range did not give is missing */
+            if (!f.e[k]->from_source) f.e[k]->state = ST_MISSING;
     }
-    return CLI_OK;
+    free(f.e);
+    return rc;
 }
 
 /* ---- 4. produce ---- */
