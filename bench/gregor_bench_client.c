@@ -20,6 +20,9 @@
  *       last record arrived: first_epoch, last_epoch.
  *       GR_BENCH_HOLD_MS=w: hold every batch w ms before the next poll acknowledges it (a
  *       consumer whose processing takes W; bench/capacity.sh).
+ *       GR_BENCH_REJECT_EVERY=k: explicit acknowledgement instead: REJECT every record whose
+ *       offset is a multiple of k, ACCEPT the others (bench/share_dlq.sh: k = 20, 5 %); the
+ *       JSON then has "rejected".
  *
  * Prints one JSON line on stdout: mode, messages, bytes, seconds (from the first
  * send / the subscribe to the last delivery report / record), msgs_per_s, mb_per_s
@@ -29,6 +32,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <gregor/gregor.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +203,14 @@ static int run_produce(int argc, char **argv) {
 
 /* ------------------------------------------------------------------ share-drain */
 
+/* Explicit mode (GR_BENCH_REJECT_EVERY=k): REJECT offsets that are multiples of k, ACCEPT the
+ * rest; returns 1 for a REJECT. */
+static int ack_explicit(gr_share_consumer_t *c, const gr_share_record_t *r, long k) {
+    bool reject = gr_share_record_offset(r) % k == 0;
+    gr_share_consumer_acknowledge(c, r, reject ? GR_ACK_REJECT : GR_ACK_ACCEPT);
+    return reject;
+}
+
 static int run_share_drain(int argc, char **argv) {
     if (argc < 6) return usage(argv[0]), 2;
     const char *bootstrap = argv[2], *group = argv[3], *topic = argv[4];
@@ -207,8 +219,15 @@ static int run_share_drain(int argc, char **argv) {
 
     char errstr[512];
     int rc;
-    const char *fixed[] = {"bootstrap.servers",          bootstrap,  "group.id", group,
-                           "share.acknowledgement.mode", "implicit", NULL};
+    const char *reject_env = getenv("GR_BENCH_REJECT_EVERY");
+    long reject_every = reject_env ? atol(reject_env) : 0, rejected = 0;
+    const char *fixed[] = {"bootstrap.servers",
+                           bootstrap,
+                           "group.id",
+                           group,
+                           "share.acknowledgement.mode",
+                           reject_every > 0 ? "explicit" : "implicit",
+                           NULL};
     gr_conf_t *conf = make_conf(GR_CONF_CONSUMER, fixed, argc, argv, 6, &rc);
     if (!conf) return rc;
     gr_share_consumer_t *c;
@@ -251,6 +270,7 @@ static int run_share_drain(int argc, char **argv) {
             size_t len = 0;
             if (!gr_share_record_value(r, &len) || gr_share_record_delivery_count(r) != 1) dup_or_bad++;
             bytes += (double)len;
+            if (reject_every > 0) rejected += ack_explicit(c, r, reject_every);
         }
         count += (long)m;
         last = t;
@@ -264,8 +284,8 @@ static int run_share_drain(int argc, char **argv) {
     gr_share_consumer_destroy(c);
     if (dup_or_bad) fprintf(stderr, "%ld records with a null value or a delivery count above 1\n", dup_or_bad);
     if (idle_exit > 0)
-        snprintf(extra_json, sizeof(extra_json), ",\"first_epoch\":%.3f,\"last_epoch\":%.3f",
-                 first >= 0 ? epoch_of(first) : -1.0, epoch_of(last));
+        snprintf(extra_json, sizeof(extra_json), ",\"first_epoch\":%.3f,\"last_epoch\":%.3f,\"rejected\":%ld",
+                 first >= 0 ? epoch_of(first) : -1.0, epoch_of(last), rejected);
     print_json("share-drain", n, count, bytes, last - t0, first >= 0 ? first - t0 : -1.0, dup_or_bad);
     if (idle_exit > 0) return dup_or_bad ? 1 : 0; /* one of several: the caller checks the sum */
     return count >= n && !dup_or_bad ? 0 : 1;

@@ -3,6 +3,7 @@
  *   --describe (--group g)... | --all-groups  [--offsets (default) | --members | --state] [--verbose]
  *   --describe ... --capacity [--admin-url URL]: share_capacity.c (gregord's admin endpoint)
  *   --reset-offsets, --delete-offsets, --delete: share_groups_alter.c
+ *   --redrive --group g --from-dlq: share_redrive.c (gregor only)
  * Columns, '-' for missing values and the order of rows are the Kafka tool's:
  *   offsets  GROUP TOPIC PARTITION [LEADER-EPOCH] START-OFFSET LAG, by topic and partition;
  *   members  GROUP CONSUMER-ID HOST CLIENT-ID #PARTITIONS [MEMBER-EPOCH] ASSIGNMENT;
@@ -24,6 +25,17 @@ static const cli_opt_t opts[] = {
      "Reset offsets of a share group (one group, which must be empty); needs --dry-run or --execute."},
     {"delete-offsets", NULL, "Delete offsets of a share group (one group, one or more topics)."},
     {"delete", NULL, "Delete share groups (they must be empty)."},
+    {"redrive", NULL,
+     "Re-produce the dead letters of one share group (--group, --from-dlq) to their source topic and partition, "
+     "with provenance headers, at most once per dead letter (gregor only; docs/dlq.md)."},
+    {"from-dlq", NULL, "With --redrive: take the records from the group's dead-letter queue topic."},
+    {"dlq-topic", "String: topic",
+     "With --redrive: the DLQ topic (default: the group's errors.deadletterqueue.topic.name)."},
+    {"to-topic", "String: topic", "With --redrive: produce to this topic instead of each record's source topic."},
+    {"max-records", "Long: count", "With --redrive: redrive at most this many records in this run."},
+    {"skip-missing", NULL,
+     "With --redrive: exit 0 even if dead letters could not be redriven because their payload is gone from the "
+     "source (or their DLQ headers are malformed); they are still reported."},
     {"group", "String: share group", "The share group we wish to act on (repeatable)."},
     {"all-groups", NULL, "Apply to all share groups."},
     {"offsets", NULL, "With --describe: start offsets and lag per partition (the default)."},
@@ -38,7 +50,7 @@ static const cli_opt_t opts[] = {
     {"to-earliest", NULL, "Reset offsets to the earliest offset."},
     {"to-latest", NULL, "Reset offsets to the latest offset."},
     {"to-datetime", "String: datetime", "Reset offsets to the offset at a time. Format: 'YYYY-MM-DDThh:mm:ss.sss'."},
-    {"dry-run", NULL, "Only show the offsets that --reset-offsets would set."},
+    {"dry-run", NULL, "Only show the offsets that --reset-offsets would set, or the records --redrive would produce."},
     {"execute", NULL, "Execute --reset-offsets."},
     {"capacity", NULL,
      "With --describe: the Little's-law capacity view (record locks, in flight, W, ack rate, ceiling, headroom, "
@@ -46,7 +58,7 @@ static const cli_opt_t opts[] = {
     {"admin-url", "String: URL",
      "With --capacity, or --describe --state of a group with delayed redelivery: gregord's admin endpoint (default: "
      "http://<bootstrap host>:9644)."},
-    {"output", "String: text|json", "Output format of --list and --describe (default text)."},
+    {"output", "String: text|json", "Output format of --list, --describe and --redrive (default text)."},
     {"timeout", "Long: timeout (ms)", "The timeout of each admin call (default: 30000)."},
     {"help", NULL, "Print usage information."},
     {NULL, NULL, NULL},
@@ -383,11 +395,12 @@ static int check_args(const cli_vals_t *v, int act) {
         return cli_usage_error(v, "Option [state] may be used with --describe or --list only");
     if (cli_has(v, "group") && cli_has(v, "all-groups"))
         return cli_usage_error(v, "Option [group] can't be used with option [all-groups]");
-    if ((act <= 1 || act == 4) && cli_has(v, "topic"))
+    if ((act <= 1 || act >= 4) && cli_has(v, "topic"))
         return cli_usage_error(v, "Option [topic] can't be used with option [%s]",
                                act == 0   ? "list"
                                : act == 1 ? "describe"
-                                          : "delete");
+                               : act == 4 ? "delete"
+                                          : "redrive");
     if (act == 1) {
         int kinds = cli_has(v, "members") + cli_has(v, "offsets") + cli_has(v, "state");
         if (kinds > 1)
@@ -404,16 +417,24 @@ static int check_args(const cli_vals_t *v, int act) {
     if (act == 0 && cli_str(v, "state")) return check_states(v);
     if (act == 4 && !cli_has(v, "group") && !cli_has(v, "all-groups"))
         return cli_usage_error(v, "Option [delete] takes the options [group] or [all-groups]");
-    static const char *const reset_only[] = {"to-earliest", "to-latest",  "to-datetime", "dry-run",
-                                             "execute",     "all-topics", NULL};
+    static const char *const reset_only[] = {"to-earliest", "to-latest", "to-datetime", "execute", "all-topics", NULL};
     for (int i = 0; reset_only[i]; i++)
         if (act != 2 && cli_has(v, reset_only[i]))
             return cli_usage_error(v, "Option [%s] may be used with --reset-offsets only", reset_only[i]);
+    if (act != 2 && act != 5 && cli_has(v, "dry-run"))
+        return cli_usage_error(v, "Option [dry-run] may be used with --reset-offsets or --redrive only");
+    static const char *const redrive_only[] = {"from-dlq",    "dlq-topic",    "to-topic",
+                                               "max-records", "skip-missing", NULL};
+    for (int i = 0; redrive_only[i]; i++)
+        if (act != 5 && cli_has(v, redrive_only[i]))
+            return cli_usage_error(v, "Option [%s] may be used with --redrive only", redrive_only[i]);
+    if (act == 5 && cli_has(v, "all-groups")) return cli_usage_error(v, "Option [redrive] takes one [group]");
     return 0;
 }
 
 static int run(const cli_vals_t *v) {
-    static const char *const actions[] = {"list", "describe", "reset-offsets", "delete-offsets", "delete", NULL};
+    static const char *const actions[] = {"list",    "describe", "reset-offsets", "delete-offsets", "delete",
+                                          "redrive", NULL};
     int act = cli_one_of(v, actions, true);
     if (act < 0) return CLI_USAGE;
     (void)cli_json(v);
@@ -431,7 +452,8 @@ static int run(const cli_vals_t *v) {
     case 1: rc = describe(v, a); break;
     case 2: rc = sg_reset_offsets(v, a); break;
     case 3: rc = sg_delete_offsets(v, a); break;
-    default: rc = sg_delete(v, a); break;
+    case 4: rc = sg_delete(v, a); break;
+    default: rc = sg_redrive(v, a); break;
     }
     gr_admin_destroy(a);
     return rc;
@@ -439,7 +461,8 @@ static int run(const cli_vals_t *v) {
 
 int cli_share_groups(int argc, char **argv) {
     cli_vals_t v;
-    int rc = cli_parse(&v, "gregor share-groups", "List, describe, reset and delete share groups.", opts, argc, argv);
+    int rc = cli_parse(&v, "gregor share-groups", "List, describe, reset, delete and redrive share groups.", opts, argc,
+                       argv);
     if (!rc) rc = run(&v);
     cli_vals_free(&v);
     return rc < 0 ? CLI_OK : rc;

@@ -1,6 +1,6 @@
 /* gregor share-groups: the actions, split over share_groups.c (options, --list,
  * --describe), share_groups_alter.c (--reset-offsets, --delete-offsets, --delete)
- * and share_capacity.c (--describe --capacity). */
+ * share_capacity.c (--describe --capacity) and share_redrive.c (--redrive). */
 #ifndef GR_CLI_SHARE_GROUPS_H
 #define GR_CLI_SHARE_GROUPS_H
 
@@ -23,5 +23,8 @@ void sg_default_admin_url(const char *bootstrap, char *buf, size_t size);
 /** --describe --state (share_delayed.c): the delayed-redelivery table of a group whose
  *  gregor.share.redelivery.backoff.ms is on (text output, from the admin endpoint). */
 void sg_delayed(const cli_vals_t *v, gr_admin_t *a, const char *group);
+
+/** --redrive --group g --from-dlq (share_redrive.c): re-produce the group's dead letters. */
+int sg_redrive(const cli_vals_t *v, gr_admin_t *a);
 
 #endif
