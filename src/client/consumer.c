@@ -26,6 +26,7 @@ typedef struct cpart {
     bool by_time;  /* start is a timestamp to resolve */
     int64_t start; /* offset, GR_OFFSET_BEGINNING/END, or a timestamp */
     int64_t next;  /* position; -1 while unresolved */
+    int64_t oor;   /* position refused with OFFSET_OUT_OF_RANGE, to re-resolve; -1 none */
     bool inflight; /* a Fetch for it is out, to fetch_node */
     int32_t fetch_node;
     int64_t retry_at;
@@ -147,6 +148,7 @@ static void add_part(gr_consumer_t *c, const char *topic, int32_t partition, boo
     p->by_time = by_time;
     p->start = start;
     p->next = (!by_time && start >= 0) ? start : -1;
+    p->oor = -1;
     part_drop_blob(p);
     gr__client_want_topic(c->cl, topic);
 }
@@ -313,8 +315,10 @@ static gr_err_t prepare(gr_consumer_t *c, int64_t deadline) {
         int64_t off = -1;
         gr_err_t err = resolve(c, p->topic, p->partition, p->start, deadline, &off);
         if (!err && off < 0 && p->by_time) err = resolve(c, p->topic, p->partition, GR_OFFSET_END, deadline, &off);
+        if (!err && p->oor >= 0 && off <= p->oor) /* not before the log start: past the end */
+            err = resolve(c, p->topic, p->partition, GR_OFFSET_END, deadline, &off);
         if (err && (!gr__err_retriable(err) || err == GR_ERR_UNKNOWN_TOPIC_OR_PARTITION)) return err;
-        if (!err) p->next = off;
+        if (!err) p->next = off, p->oor = -1;
     }
     return GR_ERR_NONE;
 }
@@ -325,11 +329,13 @@ static gr_err_t prepare(gr_consumer_t *c, int64_t deadline) {
 static void on_part_error(gr_consumer_t *c, cpart_t *p, const gr_FetchResponse_PartitionData_t *pd) {
     gr_err_t err = pd->ErrorCode;
     if (err == GR_ERR_OFFSET_OUT_OF_RANGE) {
-        /* Before the log start: go to it; past the end: wait at the end. */
+        /* Before the log start: go to it; past the end: wait at the end. Kafka answers
+         * the offsets as -1 here, so they are asked for with ListOffsets (prepare). */
+        int64_t refused = p->next;
         p->next = (pd->LogStartOffset >= 0 && p->next < pd->LogStartOffset) ? pd->LogStartOffset
                   : pd->HighWatermark >= 0                                  ? pd->HighWatermark
                                                                             : -1;
-        if (p->next < 0) p->start = GR_OFFSET_END, p->by_time = false;
+        if (p->next < 0) p->start = GR_OFFSET_BEGINNING, p->by_time = false, p->oor = refused;
     } else if (gr__err_retriable(err)) {
         gr__client_request_metadata(c->cl);
         p->retry_at = gr__client_now(c->cl) + 100;

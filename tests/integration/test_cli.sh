@@ -179,6 +179,18 @@ golden consume_printed "$G" consume --bootstrap-server "$B" --topic cli-p --from
   --property print.key=true --property print.offset=true --property print.partition=true --property print.timestamp=true
 golden consume_offset "$G" consume --bootstrap-server "$B" --topic cli-p --partition 0 --offset 1 --timeout-ms 1000
 golden consume_offset_no_partition "$G" consume --bootstrap-server "$B" --topic cli-p --offset 1
+# An offset before the log start starts at the log start (Kafka answers OFFSET_OUT_OF_RANGE
+# with the offsets at -1, so the consumer asks for them; it once waited at the end instead).
+"$G" topics --bootstrap-server "$B" --create --topic cli-ds --partitions 1 >/dev/null
+printf 'a\nb\nc\nd\n' | "$G" produce --bootstrap-server "$B" --topic cli-ds --sync >/dev/null
+"$(gr_venv_dir)/bin/python" -c 'import sys
+from confluent_kafka import TopicPartition
+from confluent_kafka.admin import AdminClient
+a = AdminClient({"bootstrap.servers": sys.argv[1]})
+[f.result(30) for f in a.delete_records([TopicPartition("cli-ds", 0, 2)]).values()]' "$B" || fail "DeleteRecords cli-ds-0 before 2"
+check_eq "consume --offset 0 below the log start 2 starts at 2" "2:c|3:d" "$("$G" consume --bootstrap-server "$B" \
+  --topic cli-ds --partition 0 --offset 0 --max-messages 2 --timeout-ms 5000 --property print.offset=true \
+  --property print.value=true | sed -E 's/^Offset:([0-9]+)[[:space:]]+/\1:/' | paste -sd'|')"
 golden consume_latest_timeout "$G" consume --bootstrap-server "$B" --topic cli-p --timeout-ms 500
 golden consume_unknown_topic "$G" consume --bootstrap-server "$B" --topic nope --timeout-ms 1000
 golden produce_no_topic "$G" produce --bootstrap-server "$B"
