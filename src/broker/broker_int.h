@@ -56,7 +56,7 @@ struct gr_broker {
     gr_timer_t topic_timer;
     bool shutting_down;
     gr_broker_feature_t features[GR_BROKER_N_FEATURES]; /* gr_broker_features' answer */
-    gr_broker_progress_cb progress; /* start-up/shutdown slices: the admin endpoint (may be NULL) */
+    gr_broker_progress_cb progress;                     /* start-up/shutdown slices: the admin endpoint (may be NULL) */
     void *progress_arg;
 };
 
