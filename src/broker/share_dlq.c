@@ -177,23 +177,25 @@ static gr_err_t append(gr_partition_t *p, gr_wbuf_t *out, int64_t *end) {
     return GR_ERR_NONE;
 }
 
-gr_err_t gr_share_dlq_write(gr_share_part_t *part, gr_share_dlq_out_t *out) {
+bool gr_share_dlq_wanted(gr_share_part_t *part, gr_sgc_values_t *vals) {
+    if (!part->delta.n_dead || gr_broker_feature_level(part->b, "share.version") < 2) return false; /* Kafka: SV_2 */
+    gr_share_group_values(part->b, part->group, vals);
+    return vals->dlq_topic[0] != 0;
+}
+
+gr_err_t gr_share_dlq_write(gr_share_part_t *part, const gr_sgc_values_t *vals, gr_share_dlq_out_t *out) {
     gr_broker_t *b = part->b;
     const gr_sp_delta_t *d = &part->delta;
     out->p = NULL;
-    if (!d->n_dead || gr_broker_feature_level(b, "share.version") < 2) return GR_ERR_NONE; /* Kafka: SV_2 */
-    gr_sgc_values_t vals;
-    gr_share_group_values(b, part->group, &vals);
-    if (!vals.dlq_topic[0]) return GR_ERR_NONE;
     bool failed = false;
-    gr_share_dlq_stats_t *st = stats_of(b, part->group);
-    const gr_meta_topic_t *t = dlq_topic(b, part->group, vals.dlq_topic, &failed);
+    const gr_meta_topic_t *t = dlq_topic(b, part->group, vals->dlq_topic, &failed);
     gr_partition_t *p = t ? gr_parts_find_id(b->parts, &t->id, part->partition % t->partitions) : NULL;
     if (!p || p->offline || gr_plog_offline(p->plog)) {
         if (t) GR_ERROR("share", "Failed to write to DLQ, proceeding to ARCHIVED regardless. %s is offline", t->name);
-        if (t || failed) st->failed++;
+        if (t || failed) stats_of(b, part->group)->failed++; /* a refusal marks nothing, as Kafka's meters */
         return GR_ERR_NONE;
     }
+    gr_share_dlq_stats_t *st = stats_of(b, part->group);
     const gr_meta_topic_t *src = gr_meta_topic_find_id(b->meta, &part->topic_id);
     gr_partition_t *sp = gr_parts_find_id(b->parts, &part->topic_id, part->partition);
     char id[23];
@@ -204,7 +206,7 @@ gr_err_t gr_share_dlq_write(gr_share_part_t *part, gr_share_dlq_out_t *out) {
     for (size_t i = 0; i < d->n_dead; i++) {
         bd.r.delivery_count = d->dead[i].delivery_count;
         bd.r.reason = d->dead[i].reason == GR_SP_DEAD_REJECT ? GR_DLQ_REJECT : GR_DLQ_DELIVERY_LIMIT;
-        build_range(&bd, sp ? sp->plog : NULL, vals.dlq_copy_record, d->dead[i].first_offset, d->dead[i].last_offset);
+        build_range(&bd, sp ? sp->plog : NULL, vals->dlq_copy_record, d->dead[i].first_offset, d->dead[i].last_offset);
     }
     gr_batch_builder_opts_t bo;
     gr_batch_builder_opts_init(&bo);

@@ -13,6 +13,7 @@
 #ifndef GR_BROKER_SHARE_DLQ_H
 #define GR_BROKER_SHARE_DLQ_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -25,11 +26,14 @@ typedef struct gr_share_dlq_out {
     int64_t end; /* log end offset after the append: durable once the partition is synced to it */
 } gr_share_dlq_out_t;
 
-/** Dead-letter the ranges part->delta lists, if share.version >= 2 and the group has
- *  a DLQ topic. A refusal at write time (docs/dlq.md §2) is logged as Kafka logs it and
+/** True if the ranges part->delta lists are to be dead-lettered: share.version >= 2
+ *  (read now) and the group has a DLQ topic; *vals gets the group's configs. */
+bool gr_share_dlq_wanted(gr_share_part_t *part, gr_sgc_values_t *vals);
+
+/** Dead-letter the ranges part->delta lists (gr_share_dlq_wanted said so). A refusal at write time (docs/dlq.md §2) is logged as Kafka logs it and
  *  the records are archived anyway (NONE). An append that fails returns
  *  KAFKA_STORAGE_ERROR: the caller rolls the transition back (nothing changed). */
-gr_err_t gr_share_dlq_write(gr_share_part_t *part, gr_share_dlq_out_t *out);
+gr_err_t gr_share_dlq_write(gr_share_part_t *part, const gr_sgc_values_t *vals, gr_share_dlq_out_t *out);
 
 /** Start-up, after the partitions and the share-state store are open and before
  *  any share-partition loads: roll forward the archive of DLQ records whose

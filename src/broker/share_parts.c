@@ -221,6 +221,11 @@ static void join2_done(void *arg, gr_err_t err) {
     free(j);
 }
 
+static void join2_noop(void *arg, gr_err_t err) {
+    (void)arg;
+    (void)err;
+}
+
 static void dlq_synced(void *arg, gr_err_t err) {
     if (arg) join2_done(arg, err ? GR_ERR_KAFKA_STORAGE_ERROR : GR_ERR_NONE);
 }
@@ -244,16 +249,19 @@ static gr_err_t ensure_start_offset(gr_share_part_t *part) {
  * record that commits both (docs/dlq.md §7). */
 static gr_err_t write_with_dlq(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, bool *written) {
     gr_share_dlq_out_t dlq = {0};
-    gr_err_t err = part->delta.n_dead && part->b->share.sstore ? ensure_start_offset(part) : GR_ERR_NONE;
-    if (!err) err = gr_share_dlq_write(part, &dlq);
-    if (err) return err;
+    gr_sgc_values_t vals;
+    if (part->b->share.sstore && gr_share_dlq_wanted(part, &vals)) {
+        gr_err_t err = ensure_start_offset(part);
+        if (!err) err = gr_share_dlq_write(part, &vals, &dlq);
+        if (err) return err;
+    }
     join2_t *j = NULL;
     if (dlq.p && cb) {
         j = malloc(sizeof(*j));
         if (!j) abort();
         *j = (join2_t){2, GR_ERR_NONE, cb, arg};
     }
-    err = part_write(part, j ? join2_done : cb, j ? (void *)j : arg, written);
+    gr_err_t err = part_write(part, j ? join2_done : cb, j ? (void *)j : arg, written);
     if (err && dlq.p) {
         /* The DLQ records are on disk but their archive is not: memory cannot go back
          * without losing them. Offline until restart, where recovery rolls it forward. */
@@ -262,7 +270,10 @@ static gr_err_t write_with_dlq(gr_share_part_t *part, gr_sstore_cb *cb, void *ar
         part->b->share.dlq_torn = true;
     }
     if (dlq.p) {
-        if (err && j) j->pending--; /* the share-state callback never comes */
+        if (j && (err || !*written)) { /* no share-state callback, and the caller drops arg */
+            j->cb = join2_noop;
+            j->pending--;
+        }
         gr_sync_queue_add(part->b->syncq, dlq.p, dlq.end, dlq_synced, j);
     } else if (j) {
         free(j);
