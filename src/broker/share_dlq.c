@@ -107,7 +107,21 @@ typedef struct build {
     gr_batch_builder_t bb;
     gr_dlq_rec_t r; /* topic, partition, group, count, reason filled per range */
     int64_t now, n;
+    size_t max_batch; /* the DLQ topic's max.message.bytes: a batch is closed before it passes it */
+    gr_wbuf_t out;    /* finished batches, appended together (one write) */
+    gr_err_t err;
 } build_t;
+
+/* Close the open batch into bd->out (Kafka splits a DLQ write by max.message.bytes too). */
+static void flush_batch(build_t *bd) {
+    if (!bd->bb.count) return;
+    gr_batch_builder_opts_t bo;
+    gr_batch_builder_opts_init(&bo);
+    gr_err_t err = gr_batch_builder_finish(&bd->bb, &bo, &bd->out);
+    if (err && !bd->err) bd->err = err;
+    gr_batch_builder_free(&bd->bb);
+    gr_batch_builder_init(&bd->bb);
+}
 
 static void add_one(build_t *bd, int64_t off, const gr_record_t *src) {
     bd->r.offset = off;
@@ -115,6 +129,7 @@ static void add_one(build_t *bd, int64_t off, const gr_record_t *src) {
     bd->r.key_len = src ? src->key_len : -1;
     bd->r.value = src ? src->value : NULL;
     bd->r.value_len = src ? src->value_len : -1;
+    if (bd->bb.count && bd->bb.records.len + 512 + (size_t)(src ? src->size : 0) > bd->max_batch) flush_batch(bd);
     gr_dlq_add(&bd->bb, bd->now, &bd->r);
     bd->n++;
 }
@@ -200,22 +215,21 @@ gr_err_t gr_share_dlq_write(gr_share_part_t *part, const gr_sgc_values_t *vals, 
     gr_partition_t *sp = gr_parts_find_id(b->parts, &part->topic_id, part->partition);
     char id[23];
     gr_uuid_to_base64(&part->topic_id, id);
+    int64_t max = gr_meta_topic_config_i64(b->meta, t, "max.message.bytes");
     build_t bd = {.r = {.topic = src ? src->name : id, .partition = part->partition, .group = part->group},
-                  .now = gr_clock_wall_ms()};
+                  .now = gr_clock_wall_ms(),
+                  .max_batch = max > 4096 ? (size_t)max : 4096};
     gr_batch_builder_init(&bd.bb);
+    gr_wbuf_init(&bd.out);
     for (size_t i = 0; i < d->n_dead; i++) {
         bd.r.delivery_count = d->dead[i].delivery_count;
         bd.r.reason = d->dead[i].reason == GR_SP_DEAD_REJECT ? GR_DLQ_REJECT : GR_DLQ_DELIVERY_LIMIT;
         build_range(&bd, sp ? sp->plog : NULL, vals->dlq_copy_record, d->dead[i].first_offset, d->dead[i].last_offset);
     }
-    gr_batch_builder_opts_t bo;
-    gr_batch_builder_opts_init(&bo);
-    gr_wbuf_t wb;
-    gr_wbuf_init(&wb);
-    gr_err_t err = gr_batch_builder_finish(&bd.bb, &bo, &wb);
+    flush_batch(&bd);
     gr_batch_builder_free(&bd.bb);
-    if (!err) err = append(p, &wb, &out->end);
-    gr_wbuf_free(&wb);
+    gr_err_t err = bd.err ? bd.err : append(p, &bd.out, &out->end);
+    gr_wbuf_free(&bd.out);
     if (err) {
         st->failed++;
         return GR_ERR_KAFKA_STORAGE_ERROR;
