@@ -13,20 +13,33 @@
  * metadata.version is what a fresh 4.4.0 node supports (7..33) and finalizes (33,
  * 4.4-IV2); some admin tools read it, and there is no KRaft metadata log behind it.
  * share.version: 4.4.0 supports 0..2 (2 brings the share-group dead-letter queue,
- * KIP-1191) and finalizes 1 on a fresh node; gregord has version 1 only
- * (docs/compatibility.md). */
-static const gr_broker_feature_t g_features[] = {
+ * KIP-1191) and a kafka-ref.sh node finalizes 1; UpdateFeatures changes the finalized
+ * level, kept in the metadata store (h_update_features.c, docs/dlq.md). */
+static const gr_broker_feature_t g_features[GR_BROKER_N_FEATURES] = {
     {"group.version", 0, 1, 1},
     {"metadata.version", 7, 33, 33},
-    {"share.version", 0, 1, 1},
+    {"share.version", 0, 2, 1},
 };
 
-const gr_broker_feature_t *gr_broker_features(const gr_broker_t *b, size_t *n) {
-    (void)b;
-    *n = sizeof(g_features) / sizeof(g_features[0]);
-    return g_features;
+const gr_broker_feature_t *gr_broker_features(gr_broker_t *b, size_t *n) {
+    *n = GR_BROKER_N_FEATURES;
+    for (size_t i = 0; i < GR_BROKER_N_FEATURES; i++) {
+        b->features[i] = g_features[i];
+        b->features[i].finalized = gr_meta_feature_level(b->meta, g_features[i].name, g_features[i].finalized);
+    }
+    return b->features;
 }
-int64_t gr_broker_features_epoch(const gr_broker_t *b) { return 1; }
+int16_t gr_broker_feature_level(const gr_broker_t *b, const char *name) {
+    for (size_t i = 0; i < GR_BROKER_N_FEATURES; i++)
+        if (!strcmp(g_features[i].name, name)) return gr_meta_feature_level(b->meta, name, g_features[i].finalized);
+    return 0;
+}
+const gr_broker_feature_t *gr_broker_feature_find(const char *name) {
+    for (size_t i = 0; i < GR_BROKER_N_FEATURES; i++)
+        if (!strcmp(g_features[i].name, name)) return &g_features[i];
+    return NULL;
+}
+int64_t gr_broker_features_epoch(const gr_broker_t *b) { return gr_meta_features_epoch(b->meta); }
 const char *gr_broker_host(const gr_broker_t *b) { return b->cfg->advertised_host; }
 int32_t gr_broker_adv_port(const gr_broker_t *b) {
     return b->cfg->advertised_port ? b->cfg->advertised_port : gr_listener_port(b->listener);

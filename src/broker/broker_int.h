@@ -20,6 +20,7 @@ typedef struct gr_broker_feature {
     const char *name;
     int16_t min_supported, max_supported, finalized;
 } gr_broker_feature_t;
+#define GR_BROKER_N_FEATURES 3
 
 /** acks=all group commit on the loop thread (sync_queue.c): waiters queued during
  *  one loop iteration are completed, after one fsync per partition, just before
@@ -54,7 +55,8 @@ struct gr_broker {
     gr_topic_job_t *topic_jobs; /* partition logs still to open (topic_open.c) */
     gr_timer_t topic_timer;
     bool shutting_down;
-    gr_broker_progress_cb progress; /* start-up/shutdown slices: the admin endpoint (may be NULL) */
+    gr_broker_feature_t features[GR_BROKER_N_FEATURES]; /* gr_broker_features' answer */
+    gr_broker_progress_cb progress;                     /* start-up/shutdown slices: the admin endpoint (may be NULL) */
     void *progress_arg;
 };
 
@@ -98,9 +100,15 @@ void gr_broker_topic_respond_when_open(gr_req_t *req, const void *resp);
  *  Returns the topic or NULL (the error code in *err). */
 const gr_meta_topic_t *gr_broker_auto_create(gr_broker_t *b, const char *name, gr_err_t *err);
 
-/** Feature flags for ApiVersions v3+. */
-const gr_broker_feature_t *gr_broker_features(const gr_broker_t *b, size_t *n);
+/** Feature flags for ApiVersions v3+: supported ranges and the finalized levels
+ *  (read from the metadata store at each call; valid until the next call). */
+const gr_broker_feature_t *gr_broker_features(gr_broker_t *b, size_t *n);
 int64_t gr_broker_features_epoch(const gr_broker_t *b);
+/** The finalized level of a feature now (0 if unknown): read on every decision
+ *  that depends on it (share.version >= 2: dead-letter queue). */
+int16_t gr_broker_feature_level(const gr_broker_t *b, const char *name);
+/** A feature's static row (supported range, fresh node level), NULL if unknown. */
+const gr_broker_feature_t *gr_broker_feature_find(const char *name);
 
 /** The advertised endpoint of this broker. */
 const char *gr_broker_host(const gr_broker_t *b);

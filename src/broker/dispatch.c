@@ -22,6 +22,7 @@ static const gr_handler_t g_handlers[] = {
     {GR_API_CreatePartitions, 0, 3, gr_h_create_partitions, false},
     {GR_API_IncrementalAlterConfigs, 0, 1, gr_h_incremental_alter_configs, false},
     {GR_API_DescribeCluster, 0, 2, gr_h_describe_cluster, false},
+    {GR_API_UpdateFeatures, 0, 2, gr_h_update_features, false},
     {GR_API_DescribeTopicPartitions, 0, 0, gr_h_describe_topic_partitions, false},
     {GR_API_ShareFetch, 1, 2, gr_h_share_fetch, false},
     {GR_API_ShareAcknowledge, 1, 2, gr_h_share_acknowledge, false},

@@ -21,13 +21,7 @@ static bool is_share_api(int16_t key) {
     }
 }
 
-static bool share_enabled(const gr_broker_t *b) {
-    size_t n;
-    const gr_broker_feature_t *fs = gr_broker_features(b, &n);
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(fs[i].name, "share.version")) return fs[i].finalized >= 1;
-    return false;
-}
+static bool share_enabled(const gr_broker_t *b) { return gr_broker_feature_level(b, "share.version") >= 1; }
 
 static void fill_api_keys(gr_req_t *req, gr_ApiVersionsResponse_t *resp, bool only_self) {
     bool share = share_enabled(req->b);

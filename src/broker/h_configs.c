@@ -248,6 +248,8 @@ static void group_put(void *ctx, const gr_sgc_entry_t *g) {
     e.is_sensitive = g->is_sensitive;
     e.n_synonyms = 1;
     e.synonyms[0] = (gr_cfg_synonym_t){g->name, g->value, g->source};
+    if (g->default_synonym)
+        e.synonyms[e.n_synonyms++] = (gr_cfg_synonym_t){g->name, g->default_synonym, GR_CFG_SRC_DEFAULT};
     put_entry(gp->req, &e, &gp->res->Configs.v[gp->res->Configs.n++]);
 }
 

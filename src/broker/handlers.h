@@ -29,6 +29,7 @@ void gr_h_api_versions(gr_req_t *req);
 void gr_h_api_versions_unsupported(gr_req_t *req);
 void gr_h_metadata(gr_req_t *req);
 void gr_h_describe_cluster(gr_req_t *req);
+void gr_h_update_features(gr_req_t *req);
 void gr_h_describe_topic_partitions(gr_req_t *req);
 void gr_h_produce(gr_req_t *req);
 void gr_h_fetch(gr_req_t *req);

@@ -20,6 +20,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "broker/share_coord.h"
+#include "broker/share_dlq.h"
 
 /* A group store record that only carries config overrides (no share group). */
 enum { CONFIG_ONLY = 0 };
@@ -423,6 +424,7 @@ gr_err_t gr_share_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
     GR_INFO("share", "loaded %d share group(s) (%zu record(s)) and %zu share-partition state(s) in %lld ms",
             gr_share_group_count(b->share.groups), n, st.n_keys, (long long)(gr_clock_mono_ms() - t0));
     gr_share_rearm_expiry(b);
+    gr_share_dlq_recover(b); /* before any share-partition loads (docs/dlq.md §7) */
     return gr_share_data_open(b, errstr, errstr_size);
 }
 
@@ -432,7 +434,10 @@ void gr_share_close(gr_broker_t *b) {
     gr_share_data_close(b);
     gr_timer_stop(&b->share.expiry_timer);
     if (b->share.gstore) gr_gstore_close(b->share.gstore);
+    bool clean = b->share.sstore && !gr_sstore_failed(b->share.sstore) && !b->share.dlq_torn;
     if (b->share.sstore) gr_sstore_close(b->share.sstore);
+    if (clean) gr_share_dlq_mark_clean(b);
+    gr_share_dlq_close(b);
     b->share.gstore = NULL;
     b->share.sstore = NULL;
     gr_share_group_registry_free(b->share.groups);

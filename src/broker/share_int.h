@@ -34,6 +34,8 @@ typedef struct gr_share_ctx {
     gr_sstore_t *sstore;
     gr_timer_t expiry_timer;
     struct gr_share_gconfs *gconfs; /* group config overrides (share_coord.c) */
+    struct gr_share_dlq *dlq;       /* per-group DLQ counters (share_dlq.c) */
+    bool dlq_torn;                  /* a DLQ append was not followed by its share-state write: offline */
     /* data side */
     gr_share_parts_t *parts;
     gr_share_sessions_t *sessions;

@@ -21,6 +21,7 @@
 #include "broker/broker_int.h"
 #include "broker/broker_metrics.h"
 #include "broker/share_coord.h"
+#include "broker/share_dlq.h"
 #include "broker/share_parts.h"
 #include "broker/share_sessions.h"
 #include "meta/meta.h"
@@ -242,6 +243,36 @@ static void write_groups(gr_prom_t *p, const grp_t *g, size_t n) {
     }
 }
 
+/* The dead-letter queue, per group (Kafka's DeadLetterQueue* meters of ShareGroupMetrics). */
+typedef struct dlq_put {
+    gr_prom_t *p;
+    int k;
+} dlq_put_t;
+
+static void dlq_sample(void *arg, const char *group, const gr_share_dlq_stats_t *st) {
+    static const char *const NAMES[3] = {"gregor_share_dlq_records_total", "gregor_share_dlq_produce_requests_total",
+                                         "gregor_share_dlq_failed_total"};
+    dlq_put_t *dp = arg;
+    gr_prom_labels_t l;
+    gr_prom_labels_init(&l);
+    gr_prom_label(&l, "group", group);
+    gr_prom_u64(dp->p, NAMES[dp->k], &l, dp->k == 0 ? st->records : dp->k == 1 ? st->produces : st->failed);
+}
+
+static void write_dlq(gr_broker_t *b, gr_prom_t *p) {
+    static const char *const NAMES[3] = {"gregor_share_dlq_records_total", "gregor_share_dlq_produce_requests_total",
+                                         "gregor_share_dlq_failed_total"};
+    static const char *const HELP[3] = {
+        "Records written to the group's dead-letter queue topic",
+        "Dead-letter writes (one per dead-lettered range of a share-partition transition)",
+        "Dead-letter writes that failed (topic creation, offline partition, append error)"};
+    for (int k = 0; k < 3; k++) {
+        gr_prom_family(p, NAMES[k], GR_PROM_COUNTER, HELP[k]);
+        dlq_put_t dp = {p, k};
+        gr_share_dlq_foreach(b, dlq_sample, &dp);
+    }
+}
+
 static void write_store(gr_broker_t *b, gr_prom_t *p) {
     gr_sstore_stats_t st;
     memset(&st, 0, sizeof(st));
@@ -281,6 +312,7 @@ void gr_broker_collect_share(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t 
     dropped->share_partition = s.rows.n - n_rows;
     write_sp(p, s.rows.v, n_rows);
     write_groups(p, s.groups, n_groups);
+    write_dlq(b, p);
     write_broker(b, p, s.n_groups);
     write_store(b, p);
     free(s.rows.v);

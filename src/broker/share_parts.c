@@ -35,6 +35,7 @@
 #include "base/uuid.h"
 #include "broker/broker_int.h"
 #include "broker/share_capacity.h"
+#include "broker/share_dlq.h"
 
 #define EXPIRY_RETRY_MS 1000 /* a lock expiry whose write failed is retried this much later */
 
@@ -203,6 +204,83 @@ static void part_rollback(gr_share_part_t *part) {
     d->state_epoch = gr_sp_state_epoch(part->sp);
 }
 
+/* The answer of a dead-lettering acknowledgement waits for two fsyncs: the DLQ
+ * partition's and the share-state record's; cb runs once with the first error. */
+typedef struct join2 {
+    int pending;
+    gr_err_t err;
+    gr_sstore_cb *cb;
+    void *arg;
+} join2_t;
+
+static void join2_done(void *arg, gr_err_t err) {
+    join2_t *j = arg;
+    if (err && !j->err) j->err = err;
+    if (--j->pending) return;
+    j->cb(j->arg, j->err);
+    free(j);
+}
+
+static void join2_noop(void *arg, gr_err_t err) {
+    (void)arg;
+    (void)err;
+}
+
+static void dlq_synced(void *arg, gr_err_t err) {
+    if (arg) join2_done(arg, err ? GR_ERR_KAFKA_STORAGE_ERROR : GR_ERR_NONE);
+}
+
+/* Before the share-state record of a dead-lettering transition: the durable state
+ * must carry a start offset (the lazy SPSO of §1.10), so that recovery can roll the
+ * archive forward into it (share_dlq_recover.c). Written once per share-partition. */
+static gr_err_t ensure_start_offset(gr_share_part_t *part) {
+    gr_sstore_key_t key = part_key(part);
+    gr_sstore_state_t st;
+    gr_err_t err = gr_sstore_read(part->b->share.sstore, &key, &st);
+    if (!err && st.start_offset >= 0) return GR_ERR_NONE;
+    gr_sstore_update_t up = {.state_epoch = gr_sp_state_epoch(part->sp),
+                             .leader_epoch = -1,
+                             .start_offset = part->spso_begin,
+                             .delivery_complete_count = -1};
+    return gr_sstore_write(part->b->share.sstore, &key, &up, NULL, NULL);
+}
+
+/* The DLQ append and the share-state record of one transition: DLQ first, then the
+ * record that commits both (docs/dlq.md §7). */
+static gr_err_t write_with_dlq(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, bool *written) {
+    gr_share_dlq_out_t dlq = {0};
+    gr_sgc_values_t vals;
+    if (part->b->share.sstore && gr_share_dlq_wanted(part, &vals)) {
+        gr_err_t err = ensure_start_offset(part);
+        if (!err) err = gr_share_dlq_write(part, &vals, &dlq);
+        if (err) return err;
+    }
+    join2_t *j = NULL;
+    if (dlq.p && cb) {
+        j = malloc(sizeof(*j));
+        if (!j) abort();
+        *j = (join2_t){2, GR_ERR_NONE, cb, arg};
+    }
+    gr_err_t err = part_write(part, j ? join2_done : cb, j ? (void *)j : arg, written);
+    if (err && dlq.p) {
+        /* The DLQ records are on disk but their archive is not: memory cannot go back
+         * without losing them. Offline until restart, where recovery rolls it forward. */
+        GR_ERROR("share", "share-state write after a DLQ append failed (%s): share groups offline until restart",
+                 gr_err_name(err));
+        part->b->share.dlq_torn = true;
+    }
+    if (dlq.p) {
+        if (j && (err || !*written)) { /* no share-state callback, and the caller drops arg */
+            j->cb = join2_noop;
+            j->pending--;
+        }
+        gr_sync_queue_add(part->b->syncq, dlq.p, dlq.end, dlq_synced, j);
+    } else if (j) {
+        free(j);
+    }
+    return err;
+}
+
 gr_err_t gr_share_part_end(gr_share_part_t *part, gr_err_t op_err, gr_sstore_cb *cb, void *arg, bool *written) {
     *written = false;
     if (op_err) { /* the SP refused: nothing changed, but leave no doubt */
@@ -212,16 +290,18 @@ gr_err_t gr_share_part_end(gr_share_part_t *part, gr_err_t op_err, gr_sstore_cb 
     /* Only the transition's own changes force a write (a lazy SPSO alone waits). */
     const gr_sp_delta_t *d = &part->delta;
     bool own = d->n > 0 || gr_sp_start_offset(part->sp) != part->spso_begin;
-    gr_err_t err = own ? part_write(part, cb, arg, written) : GR_ERR_NONE;
-    if (err) {
+    gr_err_t err = own ? write_with_dlq(part, cb, arg, written) : GR_ERR_NONE;
+    if (err && !part->b->share.dlq_torn) {
         part_rollback(part);
         return err;
     }
     gr_sp_commit(part->sp);
-    return GR_ERR_NONE;
+    return err;
 }
 
-bool gr_share_state_failed(const gr_broker_t *b) { return b->share.sstore && gr_sstore_failed(b->share.sstore); }
+bool gr_share_state_failed(const gr_broker_t *b) {
+    return b->share.dlq_torn || (b->share.sstore && gr_sstore_failed(b->share.sstore));
+}
 
 /* Persister errors as the SPL surfaces them (§1.10 step 4). */
 static gr_err_t persister_error(gr_err_t err) {

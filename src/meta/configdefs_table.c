@@ -298,6 +298,15 @@ const gr_cfgdef_t gr__cfgdefs[] = {
     {BROKER("group.share.max.groups", INT), .dflt = "1000", .min = 1, .flags = F_MIN, .importance = GR_CFG_MEDIUM,
      .doc = "Share groups on this broker, config-only groups included; a heartbeat for a new group beyond it "
             "gets GROUP_MAX_SIZE_REACHED, a group config alter POLICY_VIOLATION."},
+    /* The share-group dead-letter queue (KIP-1191, Kafka 4.4.0; docs/dlq.md): checked when a record is
+     * dead-lettered, not when set. */
+    {BROKER("errors.deadletterqueue.topic.name.prefix", STRING), .dflt = "dlq.", .flags = F_DYN,
+     .importance = GR_CFG_MEDIUM, .doc = "Prefix every share-group DLQ topic name must start with (empty: any name)."},
+    {BROKER("errors.deadletterqueue.auto.create.topics.enable", BOOLEAN), .dflt = "false", .flags = F_DYN,
+     .importance = GR_CFG_MEDIUM, .doc = "Create a missing share-group DLQ topic on its first record."},
+    {BROKER("group.share.dlq.manager.class.name", STRING),
+     .dflt = "org.apache.kafka.server.share.dlq.DefaultShareGroupDLQManager", .flags = F_INTERNAL | F_UNUSED,
+     .importance = GR_CFG_LOW, .doc = "Kafka's DLQ writer class (internal); gregord has one built in."},
     {BROKER("group.share.max.share.sessions", INT), .dflt = "2000", .min = 1, .flags = F_MIN,
      .importance = GR_CFG_MEDIUM, .doc = "Share sessions per broker; must be at least group.share.max.size."},
     {BROKER("group.share.session.timeout.ms", INT), .dflt = "45000", .min = 1, .flags = F_MIN,
@@ -378,6 +387,8 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .doc = "Accepted, unused (no replication)."},
     {TOPIC("max.compaction.lag.ms", LONG), .dflt = I64MAX, .min = 1, .flags = F_MIN | F_UNUSED,
      .importance = GR_CFG_MEDIUM, .doc = "Compaction setting, accepted and unused."},
+    {TOPIC("errors.deadletterqueue.group.enable", BOOLEAN), .dflt = "false", .importance = GR_CFG_MEDIUM,
+     .doc = "Allow share groups to use this topic as their dead-letter queue (KIP-1191)."},
     {TOPIC("max.message.bytes", INT), .dflt = "1048588", .min = 0, .flags = F_MIN, .syn = {{"message.max.bytes", 1}},
      .importance = GR_CFG_MEDIUM, .doc = "Largest record batch accepted."},
     {TOPIC("message.timestamp.after.max.ms", LONG), .dflt = "3600000", .min = 0, .flags = F_MIN,

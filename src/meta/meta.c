@@ -134,6 +134,8 @@ gr_err_t gr_meta_open(gr_meta_t **out, const char *log_dir, int32_t node_id, con
     gr_props_init(&meta->static_cfg);
     gr_props_init(&meta->dyn_broker);
     gr_props_init(&meta->dyn_default);
+    gr_props_init(&meta->features);
+    meta->features_epoch = 1;
     if (static_config) gr_props_copy(&meta->static_cfg, static_config);
     /* Kafka copies node.id into broker.id when only node.id is set, so DescribeConfigs
      * shows broker.id as a static config with the node id. */
@@ -160,6 +162,7 @@ void gr_meta_close(gr_meta_t *meta) {
     gr_props_free(&meta->static_cfg);
     gr_props_free(&meta->dyn_broker);
     gr_props_free(&meta->dyn_default);
+    gr_props_free(&meta->features);
     free(meta->log_dir);
     free(meta->meta_path);
     free(meta);

@@ -101,4 +101,12 @@ gr_err_t gr_meta_broker_set_config(gr_meta_t *meta, bool cluster_default, const 
                                    bool validate_only, char *errstr, size_t errstr_size);
 const gr_props_t *gr_meta_broker_configs(const gr_meta_t *meta, bool cluster_default);
 
+/** Finalized feature levels (UpdateFeatures): the level stored for name, else dflt (a
+ *  fresh node's level). gr_meta_feature_set persists the change (fsynced) before it
+ *  returns; GR_ERR_KAFKA_STORAGE_ERROR leaves memory unchanged. The epoch starts at 1
+ *  and grows with every change (ApiVersions FinalizedFeaturesEpoch). */
+int16_t gr_meta_feature_level(const gr_meta_t *meta, const char *name, int16_t dflt);
+gr_err_t gr_meta_feature_set(gr_meta_t *meta, const char *name, int16_t level, char *errstr, size_t errstr_size);
+int64_t gr_meta_features_epoch(const gr_meta_t *meta);
+
 #endif

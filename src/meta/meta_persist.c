@@ -189,6 +189,12 @@ gr_err_t gr__meta_persist(const gr_meta_t *meta, char *errstr, size_t sz) {
     for (size_t i = 0; i < meta->n_topics; i++) topic_props(meta->topics[i], i, &p);
     level_props(&meta->dyn_broker, "broker.node.config.", &p);
     level_props(&meta->dyn_default, "broker.default.config.", &p);
+    level_props(&meta->features, "feature.", &p);
+    if (meta->features.n) {
+        char ep[32];
+        snprintf(ep, sizeof(ep), "%lld", (long long)meta->features_epoch);
+        gr_props_set(&p, "features.epoch", ep, 0);
+    }
     char *body = gr_props_format(&p);
     gr_props_free(&p);
     size_t hl = strlen(META_HEADER), bl = strlen(body);
@@ -286,6 +292,10 @@ static gr_err_t load_entries(gr_meta_t *meta, const gr_props_t *p, topic_slots_t
             gr_props_set(&meta->dyn_broker, k + 19, v, 0);
         else if (!strncmp(k, "broker.default.config.", 22) && k[22])
             gr_props_set(&meta->dyn_default, k + 22, v, 0);
+        else if (!strncmp(k, "feature.", 8) && k[8])
+            gr_props_set(&meta->features, k + 8, v, 0);
+        else if (!strcmp(k, "features.epoch"))
+            ok = gr_cfg_parse_i64(GR_CFG_LONG, v, &meta->features_epoch) && meta->features_epoch >= 1;
         else
             ok = false;
         if (!ok) {

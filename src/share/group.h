@@ -142,6 +142,11 @@ typedef struct gr_sgc_values {
     bool renew_acknowledge_enable;
     int32_t redelivery_backoff_ms;     /* gregor.share.redelivery.backoff.ms: 0 = off */
     int32_t redelivery_backoff_max_ms; /* gregor.share.redelivery.backoff.max.ms */
+    /* errors.deadletterqueue.topic.name ("" = no DLQ; a longer name than fits is cut,
+     * dlq_topic_cut set: no topic can have it) and .copy.record.enable (KIP-1191). */
+    char dlq_topic[256];
+    bool dlq_topic_cut;
+    bool dlq_copy_record;
 } gr_sgc_values_t;
 
 /** One group config definition. */
@@ -183,6 +188,9 @@ typedef struct gr_sgc_entry {
     gr_cfg_type_t type;
     const char *doc;
     bool read_only, is_sensitive; /* always false */
+    /* Set value with no broker synonym (the DLQ keys): Kafka adds the default as a
+     * DEFAULT_CONFIG synonym after the GROUP_CONFIG one; NULL otherwise. */
+    const char *default_synonym;
     char _buf[32];
 } gr_sgc_entry_t;
 /** Fill out[0..count-1] (out must have gr_sgc_count() slots) with every group config:

@@ -23,6 +23,8 @@ enum {
     C_ISOLATION,
     C_RENEW,
     C_ASSIGN,
+    C_DLQ_NAME, /* KIP-1191, Kafka 4.4.0 */
+    C_DLQ_COPY,
     C_BACKOFF,     /* gregord only: delayed redelivery */
     C_BACKOFF_MAX, /* gregord only */
     C_N
@@ -57,6 +59,11 @@ static const gr_sgc_def_t defs[C_N] = {
      * membership change, so the value is validated, stored and described only. */
     [C_ASSIGN] = {"share.assignment.interval.ms", GR_CFG_INT, 0,
                   "Interval between share group assignment computations (accepted; gregord assigns at once)."},
+    [C_DLQ_NAME] = {"errors.deadletterqueue.topic.name", GR_CFG_STRING, 0,
+                    "Dead-letter queue topic of the group: REJECTed records and records archived at the "
+                    "delivery count limit are written there (empty = none; needs share.version 2)."},
+    [C_DLQ_COPY] = {"errors.deadletterqueue.copy.record.enable", GR_CFG_BOOLEAN, 0,
+                    "Whether dead-letter records carry the source record's key and value."},
     [C_BACKOFF] = {"gregor.share.redelivery.backoff.ms", GR_CFG_INT, 0,
                    "gregord only: delay before a RELEASEd or lock-expired record is redelivered, doubled "
                    "per earlier delivery (0 = off)."},
@@ -242,6 +249,11 @@ static gr_err_t parse_value(int i, const char *value, int64_t *ival, char *errst
         if (!gr_cfg_parse_bool(buf, &b))
             return invalid(errstr, n, value, d->name, "Expected value to be either true or false");
         *ival = b;
+    } else if (i == C_DLQ_NAME) {
+        if (!strncmp(buf, "__", 2)) { /* Kafka 4.4.0 checks only this when the config is set */
+            snprintf(errstr, n, "%s: DLQ topic name must not start with '__'", d->name);
+            return GR_ERR_INVALID_CONFIG;
+        }
     } else if (i == C_RESET) {
         if (!gr_sgc_parse_reset(buf, NULL, NULL)) {
             snprintf(reason, sizeof(reason),
@@ -335,6 +347,17 @@ void gr_sgc_resolve(const gr_props_t *stored, const gr_share_config_t *broker, g
     s = stored ? gr_props_get(stored, defs[C_RENEW].name) : NULL;
     bool b;
     if (s && gr_cfg_parse_bool(s, &b)) out->renew_acknowledge_enable = b;
+    s = stored ? gr_props_get(stored, defs[C_DLQ_NAME].name) : NULL;
+    if (s) {
+        trim_copy(s, buf, sizeof(buf));
+        out->dlq_topic_cut = strlen(s) >= sizeof(out->dlq_topic) && strlen(buf) >= sizeof(out->dlq_topic);
+        snprintf(out->dlq_topic, sizeof(out->dlq_topic), "%s", buf);
+    }
+    s = stored ? gr_props_get(stored, defs[C_DLQ_COPY].name) : NULL;
+    if (s) {
+        trim_copy(s, buf, sizeof(buf));
+        if (gr_cfg_parse_bool(buf, &b)) out->dlq_copy_record = b;
+    }
 }
 
 void gr_sgc_describe(const gr_props_t *stored, const gr_share_config_t *broker, gr_sgc_entry_t *out) {
@@ -349,6 +372,7 @@ void gr_sgc_describe(const gr_props_t *stored, const gr_share_config_t *broker, 
         e->source = s ? GR_CFG_SRC_GROUP : GR_CFG_SRC_DEFAULT;
         if (s) {
             e->value = s;
+            if (i == C_DLQ_NAME || i == C_DLQ_COPY) e->default_synonym = i == C_DLQ_NAME ? "" : "false";
             continue;
         }
         int32_t dflt, min, max;
@@ -357,7 +381,11 @@ void gr_sgc_describe(const gr_props_t *stored, const gr_share_config_t *broker, 
             snprintf(e->_buf, sizeof(e->_buf), "%d", dflt);
             e->value = e->_buf;
         } else {
-            e->value = i == C_RESET ? "latest" : i == C_ISOLATION ? "read_uncommitted" : "true";
+            e->value = i == C_RESET       ? "latest"
+                       : i == C_ISOLATION ? "read_uncommitted"
+                       : i == C_DLQ_NAME  ? ""
+                       : i == C_DLQ_COPY  ? "false"
+                                          : "true";
         }
     }
 }

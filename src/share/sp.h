@@ -81,6 +81,21 @@ typedef struct gr_sp_batch {
     int64_t not_before_ms;
 } gr_sp_batch_t;
 
+/** Reasons a range is dead-lettered (KIP-1191; docs/dlq.md): the only two. */
+enum {
+    GR_SP_DEAD_REJECT = 0, /**< acknowledged REJECT */
+    GR_SP_DEAD_LIMIT = 1,  /**< archived at share.delivery.count.limit (RELEASE, lock expiry, member release) */
+};
+
+/** A range a transition archived for a dead-lettering reason, with its delivery count.
+ *  Archives below SPSO, of records gone from the log and GAPs never appear. */
+typedef struct gr_sp_dead {
+    int64_t first_offset;
+    int64_t last_offset;
+    int16_t delivery_count;
+    uint8_t reason; /**< GR_SP_DEAD_* */
+} gr_sp_dead_t;
+
 /** What a mutating call changed, for the share-state store (spec §7.2).
  *
  * `batches` lists the changed ranges (sorted, non-overlapping, coalesced, all
@@ -95,6 +110,10 @@ typedef struct gr_sp_delta {
     bool changed; /**< SPSO moved or batches changed: something to write */
     gr_sp_batch_t *batches;
     size_t n, cap;
+    /** Ranges archived for a dead-lettering reason, in the order the call archived
+     *  them (the broker dead-letters them with this write; reset with the batches). */
+    gr_sp_dead_t *dead;
+    size_t n_dead, cap_dead;
 } gr_sp_delta_t;
 
 void gr_sp_delta_init(gr_sp_delta_t *d);

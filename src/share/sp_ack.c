@@ -127,12 +127,14 @@ static void apply_run(gr_sp_t *sp, int64_t a, int64_t b, int type, int explode, 
             gr__sp_set(sp, i, GR_SP_ACKNOWLEDGED, e->count, 0, 0, delta);
             break;
         case GR_SP_ACK_RELEASE: /* §1.3 rule 2: RELEASE → AVAILABLE, ARCHIVED at the limit */
-            if (e->count >= conf->delivery_count_limit)
+            if (e->count >= conf->delivery_count_limit) {
+                gr__sp_dead_put(delta, e->first, e->last, e->count, GR_SP_DEAD_LIMIT);
                 gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, delta);
-            else /* held back by the redelivery backoff when it is on */
+            } else /* held back by the redelivery backoff when it is on */
                 gr__sp_set(sp, i, GR_SP_AVAILABLE, e->count, 0, redeliver_at(sp, e->count, now_ms), delta);
             break;
-        default: /* §1.2/§1.8: REJECT and GAP → ARCHIVED */
+        default: /* §1.2/§1.8: REJECT and GAP → ARCHIVED; only a REJECT is dead-lettered */
+            if (type == GR_SP_ACK_REJECT) gr__sp_dead_put(delta, e->first, e->last, e->count, GR_SP_DEAD_REJECT);
             gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, delta);
             break;
         }
@@ -266,6 +268,8 @@ int64_t gr_sp_expire(gr_sp_t *sp, const gr_sp_conf_t *conf, int64_t now_ms, gr_s
              * on), or ARCHIVED at the delivery limit (§1.3 rule 2) or below SPSO (§1.8). */
             int st = (e->last < sp->spso || e->count >= conf->delivery_count_limit) ? GR_SP_ARCHIVED : GR_SP_AVAILABLE;
             GR_METRIC(stat_unlocked(sp, e, conf, 1));
+            if (st == GR_SP_ARCHIVED && e->last >= sp->spso) /* at the limit, not below SPSO */
+                gr__sp_dead_put(delta, e->first, e->last, e->count, GR_SP_DEAD_LIMIT);
             gr__sp_set(sp, i, st, e->count, 0, st == GR_SP_AVAILABLE ? redeliver_at(sp, e->count, now_ms) : 0, delta);
             i = gr__sp_coalesce_at(sp, i);
             any = 1;
@@ -294,6 +298,7 @@ int64_t gr_sp_release_member(gr_sp_t *sp, const gr_sp_conf_t *conf, const char *
             gr__sp_set(sp, i, GR_SP_ARCHIVED, e->count, 0, 0, delta);
         } else { /* as Kafka 4.4.0: count kept, archived at the limit (like a lock expiry) */
             int8_t to = e->count >= conf->delivery_count_limit ? GR_SP_ARCHIVED : GR_SP_AVAILABLE;
+            if (to == GR_SP_ARCHIVED) gr__sp_dead_put(delta, e->first, e->last, e->count, GR_SP_DEAD_LIMIT);
             gr__sp_set(sp, i, to, e->count, 0, 0, delta);
             i = gr__sp_coalesce_at(sp, i);
         }

@@ -351,6 +351,20 @@ static void delta_push(gr_sp_delta_t *d, gr_sp_batch_t b) {
 
 /* Record that [first, last] is now (state, count). Later writes win over
  * earlier ones for the same offsets (the store applies them in order). */
+void gr__sp_dead_put(gr_sp_delta_t *d, int64_t first, int64_t last, int16_t count, int reason) {
+    if (!d) return;
+    gr_sp_dead_t *p = d->n_dead ? &d->dead[d->n_dead - 1] : NULL;
+    if (p && p->last_offset + 1 == first && p->delivery_count == count && p->reason == reason) {
+        p->last_offset = last; /* one range archived in pieces */
+        return;
+    }
+    if (d->n_dead == d->cap_dead) {
+        d->cap_dead = d->cap_dead ? 2 * d->cap_dead : 8;
+        d->dead = gr__sp_xrealloc(d->dead, d->cap_dead, sizeof(*d->dead));
+    }
+    d->dead[d->n_dead++] = (gr_sp_dead_t){first, last, count, (uint8_t)reason};
+}
+
 void gr__sp_delta_put(gr_sp_delta_t *d, int64_t first, int64_t last, int state, int16_t count, int64_t not_before) {
     gr_sp_batch_t nb = {first, last, (int8_t)state, count, not_before};
     if (d->n == 0 || first > d->batches[d->n - 1].last_offset) {
@@ -400,10 +414,12 @@ void gr_sp_delta_init(gr_sp_delta_t *d) {
 
 void gr_sp_delta_reset(gr_sp_delta_t *d) {
     d->n = 0;
+    d->n_dead = 0;
     d->changed = false;
 }
 
 void gr_sp_delta_free(gr_sp_delta_t *d) {
     free(d->batches);
+    free(d->dead);
     gr_sp_delta_init(d);
 }

@@ -128,6 +128,8 @@ void gr__sp_saved_free(gr_sp_t *sp);
 
 /* Deltas. */
 void gr__sp_delta_put(gr_sp_delta_t *d, int64_t first, int64_t last, int state, int16_t count, int64_t not_before);
+/* A range archived for a dead-lettering reason (GR_SP_DEAD_*); d may be NULL. */
+void gr__sp_dead_put(gr_sp_delta_t *d, int64_t first, int64_t last, int16_t count, int reason);
 void gr__sp_delta_finish(const gr_sp_t *sp, gr_sp_delta_t *d, int64_t spso_before);
 
 /* Timer heap (sp_core.c). */

@@ -574,17 +574,16 @@ KAFKA_ONLY_APIS = {
 # transactions, no ELR, no streams groups.
 KAFKA_ONLY_FEATURES = ["metadata.version", "kraft.version", "transaction.version",
                        "eligible.leader.replicas.version", "streams.version"]
-# Kafka topic configs gregord does not implement: tiered storage (KIP-405), and two new in
-# Kafka 4.4.0 that are known divergences (docs/compatibility.md): the share-group dead-letter
-# queue (KIP-1191) and the per-record decompressed size cap.
+# Kafka topic configs gregord does not implement: tiered storage (KIP-405), and one new in
+# Kafka 4.4.0 that is a known divergence (docs/compatibility.md): the per-record decompressed size cap.
 KAFKA_ONLY_TOPIC_CONFIGS = ["local.retention.bytes", "local.retention.ms", "remote.log.copy.disable",
                             "remote.log.delete.on.disable", "remote.storage.enable",
                             "remote.copy.lag.bytes", "remote.copy.lag.ms",
-                            "errors.deadletterqueue.group.enable", "max.decompressed.message.bytes"]
+                            "max.decompressed.message.bytes"]
 # Kafka broker configs gregord does not implement or report (KRaft quorum internals, replication,
 # security/SSL/SASL, quotas, log cleaner, tiered storage, transactions, consumer/streams groups,
-# metrics, ...): 259 names in Kafka 4.4.0, taken from a real run (the 4 connection and request-memory
-# limits gregord implements since issue 8 removed; the 10 names new in 4.4.0 at the end).
+# metrics, ...): 257 names in Kafka 4.4.0, taken from a real run (the 4 connection and request-memory
+# limits gregord implements since issue 8 and the 2 DLQ configs removed; 8 names new in 4.4.0 at the end).
 KAFKA_ONLY_BROKER_CONFIGS = [
     'add.partitions.to.txn.retry.backoff.max.ms', 'add.partitions.to.txn.retry.backoff.ms',
     'alter.config.policy.class.name', 'alter.log.dirs.replication.quota.window.num',
@@ -690,9 +689,8 @@ KAFKA_ONLY_BROKER_CONFIGS = [
     'transaction.remove.expired.transaction.cleanup.interval.ms', 'transaction.state.log.load.buffer.size',
     'transaction.state.log.num.partitions', 'transaction.state.log.segment.bytes',
     'transaction.two.phase.commit.enable', 'transactional.id.expiration.ms',
-    # new in Kafka 4.4.0: share-group dead-letter queue (KIP-1191, docs/compatibility.md), streams
-    # groups, tiered storage, the decompressed record cap (docs/compatibility.md), SASL/OAUTHBEARER
-    'errors.deadletterqueue.auto.create.topics.enable', 'errors.deadletterqueue.topic.name.prefix',
+    # new in Kafka 4.4.0: streams groups, tiered storage, the decompressed record cap
+    # (docs/compatibility.md), SASL/OAUTHBEARER
     'group.streams.assignors', 'group.streams.rack.aware.assignment.tags',
     'group.streams.topology.description.plugin.class', 'log.remote.copy.lag.bytes', 'log.remote.copy.lag.ms',
     'max.decompressed.message.bytes', 'sasl.oauthbearer.allow.unverified.audience',
@@ -743,9 +741,6 @@ ALLOW = [
     ("configs/describe_broker/configs/queued.max.request.bytes/value", "ignore",
      "gregord bounds request memory by default (104857600; Kafka -1: no bound), docs/compatibility.md"),
     ("configs/describe_broker/configs/queued.max.request.bytes/synonyms/0/1", "ignore", "as above (its default)"),
-    ("apiversions/v4/supported_features/share.version/1", "ignore",
-     "Kafka 4.4.0 supports share.version 2 (share-group dead-letter queue, KIP-1191); gregord has 1 only "
-     "(docs/compatibility.md). Both finalize 1 (tests/ref/kafka-ref.sh formats with share.version=1)"),
 ]
 
 

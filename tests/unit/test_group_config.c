@@ -44,7 +44,9 @@ static void test_defaults(void) {
     ASSERT_EQ(v.auto_offset_reset, GR_SGC_RESET_LATEST);
     ASSERT(!v.read_committed);
     ASSERT(v.renew_acknowledge_enable);
-    ASSERT_EQ(gr_sgc_count(), 11);
+    ASSERT_EQ(gr_sgc_count(), 13);
+    ASSERT_STREQ(v.dlq_topic, ""); /* KIP-1191: no DLQ by default */
+    ASSERT(!v.dlq_copy_record);
     ASSERT(gr_sgc_find("share.delivery.count.limit"));
     ASSERT(!gr_sgc_find("consumer.session.timeout.ms"));
     ASSERT_EQ(gr_sgc_validate(NULL, &b, NULL, 0), GR_ERR_NONE);
@@ -61,6 +63,19 @@ static void test_unknown_and_types(void) {
            "Invalid value yes for configuration share.renew.acknowledge.enable: Expected value to be either true or "
            "false");
     expect(&b, "share.renew.acknowledge.enable", "FALSE", "");
+    /* KIP-1191 (Kafka 4.4.0's texts): only "__" is refused in the name; the prefix and the
+     * topic's existence are checked when a record is dead-lettered. */
+    expect(&b, "errors.deadletterqueue.topic.name", "__dlq",
+           "errors.deadletterqueue.topic.name: DLQ topic name must not start with '__'");
+    expect(&b, "errors.deadletterqueue.topic.name", "no-prefix", "");
+    expect(&b, "errors.deadletterqueue.topic.name", "", "");
+    expect(&b, "errors.deadletterqueue.copy.record.enable", "yes",
+           "Invalid value yes for configuration errors.deadletterqueue.copy.record.enable: Expected value to be "
+           "either true or false");
+    expect(&b, "errors.deadletterqueue.copy.record.enable", "",
+           "Invalid value  for configuration errors.deadletterqueue.copy.record.enable: Expected value to be "
+           "either true or false");
+    expect(&b, "errors.deadletterqueue.copy.record.enable", "TRUE", "");
     expect(&b, "share.record.lock.duration.ms", " 20000 ", "");
 }
 
@@ -231,7 +246,7 @@ static void test_describe(void) {
     gr_props_t p;
     gr_props_init(&p);
     gr_props_set(&p, "share.delivery.count.limit", "7", 0);
-    gr_sgc_entry_t e[11];
+    gr_sgc_entry_t e[13];
     gr_sgc_describe(&p, &b, e);
     int found = 0;
     for (size_t i = 0; i < gr_sgc_count(); i++) {
@@ -262,6 +277,14 @@ static void test_describe(void) {
             ASSERT_STREQ(e[i].value, "true");
             ASSERT_EQ(e[i].type, GR_CFG_BOOLEAN);
             found++;
+        }
+        if (!strcmp(e[i].name, "errors.deadletterqueue.topic.name")) {
+            ASSERT_STREQ(e[i].value, ""); /* Kafka 4.4.0: "" with DEFAULT_CONFIG */
+            ASSERT_EQ(e[i].type, GR_CFG_STRING);
+        }
+        if (!strcmp(e[i].name, "errors.deadletterqueue.copy.record.enable")) {
+            ASSERT_STREQ(e[i].value, "false");
+            ASSERT_EQ(e[i].type, GR_CFG_BOOLEAN);
         }
         if (!strcmp(e[i].name, "share.record.lock.duration.ms")) {
             ASSERT_EQ(e[i].type, GR_CFG_INT);
