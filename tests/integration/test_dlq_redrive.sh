@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gregor share-groups --redrive --from-dlq` against gregord (docs/dlq.md "Redrive", docs/cli.md).
-# gregord does not dead-letter yet, so tests/integration/dlq_redrive.py writes the DLQ topic as
+# First, tests/integration/dlq_redrive.py writes DLQ topics by hand as
 # Apache Kafka 4.4.0 does (the six __dlq.errors.* headers; key/value only with copy.record):
 #  - errors: no DLQ topic configured, a DLQ topic or --to-topic that does not exist, a group
 #    without dead letters that does not exist, usage errors;
@@ -13,7 +13,7 @@
 #  - kill -9 of the redrive after 400 of 1200 records acknowledged (GR_REDRIVE_TEST_PAUSE_AFTER),
 #    and SIGKILL right after the 700th send with records in flight (GR_REDRIVE_TEST_KILL_AFTER):
 #    the rerun gives every record exactly once; --max-records in steps.
-# --ref: against Apache Kafka 4.4.0 writing a real DLQ (share.version upgraded to 2, two groups
+# Then (and with --ref against Apache Kafka 4.4.0 alone) a real DLQ (share.version upgraded to 2, two groups
 # REJECTing 4 records each with copy.record on and off, one source record removed by
 # DeleteRecords): the DLQ topic comes from the group config, the exact records land once.
 #   bash tests/integration/test_dlq_redrive.sh [--ref] [--keep]
@@ -45,7 +45,8 @@ rd() {
 summary() { grep -E '^(Would redrive|Redrove) ' "$GR_TMP/$1.out" || true; }
 ends() { gr_timeout 60 "${DRV[@]}" "$BOOTSTRAP" ends "$1"; }
 
-# ---------------------------------------------------------------- --ref: Kafka's own DLQ
+# ---------------------------------------------------------------- a broker's own DLQ
+# (Kafka's with --ref; gregord's at the end of the gregord run, with the same expectations)
 ref_scenario() {
   local B="$BOOTSTRAP" g n
   mkdir -p "$GR_TMP/tools"
@@ -68,7 +69,7 @@ ref_scenario() {
       --timeout-ms 30000 >/dev/null 2>&1 || fail "share-consume --reject for $g"
   done
   for _ in $(seq 100); do [[ "$(ends dlq.r)" == "0:8" ]] && break; sleep 0.1; done
-  check_eq "Kafka dead-lettered the 8 REJECTed records" "0:8" "$(ends dlq.r)"
+  check_eq "$WHO dead-lettered the 8 REJECTed records" "0:8" "$(ends dlq.r)"
   "$PY" -c 'import sys
 from confluent_kafka import TopicPartition
 from confluent_kafka.admin import AdminClient
@@ -76,22 +77,22 @@ a = AdminClient({"bootstrap.servers": sys.argv[1]})
 [f.result(30) for f in a.delete_records([TopicPartition("rsrc", 1, 1)]).values()]' "$B" ||
     fail "DeleteRecords rsrc-1 before 1"
   rd r0 --redrive --group rg-nocopy --from-dlq --dry-run
-  check_eq "Kafka: --dry-run for the copy-off group: 3 from the source, 1 missing, exit 1" \
+  check_eq "$WHO: --dry-run for the copy-off group: 3 from the source, 1 missing, exit 1" \
     "1|0 4 rsrc 0 0 source|0 5 rsrc 0 1 source|0 7 rsrc 1 1 source" \
     "$RC|$(awk 'NR > 1 && !/^Would/ {printf "%s%s %s %s %s %s %s", sep, $1, $2, $3, $4, $5, $6; sep="|"}' "$GR_TMP/r0.out")"
-  check "Kafka: the missing source record is reported" grep -q "Missing payload: DLQ partition 0 offset 6 has no \
+  check "$WHO: the missing source record is reported" grep -q "Missing payload: DLQ partition 0 offset 6 has no \
 key or value and its source record rsrc partition 1 offset 0 is no longer in the log" "$GR_TMP/r0.err"
   rd r1 --redrive --group rg-copy --from-dlq
-  check_eq "Kafka: copy-on group: 4 redriven from the DLQ payload" "0|Redrove 4 of 4 dead letters of group 'rg-copy' \
+  check_eq "$WHO: copy-on group: 4 redriven from the DLQ payload" "0|Redrove 4 of 4 dead letters of group 'rg-copy' \
 in 'dlq.r'; already redriven 0, duplicates 0, missing payload 0, no target 0, failed 0, left for a later run 0, \
 malformed 0, other groups' records 4" "$RC|$(summary r1)"
   rd r2 --redrive --group rg-nocopy --from-dlq --skip-missing
-  check_eq "Kafka: copy-off group: 3 redriven, 1 missing" "0|Redrove 3 of 4 dead letters of group 'rg-nocopy' in \
+  check_eq "$WHO: copy-off group: 3 redriven, 1 missing" "0|Redrove 3 of 4 dead letters of group 'rg-nocopy' in \
 'dlq.r'; already redriven 0, duplicates 0, missing payload 1, no target 0, failed 0, left for a later run 0, \
 malformed 0, other groups' records 4" "$RC|$(summary r2)"
   for g in rg-copy rg-nocopy; do
     rd "again-$g" --redrive --group "$g" --from-dlq --skip-missing
-    check_eq "Kafka: $g again: nothing produced" "0|Redrove 0" "$RC|$(summary "again-$g" | cut -d' ' -f1-2)"
+    check_eq "$WHO: $g again: nothing produced" "0|Redrove 0" "$RC|$(summary "again-$g" | cut -d' ' -f1-2)"
   done
   gr_timeout 30 "$CLI" consume --bootstrap-server "$B" --topic rsrc --from-beginning --timeout-ms 3000 \
     --property print.headers=true --property print.key=true --property print.partition=true \
@@ -111,12 +112,13 @@ malformed 0, other groups' records 4" "$RC|$(summary r2)"
     "Partition:1"$'\t'"Offset:4"$'\t'"h1:y,$P,gregor.redrive.dlq.offset:7,gregor.redrive.group:rg-nocopy,$S:1,gregor.redrive.source.offset:1,$C:source"$'\tk2\tv2' \
     | sort >"$GR_TMP/rsrc.want"
   if diff "$GR_TMP/rsrc.want" "$GR_TMP/rsrc.txt" >"$GR_TMP/rsrc.diff"; then
-    ok "Kafka: rsrc holds exactly the originals and the 7 redriven records (key, value, headers), each once"
+    ok "$WHO: rsrc holds exactly the originals and the 7 redriven records (key, value, headers), each once"
   else
-    fail "Kafka: rsrc differs from the expected records:"; cat "$GR_TMP/rsrc.diff"
+    fail "$WHO: rsrc differs from the expected records:"; cat "$GR_TMP/rsrc.diff"
   fi
 }
 if [[ "$GR_TARGET" == ref ]]; then
+  WHO=Kafka
   start_ref_kafka
   ref_scenario
   stop_ref_kafka
@@ -234,6 +236,10 @@ for step in 500:700 500:200 200:0 0:0; do
     "$(summary m | sed -E 's/^Redrove ([0-9]+) .* left for a later run ([0-9]+),.*/\1 \2/')"
 done
 py count3 count bulk-src dlq-big3 grp-m "$N"
+
+# The round trip on gregord's own dead letters: the scenario run against Kafka 4.4.0 with --ref.
+WHO=gregord
+ref_scenario
 
 stop_gregord
 check_eq "gregord exits 0 on SIGTERM" 0 "$GR_GREGORD_EXIT"
