@@ -105,6 +105,7 @@ int16_t gr_sasl_handshake(gr_sasl_session_t *s, const gr_sasl_config_t *c, int16
 typedef struct gr_sasl_step {
     int16_t error; /* 0, SASL_AUTHENTICATION_FAILED or ILLEGAL_SASL_STATE */
     bool close;    /* close after the failure delay */
+    bool silent;   /* ... without answering (Kafka sends nothing back) */
     char msg[512]; /* error message */
     uint8_t *out;  /* server token (malloc'd, may be NULL for none) */
     size_t out_len;

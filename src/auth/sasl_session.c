@@ -160,6 +160,7 @@ void gr_sasl_authenticate(gr_sasl_session_t *s, const gr_sasl_config_t *c, gr_sc
                  "SASL mechanism '%s' requested by client is not supported for re-authentication of mechanism '%s'",
                  gr_sasl_mech_name(s->asked_mech), gr_sasl_mech_name(s->mech));
         fail(s, out, msg);
+        out->silent = true; /* Kafka fails this outside of a SaslAuthenticate answer */
         return;
     }
     if (s->mech == GR_SASL_PLAIN) {

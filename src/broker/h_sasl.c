@@ -164,12 +164,18 @@ bool gr_broker_sasl_gate(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t 
         return true;
     case GR_SASL_FAIL: break;
     }
-    if (!sc->failing) {
-        GR_DEBUG("sasl", "closing connection from %s: unexpected request (api key %d) during SASL authentication",
-                 gr_conn_peer(conn), api_key);
-        fail_later(sc, NULL, 0);
+    GR_DEBUG("sasl", "closing connection from %s: unexpected request (api key %d) during SASL authentication",
+             gr_conn_peer(conn), api_key);
+    if (sc->failing || sc->s.state == GR_SASL_S_AUTHENTICATE) {
+        /* Kafka answers this one with an error and closes after the failure delay; we close
+         * after the delay without the answer (docs/compatibility.md). */
+        if (!sc->failing) fail_later(sc, NULL, 0);
+        drop_frame(conn, seq, frame);
+        return true;
     }
-    drop_frame(conn, seq, frame);
+    free(frame); /* before the handshake Kafka closes at once */
+    gr_conn_close(conn);
+    gr_conn_skip(conn, seq);
     return true;
 }
 
@@ -223,6 +229,11 @@ void gr_h_sasl_authenticate(gr_req_t *req) {
     }
     free(st.out);
     resp->SessionLifetimeMs = st.lifetime_ms;
+    if (st.silent) {
+        gr_req_respond_none(req);
+        fail_later(sc, NULL, 0);
+        return;
+    }
     if (!st.close) {
         gr_req_respond(req, resp);
         return;
