@@ -555,10 +555,10 @@ KAFKA_ONLY_APIS = {
     # transactions: not implemented (issue 2 asks for idempotence only)
     24: "AddPartitionsToTxn", 25: "AddOffsetsToTxn", 26: "EndTxn", 27: "WriteTxnMarkers", 28: "TxnOffsetCommit",
     61: "DescribeProducers", 65: "DescribeTransactions", 66: "ListTransactions",
-    # security (SASL, ACLs, delegation tokens, SCRAM): gregord serves PLAINTEXT only, no authorizer
-    17: "SaslHandshake", 36: "SaslAuthenticate", 29: "DescribeAcls", 30: "CreateAcls", 31: "DeleteAcls",
+    # security (ACLs, delegation tokens): no authorizer yet, no delegation tokens
+    29: "DescribeAcls", 30: "CreateAcls", 31: "DeleteAcls",
     38: "CreateDelegationToken", 39: "RenewDelegationToken", 40: "ExpireDelegationToken",
-    41: "DescribeDelegationToken", 50: "DescribeUserScramCredentials", 51: "AlterUserScramCredentials",
+    41: "DescribeDelegationToken",
     # replication, log dirs, reassignment, quorum, features: one node, one replica, no KRaft quorum
     23: "OffsetForLeaderEpoch", 34: "AlterReplicaLogDirs", 35: "DescribeLogDirs", 43: "ElectLeaders",
     45: "AlterPartitionReassignments", 46: "ListPartitionReassignments", 55: "DescribeQuorum",
