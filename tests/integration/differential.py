@@ -591,7 +591,7 @@ KAFKA_ONLY_BROKER_CONFIGS = [
     'alter.log.dirs.replication.quota.window.size.seconds', 'authorizer.class.name',
     'auto.leader.rebalance.enable', 'background.threads', 'broker.heartbeat.interval.ms', 'broker.rack',
     'broker.session.timeout.ms', 'client.quota.callback.class', 'config.providers',
-    'connection.failed.authentication.delay.ms', 'connections.max.reauth.ms', 'controlled.shutdown.enable',
+    'controlled.shutdown.enable',
     'controller.quorum.append.linger.ms', 'controller.quorum.auto.join.enable',
     'controller.quorum.election.backoff.max.ms', 'controller.quorum.election.timeout.ms',
     'controller.quorum.fetch.max.bytes', 'controller.quorum.fetch.snapshot.max.bytes',
@@ -653,7 +653,7 @@ KAFKA_ONLY_BROKER_CONFIGS = [
     'replica.high.watermark.checkpoint.interval.ms', 'replica.lag.time.max.ms', 'replica.selector.class',
     'replica.socket.receive.buffer.bytes', 'replica.socket.timeout.ms', 'replication.quota.window.num',
     'replication.quota.window.size.seconds', 'request.timeout.ms', 'sasl.client.callback.handler.class',
-    'sasl.enabled.mechanisms', 'sasl.jaas.config', 'sasl.kerberos.kinit.cmd',
+    'sasl.kerberos.kinit.cmd',
     'sasl.kerberos.min.time.before.relogin', 'sasl.kerberos.principal.to.local.rules',
     'sasl.kerberos.service.name', 'sasl.kerberos.ticket.renew.jitter',
     'sasl.kerberos.ticket.renew.window.factor', 'sasl.login.callback.handler.class', 'sasl.login.class',
@@ -705,7 +705,7 @@ CLEANER_SYNONYM_CONFIGS = ["delete.retention.ms", "max.compaction.lag.ms", "min.
 # cannot (one event-loop thread, listeners bound at start-up).
 READ_ONLY_BY_DESIGN = ["listeners", "listener.security.protocol.map", "num.io.threads", "num.network.threads",
                        "num.recovery.threads.per.data.dir", "max.connections", "max.connections.per.ip",
-                       "max.connections.per.ip.overrides"]
+                       "max.connections.per.ip.overrides", "sasl.enabled.mechanisms", "sasl.jaas.config"]
 # Broker configs only gregord has (resource limits, docs/compatibility.md).
 GREGORD_ONLY_BROKER_CONFIGS = ["group.share.max.groups", "socket.request.read.timeout.ms"]
 
