@@ -56,7 +56,8 @@ struct gr_broker {
     gr_topic_job_t *topic_jobs; /* partition logs still to open (topic_open.c) */
     gr_timer_t topic_timer;
     bool shutting_down;
-    gr_sasl_config_t sasl;          /* the listener's SASL setup (h_sasl.c), if it is a SASL listener */
+    struct gr_broker_sasl_listener *sasl; /* the SASL setup of each SASL listener (h_sasl.c) */
+    size_t n_sasl;
     int64_t sasl_fail_delay_ms;     /* connection.failed.authentication.delay.ms */
     gr_scram_store_t scram;         /* SCRAM credentials (h_scram.c) */
     gr_broker_progress_cb progress; /* start-up/shutdown slices: the admin endpoint (may be NULL) */
@@ -74,6 +75,9 @@ void gr_broker_req_done(gr_broker_t *b, gr_req_t *req);
  *  after a failure) and _gate one after (requests a connection may not send yet, expired
  *  sessions); both return true if they consumed the frame. */
 gr_err_t gr_broker_sasl_open(gr_broker_t *b, char *errstr, size_t errstr_size);
+/** Build the SASL setup of one SASL listener (called by _open for the configured one; a
+ *  broker with several listeners calls it once per SASL listener before opening them). */
+gr_err_t gr_broker_sasl_add_listener(gr_broker_t *b, const char *listener, char *errstr, size_t errstr_size);
 void gr_broker_sasl_close(gr_broker_t *b);
 bool gr_broker_sasl_raw(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t *frame, size_t len);
 bool gr_broker_sasl_gate(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t *frame, int16_t api_key);

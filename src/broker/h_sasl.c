@@ -16,9 +16,15 @@
 #define FLUSH_RETRY_MS 10
 #define FLUSH_TRIES    100 /* then close anyway: the peer is not reading */
 
+struct gr_broker_sasl_listener {
+    char *name;
+    gr_sasl_config_t cfg;
+};
+
 typedef struct sasl_conn {
     gr_broker_t *b;
     gr_conn_t *conn;
+    const gr_sasl_config_t *cfg; /* its listener's */
     gr_sasl_session_t s;
     gr_timer_t fail_timer;
     bool failing, has_answer;
@@ -51,8 +57,12 @@ static sasl_conn_t *sasl_conn(gr_broker_t *b, gr_conn_t *conn) {
     if (sc) return sc;
     sc = calloc(1, sizeof(*sc));
     if (!sc) abort();
+    static const gr_sasl_config_t none; /* a SASL listener never set up: nothing enabled */
     sc->b = b;
     sc->conn = conn;
+    sc->cfg = &none;
+    for (size_t i = 0; i < b->n_sasl; i++)
+        if (!strcmp(b->sasl[i].name, gr_conn_listener_name(conn))) sc->cfg = &b->sasl[i].cfg;
     gr_sasl_session_init(&sc->s);
     gr_timer_init(b->loop, &sc->fail_timer, fail_timer_cb, sc);
     gr_wbuf_init(&sc->answer);
@@ -118,7 +128,7 @@ static void authenticated(sasl_conn_t *sc) {
 static void step(sasl_conn_t *sc, const uint8_t *tok, size_t len, gr_sasl_step_t *st) {
     char nonce[33];
     make_nonce(nonce, sizeof(nonce));
-    gr_sasl_authenticate(&sc->s, &sc->b->sasl, lookup, sc->b, tok, len, nonce, gr_loop_now(sc->b->loop), st);
+    gr_sasl_authenticate(&sc->s, sc->cfg, lookup, sc->b, tok, len, nonce, gr_loop_now(sc->b->loop), st);
     if (st->complete) authenticated(sc);
 }
 
@@ -189,10 +199,9 @@ void gr_h_sasl_handshake(gr_req_t *req) {
     }
     sasl_conn_t *sc = sasl_conn(req->b, req->conn);
     bool close = false;
-    resp->ErrorCode =
-        gr_sasl_handshake(&sc->s, &req->b->sasl, req->hdr.api_version, gr_req_cstr(req, r->Mechanism), &close);
+    resp->ErrorCode = gr_sasl_handshake(&sc->s, sc->cfg, req->hdr.api_version, gr_req_cstr(req, r->Mechanism), &close);
     if (resp->ErrorCode != GR_ERR_ILLEGAL_SASL_STATE) {
-        const gr_sasl_config_t *c = &req->b->sasl;
+        const gr_sasl_config_t *c = sc->cfg;
         resp->Mechanisms.v = gr_arena_alloc(&req->arena, c->n_names * sizeof(gr_str_t) + 1);
         resp->Mechanisms.n = (int32_t)c->n_names;
         for (size_t i = 0; i < c->n_names; i++) resp->Mechanisms.v[i] = gr_str_c(c->names[i]);
@@ -255,10 +264,28 @@ gr_err_t gr_broker_sasl_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
     b->sasl_fail_delay_ms = d ? atoll(d) : 100;
     if (cfg->listener_sec_proto != GR_SEC_SASL_PLAINTEXT && cfg->listener_sec_proto != GR_SEC_SASL_SSL)
         return GR_ERR_NONE;
-    return gr_sasl_config_build(&b->sasl, cfg->listener_name, get_cfg, (void *)&cfg->raw, errstr, errstr_size);
+    return gr_broker_sasl_add_listener(b, cfg->listener_name, errstr, errstr_size);
+}
+
+gr_err_t gr_broker_sasl_add_listener(gr_broker_t *b, const char *listener, char *errstr, size_t errstr_size) {
+    struct gr_broker_sasl_listener *v = realloc(b->sasl, (b->n_sasl + 1) * sizeof(*v));
+    if (!v) abort();
+    b->sasl = v;
+    gr_err_t err =
+        gr_sasl_config_build(&v[b->n_sasl].cfg, listener, get_cfg, (void *)&b->cfg->raw, errstr, errstr_size);
+    if (err) return err;
+    if (!(v[b->n_sasl].name = strdup(listener))) abort();
+    b->n_sasl++;
+    return GR_ERR_NONE;
 }
 
 void gr_broker_sasl_close(gr_broker_t *b) {
-    gr_sasl_config_free(&b->sasl);
+    for (size_t i = 0; i < b->n_sasl; i++) {
+        gr_sasl_config_free(&b->sasl[i].cfg);
+        free(b->sasl[i].name);
+    }
+    free(b->sasl);
+    b->sasl = NULL;
+    b->n_sasl = 0;
     gr_scram_store_free(&b->scram);
 }
