@@ -78,9 +78,8 @@ check_eq "kafka-configs adds SCRAM-SHA-512 for alice" "Completed updating config
   "$out"
 check_eq "described: both mechanisms with their iterations" "alice:SCRAM_SHA_256/4096,SCRAM_SHA_512/4096 nobody:error:91" \
   "$(describe alice nobody)"
-out="$(kafka_configs --alter --add-config 'SCRAM-SHA-256=[password=a],SCRAM-SHA-512=[password=b]' --entity-type users --entity-name bob || true)"
-check "two mechanisms of one user in one request: DUPLICATE_RESOURCE, as Kafka 4.4.0 answers" \
-  grep -q 'DuplicateResourceException: A user credential cannot be altered twice in the same request' <<<"$out"
+# Two mechanisms of one user in one request are DUPLICATE_RESOURCE on Kafka 4.4.0 too: the wire
+# differential below checks it (alter_misuse), without one more JVM here.
 
 for m in PLAIN:admin:admin-secret SCRAM-SHA-256:alice:alice-256 SCRAM-SHA-512:alice:alice-512; do
   IFS=: read -r mech user pw <<<"$m"
@@ -117,6 +116,18 @@ got="$(kc_sasl SCRAM-SHA-256 alice alice-256 -t k-SCRAM-SHA-256 -C -o beginning 
 check_eq "after a restart: SCRAM-SHA-256 login and consume" 50 \
   "$got"
 
+# ---------------------------------------------------------------- libgregor
+lg_produce() { # lg_produce MECH USER PW: 10 records with libgregor's producer
+  gr_timeout 30 "$GR_BUILD_DIR/client_produce" -b "$BOOTSTRAP" -t lg -n 10 -X security.protocol=SASL_PLAINTEXT \
+    -X "sasl.mechanism=$1" -X "sasl.username=$2" -X "sasl.password=$3" -X max.block.ms=3000 \
+    -X delivery.timeout.ms=3000 2>&1 | grep -E '^(delivered|send error)' || true
+}
+check_eq "libgregor producer over SASL/PLAIN" "delivered=10 failed=0" "$(lg_produce PLAIN admin admin-secret)"
+check_eq "libgregor producer over SCRAM-SHA-256" "delivered=10 failed=0" "$(lg_produce SCRAM-SHA-256 alice alice-256)"
+check "libgregor with a wrong password reports the broker's message" \
+  grep -q 'SASL authentication failed: Authentication failed: Invalid username or password' \
+  <<<"$(lg_produce PLAIN admin wrong)"
+
 # ---------------------------------------------------------------- confluent-kafka, re-authentication
 for m in PLAIN:admin:admin-secret SCRAM-SHA-256:alice:alice-256; do
   IFS=: read -r mech user pw <<<"$m"
@@ -124,17 +135,17 @@ for m in PLAIN:admin:admin-secret SCRAM-SHA-256:alice:alice-256; do
   check_eq "confluent-kafka $mech produce and consume" "produced 100 errors 0 consumed 100" "$out"
 done
 metric() { curl -sf "http://127.0.0.1:$ADMIN_PORT/metrics" | awk -v k="$1" 'index($0, k) == 1 { s += $NF } END { print s + 0 }'; }
+# A kcat consumer (librdkafka 2.0.2: no KIP-368) runs meanwhile: gregord must close it.
+exp0="$(grep -c 'session expired' "$GR_TMP/gregord.log" || true)"
+kc_sasl PLAIN admin admin-secret -t k-PLAIN -C -o end -q >/dev/null 2>&1 &
+kpid=$!
+GR_PIDS+=("$kpid")
 hs0="$(metric 'gregor_requests_total{api="SaslHandshake"')" acc0="$(metric gregor_connections_accepted_total)"
 out="$(gr_timeout 60 "$PY" "$HERE/sasl_clients.py" longrun "$BOOTSTRAP" SCRAM-SHA-256 alice alice-256 ck-long 5 || true)"
 check "a confluent-kafka producer keeps working across 2+ session lifetimes ($out)" grep -q 'errors 0 \[\]$' <<<"$out"
 hs1="$(metric 'gregor_requests_total{api="SaslHandshake"')" acc1="$(metric gregor_connections_accepted_total)"
 check "... by re-authenticating on its connections ($((hs1 - hs0)) handshakes, $((acc1 - acc0)) connections)" \
   test $((hs1 - hs0)) -ge $((acc1 - acc0 + 2))
-exp0="$(grep -c 'session expired' "$GR_TMP/gregord.log" || true)"
-kc_sasl PLAIN admin admin-secret -t k-PLAIN -C -o end -q >/dev/null 2>&1 &
-kpid=$!
-GR_PIDS+=("$kpid")
-sleep $((REAUTH / 1000 + 2))
 stop_pid "$kpid" 5
 exp1="$(grep -c 'session expired' "$GR_TMP/gregord.log" || true)"
 check "kcat (no re-authentication) is disconnected when its session ends" test "$exp1" -gt "$exp0"
