@@ -28,6 +28,7 @@ typedef struct sasl_conn {
     gr_sasl_session_t s;
     gr_timer_t fail_timer;
     bool failing, has_answer;
+    bool in_timer, closed; /* the connection closed while fail_timer_cb was answering */
     uint64_t answer_seq;
     gr_wbuf_t answer;
     int tries;
@@ -43,7 +44,15 @@ static void fail_timer_cb(gr_timer_t *t, int64_t now) {
     (void)now;
     if (sc->has_answer) {
         sc->has_answer = false;
+        /* Answering may write, fail and close the connection (on_close below): then conn
+         * may be gone and sc is ours to free. */
+        sc->in_timer = true;
         gr_conn_respond(sc->conn, sc->answer_seq, &sc->answer);
+        sc->in_timer = false;
+        if (sc->closed) {
+            free(sc);
+            return;
+        }
     }
     if (!gr_conn_is_closed(sc->conn) && gr_conn_out_bytes(sc->conn) > 0 && ++sc->tries < FLUSH_TRIES) {
         gr_timer_start(t, FLUSH_RETRY_MS, 0);
@@ -94,7 +103,10 @@ void gr_broker_sasl_on_close(gr_broker_t *b, gr_conn_t *conn) {
         gr_conn_skip(conn, sc->answer_seq);
     }
     gr_sasl_session_free(&sc->s);
-    free(sc);
+    if (sc->in_timer)
+        sc->closed = true; /* fail_timer_cb frees it */
+    else
+        free(sc);
 }
 
 static void drop_frame(gr_conn_t *conn, uint64_t seq, uint8_t *frame) {
