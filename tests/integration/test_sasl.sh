@@ -6,9 +6,10 @@
 #  - kcat with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (users created, described and deleted with
 #    Kafka's own kafka-configs tool); wrong password and unknown mechanism errors as kcat prints
 #    them; the credentials survive a restart;
-#  - confluent-kafka round trips per mechanism, and a producer that runs across several session
-#    lifetimes re-authenticates (more SaslHandshakes than connections); kcat (librdkafka 2.0,
-#    no KIP-368) is disconnected when its session ends;
+#  - confluent-kafka round trips per mechanism; a confluent-kafka and a Java producer that run
+#    across several session lifetimes re-authenticate (more SaslHandshakes than connections);
+#    kcat (librdkafka 2.0, no KIP-368) is disconnected when its session ends;
+#  - libgregor's producer with PLAIN and SCRAM, and its error for a wrong password;
 #  - differential: the same wire observations against Apache Kafka 4.4.0 with a SASL_PLAINTEXT
 #    listener (tests/ref/kafka-ref.sh, KAFKA_REF_SASL_PORT): error codes and messages of wrong
 #    passwords, unknown mechanisms, AlterUserScramCredentials misuse, DescribeUserScramCredentials.
@@ -141,11 +142,20 @@ kc_sasl PLAIN admin admin-secret -t k-PLAIN -C -o end -q >/dev/null 2>&1 &
 kpid=$!
 GR_PIDS+=("$kpid")
 hs0="$(metric 'gregor_requests_total{api="SaslHandshake"')" acc0="$(metric gregor_connections_accepted_total)"
+# ... and the Java producer (kafka-producer-perf-test, 60 records at 12/s) next to confluent-kafka's.
+{ cat "$GR_TMP/admin.properties"; echo "bootstrap.servers=$BOOTSTRAP"; } >"$GR_TMP/java-producer.properties"
+gr_timeout 60 java -Xmx256m -cp "$LIB/*" org.apache.kafka.tools.ProducerPerformance --topic java-long --num-records 60 \
+  --throughput 12 --record-size 100 --command-config "$GR_TMP/java-producer.properties" >"$GR_TMP/java-perf.out" 2>&1 &
+jpid=$!
+GR_PIDS+=("$jpid")
 out="$(gr_timeout 60 "$PY" "$HERE/sasl_clients.py" longrun "$BOOTSTRAP" SCRAM-SHA-256 alice alice-256 ck-long 5 || true)"
 check "a confluent-kafka producer keeps working across 2+ session lifetimes ($out)" grep -q 'errors 0 \[\]$' <<<"$out"
+wait "$jpid" || true
+check "the Java producer too ($(grep -o '^60 records sent' "$GR_TMP/java-perf.out" || tail -n 2 "$GR_TMP/java-perf.out"))" \
+  bash -c "grep -q '^60 records sent' '$GR_TMP/java-perf.out' && ! grep -qi 'exception' '$GR_TMP/java-perf.out'"
 hs1="$(metric 'gregor_requests_total{api="SaslHandshake"')" acc1="$(metric gregor_connections_accepted_total)"
-check "... by re-authenticating on its connections ($((hs1 - hs0)) handshakes, $((acc1 - acc0)) connections)" \
-  test $((hs1 - hs0)) -ge $((acc1 - acc0 + 2))
+check "... by re-authenticating on their connections ($((hs1 - hs0)) handshakes, $((acc1 - acc0)) connections)" \
+  test $((hs1 - hs0)) -ge $((acc1 - acc0 + 3))
 stop_pid "$kpid" 5
 exp1="$(grep -c 'session expired' "$GR_TMP/gregord.log" || true)"
 check "kcat (no re-authentication) is disconnected when its session ends" test "$exp1" -gt "$exp0"
