@@ -2,9 +2,10 @@
  * SCRAM client messages (src/auth/scram.c grammar and server exchange), PLAIN tokens and
  * base64 — through the connection state machine (src/auth/sasl_session.c).
  *
- * Input byte 0 selects the mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) and whether the
- * handshake is v0 (raw tokens); the rest is split at 0xff bytes into client tokens fed in
- * order. Invariants: never a crash; success only for the known PLAIN user and password
+ * Input byte 0 selects the mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512), whether the
+ * handshake is v0 (raw tokens, bit 0x10), and with bit 0x20 libgregor's client side
+ * (src/client/sasl_client.c) instead, fed server messages; the rest is split at 0xff bytes
+ * into the tokens fed in order. Invariants: never a crash; success only for the known PLAIN user and password
  * (SCRAM needs a proof the fuzzer cannot forge); a failure carries SASL_AUTHENTICATION_FAILED
  * and a message; nothing is accepted after a failure; base64 decode/encode round trips. */
 #include <assert.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "auth/sasl.h"
+#include "client/sasl_client.h"
 
 static gr_sasl_config_t g_cfg;
 static gr_scram_cred_t g_creds[2];
@@ -50,10 +52,34 @@ static void b64_round_trip(const uint8_t *d, size_t n) {
     free(out);
 }
 
+/* libgregor's client: a server message it cannot verify never completes a SCRAM exchange. */
+static void fuzz_client(const char *mech, const uint8_t *data, size_t size) {
+    gr__sasl_client_t c;
+    size_t len;
+    if (gr__sasl_client_init(&c, mech, "alice", "pw", "cnonce")) abort();
+    free(gr__sasl_client_first(&c, &len));
+    for (size_t i = 0; i <= size;) {
+        size_t end = i;
+        while (end < size && data[end] != 0xff) end++;
+        bool done;
+        gr_err_t err;
+        char why[160];
+        uint8_t *t = gr__sasl_client_next(&c, data + i, end - i, &len, &done, &err, why, sizeof(why));
+        free(t);
+        if (err || done) break;
+        i = end + 1;
+    }
+    gr__sasl_client_free(&c);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     init();
     if (size < 1) return 0;
     static const char *const mechs[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
+    if (data[0] & 0x20) {
+        fuzz_client(mechs[(data[0] & 0x0f) % 3], data + 1, size - 1);
+        return 0;
+    }
     gr_sasl_session_t s;
     gr_sasl_session_init(&s);
     bool close;
