@@ -121,7 +121,10 @@ static gr_err_t open_listener(gr_broker_t *b, char *errstr, size_t errstr_size) 
     opts.per_ip_overrides = b->cfg->max_connections_per_ip_overrides;
     opts.sec_proto = b->cfg->listener_sec_proto;
     opts.listener_name = b->cfg->listener_name;
-    gr_conn_handler_t h = {.on_frame = gr_broker_on_frame, .on_close = gr_broker_on_close, .ctx = b};
+    gr_conn_handler_t h = {.on_frame = gr_broker_on_frame,
+                           .on_close = gr_broker_on_close,
+                           .on_accept = gr_broker_sasl_on_accept,
+                           .ctx = b};
     return gr_listener_open(b->loop, b->cfg->listen_host, b->cfg->listen_port, &opts, &h, &b->listener, errstr,
                             errstr_size);
 }

@@ -59,6 +59,7 @@ struct gr_broker {
     struct gr_broker_sasl_listener *sasl; /* the SASL setup of each SASL listener (h_sasl.c) */
     size_t n_sasl;
     int64_t sasl_fail_delay_ms;     /* connection.failed.authentication.delay.ms */
+    size_t sasl_max_receive;        /* sasl.server.max.receive.size: frames before authentication */
     gr_scram_store_t scram;         /* SCRAM credentials (h_scram.c) */
     gr_broker_progress_cb progress; /* start-up/shutdown slices: the admin endpoint (may be NULL) */
     void *progress_arg;
@@ -82,6 +83,9 @@ void gr_broker_sasl_close(gr_broker_t *b);
 bool gr_broker_sasl_raw(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t *frame, size_t len);
 bool gr_broker_sasl_gate(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t *frame, int16_t api_key);
 void gr_broker_sasl_on_close(gr_broker_t *b, gr_conn_t *conn);
+/** A new connection: on a SASL listener its frames are bounded by sasl.server.max.receive.size
+ *  until it is authenticated. (A gr_conn_accept_cb.) */
+void gr_broker_sasl_on_accept(void *ctx, gr_conn_t *conn);
 
 /** Connection closed: parked requests of that connection are answered now
  *  (the answers are dropped). */

@@ -130,8 +130,15 @@ static const gr_scram_cred_t *lookup(void *ctx, const char *user, gr_scram_mech_
     return gr_scram_store_get(&((gr_broker_t *)ctx)->scram, user, mech);
 }
 
+void gr_broker_sasl_on_accept(void *ctx, gr_conn_t *conn) {
+    gr_broker_t *b = ctx;
+    if (is_sasl(conn) && b->sasl_max_receive < (size_t)b->cfg->socket_request_max_bytes)
+        gr_conn_set_max_request_bytes(conn, b->sasl_max_receive, "sasl.server.max.receive.size");
+}
+
 static void authenticated(sasl_conn_t *sc) {
     char p[GR_CONN_PRINCIPAL_MAX];
+    gr_conn_set_max_request_bytes(sc->conn, (size_t)sc->b->cfg->socket_request_max_bytes, NULL);
     snprintf(p, sizeof(p), "User:%.*s", GR_SASL_MAX_USER, sc->s.user); /* longer names never authenticate */
     gr_conn_set_principal(sc->conn, p);
     GR_DEBUG("sasl", "%s authenticated as %s with %s", gr_conn_peer(sc->conn), p, gr_sasl_mech_name(sc->s.mech));
@@ -274,6 +281,8 @@ gr_err_t gr_broker_sasl_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
     if (err) return err;
     const char *d = gr_props_get(&cfg->raw, "connection.failed.authentication.delay.ms");
     b->sasl_fail_delay_ms = d ? atoll(d) : 100;
+    const char *m = gr_props_get(&cfg->raw, "sasl.server.max.receive.size");
+    b->sasl_max_receive = m ? (size_t)atoll(m) : 524288;
     if (cfg->listener_sec_proto != GR_SEC_SASL_PLAINTEXT && cfg->listener_sec_proto != GR_SEC_SASL_SSL)
         return GR_ERR_NONE;
     return gr_broker_sasl_add_listener(b, cfg->listener_name, errstr, errstr_size);

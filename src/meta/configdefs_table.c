@@ -154,6 +154,8 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .doc = "JAAS login module for every SASL mechanism without listener.name.<l>.<mech>.sasl.jaas.config."},
     {BROKER("connections.max.reauth.ms", LONG), .dflt = "0", .importance = GR_CFG_MEDIUM,
      .doc = "SASL session lifetime; a client must re-authenticate before it ends (0: no limit)."},
+    {BROKER("sasl.server.max.receive.size", INT), .dflt = "524288", .min = 1, .flags = F_MIN, .importance = GR_CFG_LOW,
+     .doc = "Largest request a client may send before it is authenticated (SASL listeners)."},
     {BROKER("connection.failed.authentication.delay.ms", INT), .dflt = "100", .min = 0, .flags = F_MIN,
      .importance = GR_CFG_LOW, .doc = "Delay before answering a failed authentication and closing the connection."},
     /* Resource limits (docs/configuration.md "Resource limits"). Kafka can change the

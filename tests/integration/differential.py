@@ -674,7 +674,7 @@ KAFKA_ONLY_BROKER_CONFIGS = [
     'sasl.oauthbearer.jwt.retriever.class', 'sasl.oauthbearer.jwt.validator.class',
     'sasl.oauthbearer.scope', 'sasl.oauthbearer.scope.claim.name', 'sasl.oauthbearer.sub.claim.name',
     'sasl.oauthbearer.token.endpoint.url', 'sasl.server.callback.handler.class',
-    'sasl.server.max.receive.size', 'security.inter.broker.protocol', 'security.providers',
+    'security.inter.broker.protocol', 'security.providers',
     'share.coordinator.append.linger.ms', 'share.coordinator.cached.buffer.max.bytes',
     'share.coordinator.load.buffer.size', 'share.coordinator.state.topic.compression.codec',
     'socket.connection.setup.timeout.max.ms', 'socket.connection.setup.timeout.ms',

@@ -174,6 +174,12 @@ def observe(boot, out):
     c = Conn(boot)
     c.send(METADATA, 1, arr(None))
     obs["metadata_before_auth_closed"] = closed(c)
+    # sasl.server.max.receive.size (524288): a bigger frame before authentication is refused
+    # as soon as its size is read (else the broker would wait for the rest of it).
+    c = Conn(boot)
+    handshake(c, "PLAIN")
+    c.send_raw(i32(600000) + b"\0" * 64)
+    obs["oversize_frame_before_auth_closed"] = closed(c)
     c = Conn(boot)
     handshake(c, "PLAIN")
     c.send(METADATA, 1, arr(None))
