@@ -132,7 +132,12 @@ static gr_err_t open_listener(gr_broker_t *b, char *errstr, size_t errstr_size) 
     opts.max_connections = b->cfg->max_connections;
     opts.max_connections_per_ip = b->cfg->max_connections_per_ip;
     opts.per_ip_overrides = b->cfg->max_connections_per_ip_overrides;
-    gr_conn_handler_t h = {.on_frame = gr_broker_on_frame, .on_close = gr_broker_on_close, .ctx = b};
+    opts.sec_proto = b->cfg->listener_sec_proto;
+    opts.listener_name = b->cfg->listener_name;
+    gr_conn_handler_t h = {.on_frame = gr_broker_on_frame,
+                           .on_close = gr_broker_on_close,
+                           .on_accept = gr_broker_sasl_on_accept,
+                           .ctx = b};
     return gr_listener_open(b->loop, b->cfg->listen_host, b->cfg->listen_port, &opts, &h, &b->listener, errstr,
                             errstr_size);
 }
@@ -159,6 +164,8 @@ gr_err_t gr_broker_new_ex(gr_loop_t *loop, const gr_server_config_t *cfg, gr_bro
     if (err) {
         snprintf(errstr, errstr_size, "%s=%s: %s", gr_props_get(&cfg->raw, "log.dirs") ? "log.dirs" : "log.dir",
                  cfg->log_dir, why);
+    } else if ((err = gr_broker_sasl_open(b, why, sizeof(why)))) {
+        snprintf(errstr, errstr_size, "%s", why);
     } else if ((err = open_listener(b, why, sizeof(why)))) {
         snprintf(errstr, errstr_size, "listeners=%s://%s%s%s:%u: %s", cfg->listener_name,
                  strchr(cfg->listen_host, ':') ? "[" : "", cfg->listen_host, strchr(cfg->listen_host, ':') ? "]" : "",
@@ -197,5 +204,6 @@ void gr_broker_free(gr_broker_t *b) {
     if (b->progress) b->progress(b->progress_arg);
     gr_parts_close(b->parts, b->progress, b->progress_arg);
     gr_meta_close(b->meta);
+    gr_broker_sasl_close(b);
     free(b);
 }

@@ -43,6 +43,7 @@ static gr_req_t *req_new(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t 
 
 void gr_broker_on_frame(void *ctx, gr_conn_t *conn, uint64_t seq, uint8_t *frame, size_t len) {
     gr_broker_t *b = ctx;
+    if (gr_broker_sasl_raw(b, conn, seq, frame, len)) return;
     gr_rbuf_t rb;
     gr_rbuf_init(&rb, frame, len);
     gr_req_header_t h;
@@ -50,6 +51,7 @@ void gr_broker_on_frame(void *ctx, gr_conn_t *conn, uint64_t seq, uint8_t *frame
         reject_frame(b, conn, seq, frame, rb.why ? rb.why : "malformed request header", NULL, gr_rbuf_offset(&rb));
         return;
     }
+    if (gr_broker_sasl_gate(b, conn, seq, frame, h.api_key)) return;
     const gr_handler_t *hd = gr_handler_find(h.api_key);
     if (!hd) {
         reject_frame(b, conn, seq, frame, "unknown or unsupported api key", &h, gr_rbuf_offset(&rb));

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "auth/sasl.h"
+#include "auth/scram_store.h"
 #include "broker/broker.h"
 #include "broker/core_metrics.h"
 #include "broker/partitions.h"
@@ -56,7 +58,12 @@ struct gr_broker {
     gr_timer_t topic_timer;
     bool shutting_down;
     gr_broker_feature_t features[GR_BROKER_N_FEATURES]; /* gr_broker_features' answer */
-    gr_broker_progress_cb progress;                     /* start-up/shutdown slices: the admin endpoint (may be NULL) */
+    struct gr_broker_sasl_listener *sasl; /* the SASL setup of each SASL listener (h_sasl.c) */
+    size_t n_sasl;
+    int64_t sasl_fail_delay_ms;     /* connection.failed.authentication.delay.ms */
+    size_t sasl_max_receive;        /* sasl.server.max.receive.size: frames before authentication */
+    gr_scram_store_t scram;         /* SCRAM credentials (h_scram.c) */
+    gr_broker_progress_cb progress; /* start-up/shutdown slices: the admin endpoint (may be NULL) */
     void *progress_arg;
 };
 
@@ -65,6 +72,22 @@ void gr_broker_on_frame(void *ctx, gr_conn_t *conn, uint64_t seq, uint8_t *frame
 /** Request accounting (request.c / broker_frame.c). */
 void gr_broker_req_start(gr_broker_t *b, gr_req_t *req);
 void gr_broker_req_done(gr_broker_t *b, gr_req_t *req);
+
+/** SASL (h_sasl.c). _open loads the SCRAM credentials and the listener's SASL setup.
+ *  _raw takes a frame before its header is parsed (raw tokens after a v0 handshake, frames
+ *  after a failure) and _gate one after (requests a connection may not send yet, expired
+ *  sessions); both return true if they consumed the frame. */
+gr_err_t gr_broker_sasl_open(gr_broker_t *b, char *errstr, size_t errstr_size);
+/** Build the SASL setup of one SASL listener (called by _open for the configured one; a
+ *  broker with several listeners calls it once per SASL listener before opening them). */
+gr_err_t gr_broker_sasl_add_listener(gr_broker_t *b, const char *listener, char *errstr, size_t errstr_size);
+void gr_broker_sasl_close(gr_broker_t *b);
+bool gr_broker_sasl_raw(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t *frame, size_t len);
+bool gr_broker_sasl_gate(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t *frame, int16_t api_key);
+void gr_broker_sasl_on_close(gr_broker_t *b, gr_conn_t *conn);
+/** A new connection: on a SASL listener its frames are bounded by sasl.server.max.receive.size
+ *  until it is authenticated. (A gr_conn_accept_cb.) */
+void gr_broker_sasl_on_accept(void *ctx, gr_conn_t *conn);
 
 /** Connection closed: parked requests of that connection are answered now
  *  (the answers are dropped). */

@@ -34,6 +34,10 @@ static const gr_handler_t g_handlers[] = {
     {GR_API_DescribeShareGroupOffsets, 0, 1, gr_h_describe_share_group_offsets, false},
     {GR_API_AlterShareGroupOffsets, 0, 0, gr_h_alter_share_group_offsets, false},
     {GR_API_DeleteShareGroupOffsets, 0, 0, gr_h_delete_share_group_offsets, false},
+    {GR_API_SaslHandshake, 0, 1, gr_h_sasl_handshake, false},
+    {GR_API_SaslAuthenticate, 0, 2, gr_h_sasl_authenticate, false},
+    {GR_API_DescribeUserScramCredentials, 0, 0, gr_h_describe_user_scram_credentials, false},
+    {GR_API_AlterUserScramCredentials, 0, 0, gr_h_alter_user_scram_credentials, false},
 };
 
 const gr_handler_t *gr_handler_find(int16_t api_key) {

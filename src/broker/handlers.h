@@ -53,5 +53,9 @@ void gr_h_delete_groups(gr_req_t *req);
 void gr_h_describe_share_group_offsets(gr_req_t *req);
 void gr_h_alter_share_group_offsets(gr_req_t *req);
 void gr_h_delete_share_group_offsets(gr_req_t *req);
+void gr_h_sasl_handshake(gr_req_t *req);
+void gr_h_sasl_authenticate(gr_req_t *req);
+void gr_h_describe_user_scram_credentials(gr_req_t *req);
+void gr_h_alter_user_scram_credentials(gr_req_t *req);
 
 #endif

@@ -39,6 +39,7 @@ void gr_broker_on_close(void *ctx, gr_conn_t *conn) {
     gr_broker_t *b = ctx;
     cancel_matching(b, conn);
     gr_share_sessions_on_close(b, conn); /* share sessions die with their connection (§2.3) */
+    gr_broker_sasl_on_close(b, conn);
 }
 
 void gr_broker_cancel_parked(gr_broker_t *b) { cancel_matching(b, NULL); }

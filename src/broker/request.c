@@ -19,14 +19,23 @@ static void req_free(gr_req_t *req) {
 
 void gr_req_respond(gr_req_t *req, const void *resp) {
     gr_wbuf_t wb;
+    uint64_t seq;
+    gr_conn_t *conn = req->conn;
+    gr_req_encode_detach(req, resp, &wb, &seq);
+    gr_conn_respond(conn, seq, &wb);
+    gr_wbuf_free(&wb);
+}
+
+void gr_req_encode_detach(gr_req_t *req, const void *resp, gr_wbuf_t *out, uint64_t *seq) {
+    gr_wbuf_t wb;
     gr_wbuf_init(&wb);
     size_t len_pos = wb.len;
     gr_wbuf_i32(&wb, 0); /* size, patched below */
     gr_resp_header_encode(req->hdr.correlation_id, gr_resp_header_version(req->hdr.api_key, req->hdr.api_version), &wb);
     gr_encode(req->resp_desc, req->hdr.api_version, resp, &wb);
     gr_wbuf_patch_i32(&wb, len_pos, (int32_t)(gr_wbuf_size(&wb) - 4));
-    gr_conn_respond(req->conn, req->seq, &wb);
-    gr_wbuf_free(&wb);
+    *out = wb;
+    *seq = req->seq;
     GR_METRIC(gr_cm_response(&req->b->cm, req, resp));
     req_free(req);
 }

@@ -43,6 +43,9 @@ struct gr_req {
 void *gr_req_resp_new(gr_req_t *req);
 /** Encode resp (type per resp_desc) at the request's version, send it and free req. */
 void gr_req_respond(gr_req_t *req, const void *resp);
+/** Encode resp like gr_req_respond into *out (the caller owns it) and free req without
+ *  answering: the caller answers *seq on req's connection later (a delayed SASL failure). */
+void gr_req_encode_detach(gr_req_t *req, const void *resp, gr_wbuf_t *out, uint64_t *seq);
 /** Finish without a response (acks=0 produce) and free req. */
 void gr_req_respond_none(gr_req_t *req);
 /** Allocate n default-initialised structs of type sd in the request arena. */

@@ -38,6 +38,8 @@ static const struct {
     {GR_API_ShareGroupHeartbeat, 1, 1},
     {GR_API_ShareFetch, 1, 2},
     {GR_API_ShareAcknowledge, 1, 2}, /* share_*.c */
+    {GR_API_SaslHandshake, 1, 1},
+    {GR_API_SaslAuthenticate, 0, 2}, /* node.c, security.protocol=SASL_PLAINTEXT */
 };
 
 void gr__client_api_range(int16_t api_key, int16_t *min, int16_t *max) {

@@ -17,17 +17,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "client/client_int.h"
+#include "client/sasl_client.h"
 #include "proto_msgs.h"
 
 #define GR__MAX_FRAME (256u << 20)
 #define GR__IOV_MAX   64
 
-enum { NODE_DOWN, NODE_CONNECTING, NODE_APIVERSIONS, NODE_UP };
+enum { NODE_DOWN, NODE_CONNECTING, NODE_APIVERSIONS, NODE_SASL, NODE_UP };
 
 typedef struct gr__req {
     struct gr__req *prev, *next;
@@ -62,6 +64,7 @@ struct gr__node {
     uint8_t *rbuf;
     size_t rlen, rcap;
     char last_err[600];
+    gr__sasl_client_t sasl; /* security.protocol=SASL_PLAINTEXT: the exchange in progress */
 };
 
 gr__node_t *gr__node_new(gr__client_t *cl, int32_t id, const char *host, int port) {
@@ -154,6 +157,7 @@ static void node_fail(gr__node_t *node, gr_err_t err, const char *fmt, ...) {
     if (node->fd >= 0) close(node->fd);
     node->fd = -1;
     node->state = NODE_DOWN;
+    gr__sasl_client_free(&node->sasl);
     node->rlen = 0;
     int64_t base = gr__conf_int(node->cl->conf, GR__CP_RECONNECT_BACKOFF_MS);
     int64_t cap = gr__conf_int(node->cl->conf, GR__CP_RECONNECT_BACKOFF_MAX_MS);
@@ -216,9 +220,104 @@ gr_err_t gr__node_send(gr__node_t *node, int16_t api_key, int16_t ver, const voi
     return queue_req(node, api_key, ver, req, want_resp, cb, opaque);
 }
 
-/* ---- ApiVersions negotiation ---- */
+/* ---- ApiVersions negotiation, then SASL ---- */
 
 static void send_api_versions(gr__node_t *node);
+
+static void node_up(gr__node_t *node) {
+    node->state = NODE_UP;
+    node->backoff_ms = 0;
+    node->last_err[0] = 0;
+}
+
+static void sasl_send(gr__node_t *node, uint8_t *tok, size_t len);
+
+static void on_sasl_authenticate(gr__client_t *cl, gr_err_t err, const char *errmsg, int16_t ver, void *resp,
+                                 void *opaque) {
+    gr__node_t *node = opaque;
+    (void)cl, (void)errmsg, (void)ver;
+    if (err) return; /* the node already failed */
+    gr_SaslAuthenticateResponse_t *rs = resp;
+    if (rs->ErrorCode) {
+        node_fail(node, (gr_err_t)rs->ErrorCode, "SASL authentication failed: %.*s",
+                  rs->ErrorMessage.len > 0 ? (int)rs->ErrorMessage.len : 0,
+                  rs->ErrorMessage.len > 0 ? rs->ErrorMessage.ptr : "");
+        return;
+    }
+    size_t len = 0;
+    bool done;
+    gr_err_t e;
+    char why[160];
+    uint8_t *next =
+        gr__sasl_client_next(&node->sasl, rs->AuthBytes.len > 0 ? rs->AuthBytes.ptr : (const uint8_t *)"",
+                             rs->AuthBytes.len > 0 ? (size_t)rs->AuthBytes.len : 0, &len, &done, &e, why, sizeof(why));
+    if (e) {
+        node_fail(node, e, "SASL authentication failed: %s", why);
+    } else if (done) {
+        gr__sasl_client_free(&node->sasl);
+        node_up(node);
+    } else {
+        sasl_send(node, next, len);
+    }
+    free(next);
+}
+
+static void sasl_send(gr__node_t *node, uint8_t *tok, size_t len) {
+    gr_SaslAuthenticateRequest_t rq;
+    gr_struct_init(&gr_SaslAuthenticateRequest_sd, &rq);
+    rq.AuthBytes.ptr = tok;
+    rq.AuthBytes.len = (int32_t)len;
+    rq.AuthBytes.fd = -1;
+    int16_t v = node->vmax[GR_API_SaslAuthenticate];
+    queue_req(node, GR_API_SaslAuthenticate, v < 0 ? 0 : v, &rq, true, on_sasl_authenticate, node);
+}
+
+static void on_sasl_handshake(gr__client_t *cl, gr_err_t err, const char *errmsg, int16_t ver, void *resp,
+                              void *opaque) {
+    gr__node_t *node = opaque;
+    (void)cl, (void)errmsg, (void)ver;
+    if (err) return;
+    gr_SaslHandshakeResponse_t *rs = resp;
+    if (rs->ErrorCode) {
+        char list[200] = "";
+        for (int32_t i = 0; i < rs->Mechanisms.n; i++)
+            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%.*s", i ? "," : "",
+                     (int)rs->Mechanisms.v[i].len, rs->Mechanisms.v[i].ptr);
+        node_fail(node, (gr_err_t)rs->ErrorCode, "SASL handshake failed: %s (the broker enables: %s)",
+                  gr_err_str((gr_err_t)rs->ErrorCode), list);
+        return;
+    }
+    size_t len;
+    uint8_t *tok = gr__sasl_client_first(&node->sasl, &len);
+    sasl_send(node, tok, len);
+    free(tok);
+}
+
+static void sasl_start(gr__node_t *node) {
+    const gr_conf_t *conf = node->cl->conf;
+    const char *mech = gr__conf_str(conf, GR__CP_SASL_MECHANISM);
+    uint8_t r[18];
+    char nonce[32];
+    if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+        node_fail(node, GR_ERR__TRANSPORT, "getrandom failed: %s", strerror(errno));
+        return;
+    }
+    gr_b64_encode(r, sizeof(r), nonce); /* 24 characters, no ',' */
+    if (gr__sasl_client_init(&node->sasl, mech, gr__conf_str(conf, GR__CP_SASL_USERNAME),
+                             gr__conf_str(conf, GR__CP_SASL_PASSWORD), nonce)) {
+        node_fail(node, GR_ERR__INVALID_ARG, "sasl.mechanism %s is not supported by libgregor", mech);
+        return;
+    }
+    if (node->vmax[GR_API_SaslHandshake] < 1) {
+        node_fail(node, GR_ERR_UNSUPPORTED_VERSION, "the broker does not support SaslHandshake v1");
+        return;
+    }
+    node->state = NODE_SASL;
+    gr_SaslHandshakeRequest_t rq;
+    gr_struct_init(&gr_SaslHandshakeRequest_sd, &rq);
+    rq.Mechanism = gr_str_c(mech);
+    queue_req(node, GR_API_SaslHandshake, 1, &rq, true, on_sasl_handshake, node);
+}
 
 static void on_api_versions(gr__client_t *cl, gr_err_t err, const char *errmsg, int16_t ver, void *resp, void *opaque) {
     gr__node_t *node = opaque;
@@ -246,9 +345,11 @@ static void on_api_versions(gr__client_t *cl, gr_err_t err, const char *errmsg, 
         int16_t lo = av->MinVersion > cmin ? av->MinVersion : cmin;
         node->vmax[av->ApiKey] = (cmin >= 0 && hi >= lo) ? hi : -1;
     }
-    node->state = NODE_UP;
-    node->backoff_ms = 0;
-    node->last_err[0] = 0;
+    if (gr__conf_int(cl->conf, GR__CP_SECURITY_PROTOCOL) == 1) {
+        sasl_start(node);
+        return;
+    }
+    node_up(node);
 }
 
 static void send_api_versions(gr__node_t *node) {

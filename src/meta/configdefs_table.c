@@ -126,7 +126,7 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .doc = "Endpoints given to clients in Metadata responses; defaults to listeners."},
     {BROKER("listener.security.protocol.map", STRING),
      .dflt = "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT", .importance = GR_CFG_LOW,
-     .doc = "Listener name to security protocol; gregor serves PLAINTEXT only."},
+     .doc = "Listener name to security protocol; gregor serves PLAINTEXT and SASL_PLAINTEXT."},
     {BROKER("inter.broker.listener.name", STRING), .importance = GR_CFG_MEDIUM, .flags = F_UNUSED,
      .doc = "Accepted for Kafka compatibility (no other brokers)."},
     {BROKER("controller.listener.names", LIST), .importance = GR_CFG_HIGH, .flags = F_UNUSED,
@@ -147,6 +147,17 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .doc = "SO_RCVBUF for client sockets; -1 keeps the OS default."},
     {BROKER("connections.max.idle.ms", LONG), .dflt = "600000", .importance = GR_CFG_MEDIUM,
      .doc = "Connections idle for longer are closed."},
+    /* SASL (docs/security.md "SASL"); also per listener as listener.name.<l>.<key>. */
+    {BROKER("sasl.enabled.mechanisms", LIST), .dflt = "GSSAPI", .importance = GR_CFG_MEDIUM,
+     .doc = "SASL mechanisms of SASL listeners: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512."},
+    {BROKER("sasl.jaas.config", PASSWORD), .dflt = NULL, .importance = GR_CFG_MEDIUM,
+     .doc = "JAAS login module for every SASL mechanism without listener.name.<l>.<mech>.sasl.jaas.config."},
+    {BROKER("connections.max.reauth.ms", LONG), .dflt = "0", .importance = GR_CFG_MEDIUM,
+     .doc = "SASL session lifetime; a client must re-authenticate before it ends (0: no limit)."},
+    {BROKER("sasl.server.max.receive.size", INT), .dflt = "524288", .min = 1, .flags = F_MIN, .importance = GR_CFG_LOW,
+     .doc = "Largest request a client may send before it is authenticated (SASL listeners)."},
+    {BROKER("connection.failed.authentication.delay.ms", INT), .dflt = "100", .min = 0, .flags = F_MIN,
+     .importance = GR_CFG_LOW, .doc = "Delay before answering a failed authentication and closing the connection."},
     /* Resource limits (docs/configuration.md "Resource limits"). Kafka can change the
      * max.connections* ones at run time; gregord reads them at start-up. */
     {BROKER("max.connections", INT), .dflt = "2147483647", .min = 0, .flags = F_MIN, .importance = GR_CFG_MEDIUM,

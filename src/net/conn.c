@@ -198,6 +198,11 @@ const char *gr_conn_principal(const gr_conn_t *conn) { return conn->principal ? 
 
 gr_sec_proto_t gr_conn_sec_proto(const gr_conn_t *conn) { return conn->opts.sec_proto; }
 
+void gr_conn_set_max_request_bytes(gr_conn_t *conn, size_t max, const char *key) {
+    conn->opts.max_request_bytes = max;
+    conn->max_request_key = key;
+}
+
 const char *gr_conn_listener_name(const gr_conn_t *conn) {
     return conn->opts.listener_name ? conn->opts.listener_name : "PLAINTEXT";
 }
@@ -262,8 +267,9 @@ static void frame_begun(gr_conn_t *conn) {
 static bool start_frame(gr_conn_t *conn) {
     int32_t size = (int32_t)gr_be32(conn->hdr);
     if (size < 0 || (size_t)size > conn->opts.max_request_bytes) {
-        GR_WARN("net", "closing connection from %s: request size %d outside [0, %zu] (socket.request.max.bytes)",
-                conn->peer, size, conn->opts.max_request_bytes);
+        GR_WARN("net", "closing connection from %s: request size %d outside [0, %zu] (%s)", conn->peer, size,
+                conn->opts.max_request_bytes,
+                conn->max_request_key ? conn->max_request_key : "socket.request.max.bytes");
         conn_close(conn);
         return false;
     }

@@ -183,6 +183,11 @@ const char *gr_conn_principal(const gr_conn_t *conn);
 void gr_conn_set_principal(gr_conn_t *conn, const char *principal);
 #define GR_CONN_PRINCIPAL_MAX 256
 
+/** Change this connection's frame size limit (a SASL listener bounds frames by
+ *  sasl.server.max.receive.size until the client is authenticated); key (static, may be
+ *  NULL) names the limit in the log line of a refused frame. Applies from the next frame. */
+void gr_conn_set_max_request_bytes(gr_conn_t *conn, size_t max, const char *key);
+
 /** The security protocol and the name of the listener that accepted conn. */
 gr_sec_proto_t gr_conn_sec_proto(const gr_conn_t *conn);
 const char *gr_conn_listener_name(const gr_conn_t *conn);

@@ -32,7 +32,9 @@ struct gr_conn {
     void *user;
     char peer[64];
     char *principal; /* NULL: User:ANONYMOUS */
-    uint32_t refs;   /* 1 while open + 1 per unanswered request + temporary holds */
+    const char
+        *max_request_key; /* the config key of opts.max_request_bytes for the log; NULL: socket.request.max.bytes */
+    uint32_t refs;        /* 1 while open + 1 per unanswered request + temporary holds */
     bool closed, busy, want_write;
     bool mem_paused; /* not reading because the listener's memory pool is full */
     int64_t last_active;

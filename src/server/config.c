@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "meta/configdefs.h"
+#include "net/conn.h"
 
 static char *xstrndup(const char *s, size_t n) {
     char *r = strndup(s, n);
@@ -177,13 +178,14 @@ static gr_err_t resolve_listeners(gr_server_config_t *cfg, char *errstr, size_t 
     protocol_of(get_str(cfg, "listener.security.protocol.map", b3, sizeof(b3)), ep.name, strlen(ep.name), proto,
                 sizeof(proto));
     if (!proto[0]) snprintf(proto, sizeof(proto), "%s", ep.name);
-    if (strcmp(proto, "PLAINTEXT") != 0) {
+    if (strcmp(proto, "PLAINTEXT") != 0 && strcmp(proto, "SASL_PLAINTEXT") != 0) {
         snprintf(errstr, sz,
                  "Invalid value %s for configuration listeners: listener %s uses security protocol %s; "
-                 "gregor supports PLAINTEXT only",
+                 "gregor supports PLAINTEXT and SASL_PLAINTEXT only",
                  listeners, ep.name, proto);
         return GR_ERR_INVALID_CONFIG;
     }
+    cfg->listener_sec_proto = strcmp(proto, "PLAINTEXT") ? GR_SEC_SASL_PLAINTEXT : GR_SEC_PLAINTEXT;
     const char *advs = gr_props_get(&cfg->raw, "advertised.listeners");
     if (!advs || !pick_endpoint(advs, ep.name, NULL, &adv)) adv = ep;
     if (!adv.host[0]) {

@@ -35,10 +35,11 @@ typedef struct gr_server_config {
      * This is the STATIC_BROKER_CONFIG layer for DescribeConfigs. */
     gr_props_t raw;
 
-    char *listener_name;   /* e.g. "PLAINTEXT" */
-    char *listen_host;     /* "" = all interfaces; IPv6 without brackets */
-    uint16_t listen_port;  /* 0 = ephemeral */
-    char *advertised_host; /* never empty */
+    char *listener_name;    /* e.g. "PLAINTEXT" */
+    int listener_sec_proto; /* its security protocol, a gr_sec_proto_t (net/conn.h) */
+    char *listen_host;      /* "" = all interfaces; IPv6 without brackets */
+    uint16_t listen_port;   /* 0 = ephemeral */
+    char *advertised_host;  /* never empty */
     uint16_t advertised_port;
 
     int32_t node_id;         /* node.id, or broker.id, or 1 if neither is set */

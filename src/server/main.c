@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "broker/broker.h"
 #include "gregor/gregor.h"
+#include "net/conn.h"
 #include "net/loop.h"
 #include "server/admin.h"
 #include "server/config.h"
@@ -148,7 +149,7 @@ static void report_start(const gr_server_config_t *cfg) {
     else
         GR_INFO("server", "listener %s://%s%s%s:0 (a free port, logged once bound), advertised host %s",
                 cfg->listener_name, v6 ? "[" : "", cfg->listen_host, v6 ? "]" : "", cfg->advertised_host);
-    if (wildcard_host(cfg->listen_host))
+    if (wildcard_host(cfg->listen_host) && cfg->listener_sec_proto == GR_SEC_PLAINTEXT)
         GR_WARN("server",
                 "listening on all network interfaces%s without authentication or encryption (PLAINTEXT): anyone "
                 "who can reach port %u can read, write and delete topics; set listeners=PLAINTEXT://127.0.0.1:%u "

@@ -555,14 +555,14 @@ KAFKA_ONLY_APIS = {
     # transactions: not implemented (issue 2 asks for idempotence only)
     24: "AddPartitionsToTxn", 25: "AddOffsetsToTxn", 26: "EndTxn", 27: "WriteTxnMarkers", 28: "TxnOffsetCommit",
     61: "DescribeProducers", 65: "DescribeTransactions", 66: "ListTransactions",
-    # security (SASL, ACLs, delegation tokens, SCRAM): gregord serves PLAINTEXT only, no authorizer
-    17: "SaslHandshake", 36: "SaslAuthenticate", 29: "DescribeAcls", 30: "CreateAcls", 31: "DeleteAcls",
+    # security (ACLs, delegation tokens): no authorizer yet, no delegation tokens
+    29: "DescribeAcls", 30: "CreateAcls", 31: "DeleteAcls",
     38: "CreateDelegationToken", 39: "RenewDelegationToken", 40: "ExpireDelegationToken",
-    41: "DescribeDelegationToken", 50: "DescribeUserScramCredentials", 51: "AlterUserScramCredentials",
+    41: "DescribeDelegationToken",
     # replication, log dirs, reassignment, quorum, features: one node, one replica, no KRaft quorum
     23: "OffsetForLeaderEpoch", 34: "AlterReplicaLogDirs", 35: "DescribeLogDirs", 43: "ElectLeaders",
     45: "AlterPartitionReassignments", 46: "ListPartitionReassignments", 55: "DescribeQuorum",
-    57: "UpdateFeatures", 64: "UnregisterBroker", 80: "AddRaftVoter", 81: "RemoveRaftVoter",
+    64: "UnregisterBroker", 80: "AddRaftVoter", 81: "RemoveRaftVoter",
     94: "UnregisterController",
     # quotas and client metrics resources: not implemented
     48: "DescribeClientQuotas", 49: "AlterClientQuotas", 74: "ListConfigResources",
@@ -590,7 +590,7 @@ KAFKA_ONLY_BROKER_CONFIGS = [
     'alter.log.dirs.replication.quota.window.size.seconds', 'authorizer.class.name',
     'auto.leader.rebalance.enable', 'background.threads', 'broker.heartbeat.interval.ms', 'broker.rack',
     'broker.session.timeout.ms', 'client.quota.callback.class', 'config.providers',
-    'connection.failed.authentication.delay.ms', 'connections.max.reauth.ms', 'controlled.shutdown.enable',
+    'controlled.shutdown.enable',
     'controller.quorum.append.linger.ms', 'controller.quorum.auto.join.enable',
     'controller.quorum.election.backoff.max.ms', 'controller.quorum.election.timeout.ms',
     'controller.quorum.fetch.max.bytes', 'controller.quorum.fetch.snapshot.max.bytes',
@@ -652,7 +652,7 @@ KAFKA_ONLY_BROKER_CONFIGS = [
     'replica.high.watermark.checkpoint.interval.ms', 'replica.lag.time.max.ms', 'replica.selector.class',
     'replica.socket.receive.buffer.bytes', 'replica.socket.timeout.ms', 'replication.quota.window.num',
     'replication.quota.window.size.seconds', 'request.timeout.ms', 'sasl.client.callback.handler.class',
-    'sasl.enabled.mechanisms', 'sasl.jaas.config', 'sasl.kerberos.kinit.cmd',
+    'sasl.kerberos.kinit.cmd',
     'sasl.kerberos.min.time.before.relogin', 'sasl.kerberos.principal.to.local.rules',
     'sasl.kerberos.service.name', 'sasl.kerberos.ticket.renew.jitter',
     'sasl.kerberos.ticket.renew.window.factor', 'sasl.login.callback.handler.class', 'sasl.login.class',
@@ -673,7 +673,7 @@ KAFKA_ONLY_BROKER_CONFIGS = [
     'sasl.oauthbearer.jwt.retriever.class', 'sasl.oauthbearer.jwt.validator.class',
     'sasl.oauthbearer.scope', 'sasl.oauthbearer.scope.claim.name', 'sasl.oauthbearer.sub.claim.name',
     'sasl.oauthbearer.token.endpoint.url', 'sasl.server.callback.handler.class',
-    'sasl.server.max.receive.size', 'security.inter.broker.protocol', 'security.providers',
+    'security.inter.broker.protocol', 'security.providers',
     'share.coordinator.append.linger.ms', 'share.coordinator.cached.buffer.max.bytes',
     'share.coordinator.load.buffer.size', 'share.coordinator.state.topic.compression.codec',
     'socket.connection.setup.timeout.max.ms', 'socket.connection.setup.timeout.ms',
@@ -703,7 +703,7 @@ CLEANER_SYNONYM_CONFIGS = ["delete.retention.ms", "max.compaction.lag.ms", "min.
 # cannot (one event-loop thread, listeners bound at start-up).
 READ_ONLY_BY_DESIGN = ["listeners", "listener.security.protocol.map", "num.io.threads", "num.network.threads",
                        "num.recovery.threads.per.data.dir", "max.connections", "max.connections.per.ip",
-                       "max.connections.per.ip.overrides"]
+                       "max.connections.per.ip.overrides", "sasl.enabled.mechanisms", "sasl.jaas.config"]
 # Broker configs only gregord has (resource limits, docs/compatibility.md).
 GREGORD_ONLY_BROKER_CONFIGS = ["group.share.max.groups", "socket.request.read.timeout.ms"]
 

@@ -162,6 +162,15 @@ share.coordinator.state.topic.num.partitions=1
 group.initial.rebalance.delay.ms=0
 auto.create.topics.enable=true
 EOF
+  # KAFKA_REF_SASL_PORT=N adds a SASL_PLAINTEXT listener on that port (test_sasl.sh; its
+  # sasl.* settings come as key=value arguments). Brokers and the controller keep PLAINTEXT.
+  if [[ -n "${KAFKA_REF_SASL_PORT:-}" ]]; then
+    cat >>"$dir/server.properties" <<EOF
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport,SASL_PLAINTEXT://127.0.0.1:$KAFKA_REF_SASL_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$port,SASL_PLAINTEXT://127.0.0.1:$KAFKA_REF_SASL_PORT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+EOF
+  fi
   local kv
   for kv in "$@"; do echo "$kv" >>"$dir/server.properties"; done
   local out
