@@ -13,8 +13,8 @@
 #           (its growth is checked: exactly N/20 per run);
 #   nodlq   REJECT without a DLQ (the records are only archived): the cost of the DLQ write is
 #           dlq minus nodlq.
-# Kafka needs share.version=2 to dead-letter (docs/dlq.md §1): FeatureCommand upgrades it after the
-# start. Reported per broker and mode, the median of BENCH_DLQ_RUNS runs: records/s (N / first ->
+# Both brokers need share.version=2 to dead-letter (docs/dlq.md §1): FeatureCommand upgrades it after
+# each start. Reported per broker and mode, the median of BENCH_DLQ_RUNS runs: records/s (N / first ->
 # last record of the consumer), broker CPU-s per million records (/proc/PID/stat utime+stime over
 # the drain and the DLQ wait), and the broker's peak RSS (VmHWM) after all runs.
 # gregord without a DLQ implementation refuses the group config: the dlq mode is then reported as
@@ -101,12 +101,14 @@ bench_broker() { # bench_broker gregord|kafka
     kafka)
       start_ref_kafka
       BPID="$(cat "$GR_REF_DIR/kafka.pid")"
-      mkdir -p "$GR_TMP/tools"
-      gr_timeout 120 bash "$GR_REF_SH" tool "$GR_TMP/tools" org.apache.kafka.tools.FeatureCommand \
-        --bootstrap-server "$BOOTSTRAP" upgrade --feature share.version=2 >"$GR_TMP/kafka.features" 2>&1 ||
-        { put "$b.note" "share.version-upgrade-failed"; say "$b: share.version=2 refused"; }
       ;;
   esac
+  # Both start at share.version=1 (gregord's default, and kafka-ref.sh formats so): dead-lettering
+  # needs level 2 on both (docs/dlq.md §1).
+  mkdir -p "$GR_TMP/tools"
+  gr_timeout 120 bash "$GR_REF_SH" tool "$GR_TMP/tools" org.apache.kafka.tools.FeatureCommand \
+    --bootstrap-server "$BOOTSTRAP" upgrade --feature share.version=2 >"$GR_TMP/$b.features" 2>&1 ||
+    { put "$b.note" "share.version-upgrade-failed"; say "$b: share.version=2 refused"; }
   put "$b.idle_rss_mb" "$(hwm_mb "$BPID")"
   gr_timeout 60 "$CLI" topics --bootstrap-server "$BOOTSTRAP" --create --topic bench-dlq-src --partitions "$PARTS" \
     --replication-factor 1 >/dev/null 2>&1 || { put "$b.note" "topic-create-failed"; return; }
