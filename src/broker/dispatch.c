@@ -33,6 +33,9 @@ static const gr_handler_t g_handlers[] = {
     {GR_API_DescribeShareGroupOffsets, 0, 1, gr_h_describe_share_group_offsets, false},
     {GR_API_AlterShareGroupOffsets, 0, 0, gr_h_alter_share_group_offsets, false},
     {GR_API_DeleteShareGroupOffsets, 0, 0, gr_h_delete_share_group_offsets, false},
+    {GR_API_DescribeAcls, 1, 3, gr_h_describe_acls, false},
+    {GR_API_CreateAcls, 1, 3, gr_h_create_acls, false},
+    {GR_API_DeleteAcls, 1, 3, gr_h_delete_acls, false},
 };
 
 const gr_handler_t *gr_handler_find(int16_t api_key) {

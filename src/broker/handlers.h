@@ -52,5 +52,8 @@ void gr_h_delete_groups(gr_req_t *req);
 void gr_h_describe_share_group_offsets(gr_req_t *req);
 void gr_h_alter_share_group_offsets(gr_req_t *req);
 void gr_h_delete_share_group_offsets(gr_req_t *req);
+void gr_h_create_acls(gr_req_t *req);
+void gr_h_describe_acls(gr_req_t *req);
+void gr_h_delete_acls(gr_req_t *req);
 
 #endif
