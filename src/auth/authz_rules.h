@@ -24,6 +24,7 @@ typedef enum gr_az {
     GR_AZ_CREATE_TOPICS_CLUSTER,        /* CREATE CLUSTER ... */
     GR_AZ_CREATE_TOPICS,                /* ... or CREATE TOPIC */
     GR_AZ_CREATE_TOPICS_CONFIGS,        /* DESCRIBE_CONFIGS TOPIC: configs in the CreateTopics answer */
+    GR_AZ_DELETE_TOPICS_CLUSTER,        /* DELETE CLUSTER: every topic ... */
     GR_AZ_DELETE_TOPICS_DESCRIBE,       /* DESCRIBE TOPIC: tells unknown from unauthorized */
     GR_AZ_DELETE_TOPICS,                /* DELETE TOPIC */
     GR_AZ_CREATE_PARTITIONS,            /* ALTER TOPIC */

@@ -62,10 +62,12 @@ void gr_h_describe_topic_partitions(gr_req_t *req) {
         if (i > 0 && !strcmp(names[i], names[i - 1])) continue;
         if (cur_topic && strcmp(names[i], cur_topic) < 0) continue;
         int32_t from = cur_topic && !strcmp(names[i], cur_topic) ? cur_part : 0;
-        const gr_meta_topic_t *t = gr_meta_topic_find(meta, names[i]);
+        bool allowed = gr_req_allowed(req, GR_AZ_DESCRIBE_TOPIC_PARTITIONS, names[i]);
+        if (all && !allowed) continue; /* listing: topics without DESCRIBE are left out */
+        const gr_meta_topic_t *t = allowed ? gr_meta_topic_find(meta, names[i]) : NULL;
         dtp_topic_t *rt = &resp->Topics.v[resp->Topics.n++];
         if (!t) {
-            rt->ErrorCode = GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            rt->ErrorCode = allowed ? GR_ERR_UNKNOWN_TOPIC_OR_PARTITION : GR_ERR_TOPIC_AUTHORIZATION_FAILED;
             rt->Name = gr_str_c(names[i]);
             rt->TopicAuthorizedOperations = INT32_MIN;
             continue;
