@@ -234,9 +234,10 @@ void gr_h_alter_share_group_offsets(gr_req_t *req) {
         top = GR_ERR_NON_EMPTY_GROUP, snprintf(msg, sizeof(msg), "The group is not empty.");
     else if (!gr_share_group_may_create(req->b, gid, msg, sizeof(msg)))
         top = GR_ERR_GROUP_MAX_SIZE_REACHED; /* group.share.max.groups, as for a heartbeat */
-    /* Kafka 4.4.0 answers a non-empty group with the top-level 68 and an empty
-     * Responses list; the other top-level errors list every partition with it. */
-    if (top != GR_ERR_NON_EMPTY_GROUP) alter_shape(req, r, resp, top, msg);
+    /* Kafka 4.4.0 answers a non-empty group (68) and a group without READ (30) with the
+     * top-level error and an empty Responses list; the other top-level errors list every
+     * partition with it. */
+    if (top != GR_ERR_NON_EMPTY_GROUP && top != GR_ERR_GROUP_AUTHORIZATION_FAILED) alter_shape(req, r, resp, top, msg);
     if (top) {
         resp->ErrorCode = (int16_t)top;
         resp->ErrorMessage = gr_req_msg(req, "%s", msg);

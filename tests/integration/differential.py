@@ -555,8 +555,8 @@ KAFKA_ONLY_APIS = {
     # transactions: not implemented (issue 2 asks for idempotence only)
     24: "AddPartitionsToTxn", 25: "AddOffsetsToTxn", 26: "EndTxn", 27: "WriteTxnMarkers", 28: "TxnOffsetCommit",
     61: "DescribeProducers", 65: "DescribeTransactions", 66: "ListTransactions",
-    # security (SASL, ACLs, delegation tokens, SCRAM): gregord serves PLAINTEXT only, no authorizer
-    17: "SaslHandshake", 36: "SaslAuthenticate", 29: "DescribeAcls", 30: "CreateAcls", 31: "DeleteAcls",
+    # security (SASL, delegation tokens, SCRAM): not implemented yet (ACLs are: issue 10)
+    17: "SaslHandshake", 36: "SaslAuthenticate",
     38: "CreateDelegationToken", 39: "RenewDelegationToken", 40: "ExpireDelegationToken",
     41: "DescribeDelegationToken", 50: "DescribeUserScramCredentials", 51: "AlterUserScramCredentials",
     # replication, log dirs, reassignment, quorum, features: one node, one replica, no KRaft quorum
