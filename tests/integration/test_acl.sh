@@ -91,4 +91,5 @@ check "kafka-acls --list shows both ACLs" \
   test "$(grep -c 'principal=User:alice, host=\*, operation=\(READ\|DESCRIBE\), permissionType=ALLOW' <<<"$out")" -eq 2
 stop_gregord
 check "gregord stopped cleanly" test "$GR_GREGORD_EXIT" -eq 0
+check_no_sanitizer_report
 gr_finish
