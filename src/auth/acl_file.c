@@ -133,29 +133,51 @@ static bool parse_line(gr_acl_authz_t *a, char *line) {
     return true;
 }
 
+gr_err_t gr_acl_file_parse(gr_acl_authz_t *a, const char *text, size_t len, const char *origin, char *errstr,
+                           size_t sz) {
+    size_t lineno = 0, count = 0;
+    long long end = -1;
+    char *line = NULL;
+    gr_err_t err = GR_ERR_NONE;
+    for (size_t off = 0; off < len && !err;) {
+        const char *nl = memchr(text + off, '\n', len - off);
+        size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
+        line = realloc(line, n + 1);
+        if (!line) abort();
+        memcpy(line, text + off, n);
+        line[n] = '\0';
+        off += n + 1;
+        lineno++;
+        if (line[0] == '#') continue;
+        bool ok = end < 0 && strlen(line) == n &&
+                  (!strncmp(line, "end ", 4) ? sscanf(line, "end %lld", &end) == 1 : parse_line(a, line));
+        if (!ok) {
+            snprintf(errstr, sz, "%s line %zu: malformed ACL record", origin, lineno);
+            err = GR_ERR__MALFORMED;
+        } else if (end < 0) {
+            count++;
+        }
+    }
+    free(line);
+    if (!err && end != (long long)count) {
+        snprintf(errstr, sz, "%s: incomplete (%zu ACL records read, end marker %lld)", origin, count, end);
+        err = GR_ERR__MALFORMED;
+    }
+    return err;
+}
+
 gr_err_t gr_acl_file_load(gr_acl_authz_t *a, const char *dir, char *errstr, size_t sz) {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s", dir, GR_ACL_FILE_NAME);
     FILE *fp = fopen(path, "re");
     if (!fp) return errno == ENOENT ? GR_ERR_NONE : io_err(errstr, sz, "cannot open", path);
-    char *line = NULL;
-    size_t cap = 0, lineno = 0;
-    long long end = -1;
-    gr_err_t err = GR_ERR_NONE;
-    while (getline(&line, &cap, fp) > 0) {
-        lineno++;
-        if (line[0] == '#') continue;
-        if (end >= 0 || (!strncmp(line, "end ", 4) ? sscanf(line, "end %lld", &end) != 1 : !parse_line(a, line))) {
-            snprintf(errstr, sz, "%s line %zu: malformed ACL record", path, lineno);
-            err = GR_ERR__MALFORMED;
-            break;
-        }
-    }
-    if (!err && end != (long long)gr_acl_authz_count(a)) {
-        snprintf(errstr, sz, "%s: incomplete (%zu ACLs read, end marker %lld)", path, gr_acl_authz_count(a), end);
-        err = GR_ERR__MALFORMED;
-    }
-    free(line);
+    sbuf_t s = {0};
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) put(&s, buf, n);
+    gr_err_t err = ferror(fp) ? io_err(errstr, sz, "cannot read", path) : GR_ERR_NONE;
     fclose(fp);
+    if (!err) err = gr_acl_file_parse(a, s.p ? s.p : "", s.n, path, errstr, sz);
+    free(s.p);
     return err;
 }

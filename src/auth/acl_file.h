@@ -11,6 +11,10 @@
 /** Write every ACL of a to dir/gregor.acls (temp file, fsync, rename, fsync dir).
  *  GR_ERR__IO with the reason on failure (the old file stays). */
 gr_err_t gr_acl_file_save(const gr_acl_authz_t *a, const char *dir, char *errstr, size_t errstr_size);
+/** Add the ACLs of a gregor.acls text (len bytes) to a; origin names it in messages.
+ *  GR_ERR__MALFORMED with the line on a damaged record or a missing/wrong end marker. */
+gr_err_t gr_acl_file_parse(gr_acl_authz_t *a, const char *text, size_t len, const char *origin, char *errstr,
+                           size_t errstr_size);
 /** Add the ACLs of dir/gregor.acls to a; no file is no ACLs. GR_ERR__IO or
  *  GR_ERR__MALFORMED (damaged or incomplete file) with the path and line. */
 gr_err_t gr_acl_file_load(gr_acl_authz_t *a, const char *dir, char *errstr, size_t errstr_size);

@@ -1,5 +1,9 @@
 /* ACL matching semantics (Kafka's StandardAuthorizer, filters, validation). */
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "auth/acl.h"
+#include "auth/acl_file.h"
 #include "testutil.h"
 
 #define ANON "User:ANONYMOUS"
@@ -180,7 +184,45 @@ static void test_prefix_index(void) {
     gr_acl_authz_free(a);
 }
 
+/* The ACL file: save, load back, and refuse damaged or truncated files. */
+static void test_file(void) {
+    char dir[] = "/tmp/gregor-test-acl-XXXXXX";
+    ASSERT(mkdtemp(dir));
+    gr_acl_authz_t *a = gr_acl_authz_new(NULL, false);
+    gr_acl_binding_t b1 =
+        B(GR_ACL_RT_TOPIC, GR_ACL_PT_PREFIXED, "a b%c", "User:x y", "*", GR_ACL_OP_READ, GR_ACL_PERM_DENY);
+    gr_acl_binding_t b2 = B(GR_ACL_RT_GROUP, GR_ACL_PT_LITERAL, "g", ANON, "::1", GR_ACL_OP_ALL, GR_ACL_PERM_ALLOW);
+    gr_acl_authz_add(a, &b1);
+    gr_acl_authz_add(a, &b2);
+    char err[512];
+    ASSERT_EQ(gr_acl_file_save(a, dir, err, sizeof(err)), 0);
+    gr_acl_authz_t *r = gr_acl_authz_new(NULL, false);
+    ASSERT_EQ(gr_acl_file_load(r, dir, err, sizeof(err)), 0);
+    ASSERT_EQ(gr_acl_authz_count(r), 2);
+    ASSERT(!gr_acl_authz_add(r, &b1) && !gr_acl_authz_add(r, &b2)); /* both came back equal */
+    ASSERT(!gr_acl_authorize(r, "User:x y", H, GR_ACL_OP_READ, GR_ACL_RT_TOPIC, "a b%cde"));
+    const char *bad[] = {"acl 2 3 3 3 zz 2a 74\nend 1\n", "acl 2 3 3 3 557365723a78 2a 74\n",
+                         "acl 2 3 3 3 557365723a78 2a 74\nend 2\n", "acl 2 2 3 3 557365723a78 2a 74\nend 1\n",
+                         "end 0\nacl 2 3 3 3 557365723a78 2a 74\n"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        gr_acl_authz_t *x = gr_acl_authz_new(NULL, false);
+        ASSERT_EQ(gr_acl_file_parse(x, bad[i], strlen(bad[i]), "t", err, sizeof(err)), GR_ERR__MALFORMED);
+        gr_acl_authz_free(x);
+    }
+    gr_acl_authz_t *e = gr_acl_authz_new(NULL, false);
+    ASSERT_EQ(gr_acl_file_load(e, "/nonexistent-dir-gregor", err, sizeof(err)), 0); /* no file: no ACLs */
+    ASSERT_EQ(gr_acl_authz_count(e), 0);
+    char path[600];
+    snprintf(path, sizeof(path), "%s/%s", dir, GR_ACL_FILE_NAME);
+    unlink(path);
+    rmdir(dir);
+    gr_acl_authz_free(e);
+    gr_acl_authz_free(r);
+    gr_acl_authz_free(a);
+}
+
 int main(void) {
+    test_file();
     test_basic_and_implied();
     test_deny_wins_and_wildcards();
     test_allow_if_no_acl();
