@@ -89,6 +89,25 @@ check "kafka-acls --add against gregord" grep -q "ResourcePattern(resourceType=G
 out="$(acl_tool --list --group share- --resource-pattern-type prefixed)"
 check "kafka-acls --list shows both ACLs" \
   test "$(grep -c 'principal=User:alice, host=\*, operation=\(READ\|DESCRIBE\), permissionType=ALLOW' <<<"$out")" -eq 2
+# gregor acls (the CLI, on libgregor) on the same ACLs
+GA=("$GR_BUILD_DIR/gregor" acls --bootstrap-server "$GREG_BOOT")
+out="$("${GA[@]}" --list --group share- --resource-pattern-type prefixed)"
+check "gregor acls --list shows kafka-acls' ACLs as kafka-acls does" test "$(sort <<<"$out")" == "$(printf '%s\n\t%s\n\t%s\n' \
+  'Current ACLs for resource `ResourcePattern(resourceType=GROUP, name=share-, patternType=PREFIXED)`:' \
+  '(principal=User:alice, host=*, operation=READ, permissionType=ALLOW)' \
+  '(principal=User:alice, host=*, operation=DESCRIBE, permissionType=ALLOW)' | sort)"
+out="$("${GA[@]}" --add --deny-principal User:eve --deny-host 10.0.0.9 --operation Write --topic orders)"
+check "gregor acls --add prints Kafka's lines" test "$out" == "$(printf '%s\n \t%s' \
+  'Adding ACLs for resource `ResourcePattern(resourceType=TOPIC, name=orders, patternType=LITERAL)`: ' \
+  '(principal=User:eve, host=10.0.0.9, operation=WRITE, permissionType=DENY)')"
+out="$("${GA[@]}" --add --allow-principal User:x --operation IdempotentWrite --topic orders 2>&1)"
+check "gregor acls refuses an operation the resource type does not support" \
+  grep -q "ResourceType TOPIC only supports operations" <<<"$out"
+"${GA[@]}" --remove --force --group share- --resource-pattern-type prefixed
+out="$("${GA[@]}" --list --principal User:alice)"
+check "gregor acls --remove --force removed them" test -z "$out"
+out="$("${GA[@]}" --list --topic orders)"
+check "gregor acls --list --topic" grep -q "principal=User:eve, host=10.0.0.9, operation=WRITE, permissionType=DENY" <<<"$out"
 stop_gregord
 check "gregord stopped cleanly" test "$GR_GREGORD_EXIT" -eq 0
 check_no_sanitizer_report
