@@ -70,7 +70,11 @@ static void describe_one(gr_req_t *req, gr_str_t id, gr_DescribeGroupsResponse_D
         o->ErrorCode = GR_ERR_INVALID_GROUP_ID;
         return;
     }
-    if (!v6) return;
+    if (!v6) { /* Kafka fills the authorized operations of every group answered without error */
+        if (((gr_DescribeGroupsRequest_t *)req->body)->IncludeAuthorizedOperations)
+            o->AuthorizedOperations = gr_req_authz_ops(req, GR_ACL_RT_GROUP, gid);
+        return;
+    }
     o->ErrorCode = GR_ERR_GROUP_ID_NOT_FOUND;
     o->ErrorMessage =
         share ? gr_req_msg(req, "Group %s is not a classic group.", gid) : gr_req_msg(req, "Group %s not found.", gid);

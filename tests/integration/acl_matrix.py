@@ -219,6 +219,21 @@ def dtp(c, topic):
     return r.i16() if n > 0 else None
 
 
+def describe_group_ops(c, group):
+    """DescribeGroups v5 with IncludeAuthorizedOperations: [error, authorized operations]."""
+    r = c.call(15, 5, carr([group], cstr) + boolean(True) + TAGS)
+    r.i32()
+
+    def g(r):
+        err = r.i16()
+        r.cstr(), r.cstr(), r.cstr(), r.cstr()
+        r.carr(lambda r: None)
+        ops = r.i32()
+        r.tags()
+        return [err, ops]
+    return r.carr(g)[0]
+
+
 def sg_describe_err(c, group):
     g = scw.sg_describe(c, [group])[0]
     return [g["err"], len(g["members"] or [])]
@@ -350,6 +365,8 @@ CASES = [
      lambda x: G1 in scw.list_groups(x.client)[1], False, True),
     ("DescribeGroups DESCRIBE group", [(GROUP, G1, DESCRIBE)],
      lambda x: scw.describe_groups(x.client, [G1], 5)[0]["err"], 30, 0),
+    ("DescribeGroups authorized operations", [(GROUP, G1, DESCRIBE), (GROUP, G1, DELETE)],
+     lambda x: describe_group_ops(x.client, G1), [30, -2147483648], [0, (1 << 6) | (1 << 8)]),
     ("DeleteGroups DELETE group", [(GROUP, G3, DELETE)], lambda x: scw.delete_groups(x.client, [G3])[G3], 30, 69),
     ("ShareGroupHeartbeat READ group, DESCRIBE topic", [(GROUP, G4, READ), (TOPIC, T2, DESCRIBE)],
      lambda x: _hb(x, G4, [T2]), 30, 0),
