@@ -22,7 +22,8 @@ static int32_t fill_topic(gr_req_t *req, dtp_topic_t *rt, const gr_meta_topic_t 
     rt->Name = gr_str_c(t->name);
     rt->TopicId = t->id;
     rt->IsInternal = t->name[0] == '_' && t->name[1] == '_';
-    rt->TopicAuthorizedOperations = INT32_MIN;
+    /* Kafka always fills it here (there is no Include flag in this API). */
+    rt->TopicAuthorizedOperations = gr_req_authz_ops(req, GR_ACL_RT_TOPIC, t->name);
     rt->Partitions.v =
         gr_req_alloc(req, &gr_DescribeTopicPartitionsResponse_DescribeTopicPartitionsResponsePartition_sd, n);
     rt->Partitions.n = n;

@@ -234,6 +234,36 @@ def describe_group_ops(c, group):
     return r.carr(g)[0]
 
 
+def dtp_ops(c, topic):
+    """DescribeTopicPartitions v0 for one topic: [error, topic authorized operations]."""
+    r = c.call(75, 0, carr([topic], lambda t: cstr(t) + TAGS) + i32(100) + i8(-1) + TAGS)
+    r.i32()
+
+    def part(r):
+        r.i16(), r.i32(), r.i32(), r.i32()
+        for _ in range(5):
+            r.carr(lambda r: r.i32())
+        r.tags()
+
+    def t(r):
+        err = r.i16()
+        r.cstr(), r.uuid(), r.boolean(), r.carr(part)
+        ops = r.i32()
+        r.tags()
+        return [err, ops]
+    return r.carr(t)[0]
+
+
+def metadata_cluster_ops(c):
+    """Metadata v10 without topics, IncludeClusterAuthorizedOperations: the cluster's bitfield."""
+    r = c.call(3, 10, carr([]) + boolean(False) + boolean(True) + boolean(False) + TAGS)
+    r.i32()
+    r.carr(lambda r: (r.i32(), r.cstr(), r.i32(), r.cstr(), r.tags()))
+    r.cstr(), r.i32()
+    r.carr(lambda r: None)
+    return r.i32()
+
+
 def sg_describe_err(c, group):
     g = scw.sg_describe(c, [group])[0]
     return [g["err"], len(g["members"] or [])]
@@ -394,6 +424,10 @@ CASES = [
     ("DeleteShareGroupOffsets DELETE group only", [(GROUP, G2, DELETE)],
      lambda x: _delete_offsets(x, G2, T), [30, []], [0, [29]]),
     ("DescribeTopicPartitions DESCRIBE topic", [(TOPIC, T, DESCRIBE)], lambda x: dtp(x.client, T), 29, 0),
+    ("DescribeTopicPartitions authorized operations", [(TOPIC, T, READ)], lambda x: dtp_ops(x.client, T),
+     [29, -2147483648], [0, (1 << 3) | (1 << 8)]),
+    ("Metadata v10 cluster authorized operations", [(CLUSTER, "kafka-cluster", ALTER)],
+     lambda x: metadata_cluster_ops(x.client), 0, (1 << 7) | (1 << 8)),
     ("CreateAcls ALTER cluster", [(CLUSTER, "kafka-cluster", ALTER)],
      lambda x: [e for e, _m in create_acls(x.client, [(TOPIC, "acl-x", LITERAL, "User:bob", "*", READ, ALLOW)])],
      [31], [0]),
