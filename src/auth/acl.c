@@ -45,14 +45,19 @@ static gr_err_t invalid(char *msg, size_t n, const char *what, const char *name)
 gr_err_t gr_acl_validate_new(const gr_acl_binding_t *b, char *msg, size_t n) {
     int8_t rt = gr_acl_rtype_norm(b->rtype), pt = gr_acl_ptype_norm(b->ptype);
     int8_t op = gr_acl_op_norm(b->op), perm = gr_acl_perm_norm(b->perm);
-    if (rt == GR_ACL_RT_UNKNOWN || rt == GR_ACL_RT_ANY)
-        return invalid(msg, n, "Invalid resourceType ", rtype_names[rt]);
-    if (pt != GR_ACL_PT_LITERAL && pt != GR_ACL_PT_PREFIXED)
-        return invalid(msg, n, "Invalid patternType ", ptype_names[pt]);
-    if (op == GR_ACL_OP_UNKNOWN || op == GR_ACL_OP_ANY) return invalid(msg, n, "Invalid operation ", op_names[op]);
-    if (perm != GR_ACL_PERM_ALLOW && perm != GR_ACL_PERM_DENY)
-        return invalid(msg, n, "Invalid permissionType ", perm_names[perm]);
-    if (!b->name || !b->name[0]) return invalid(msg, n, "Resource name should not be empty", "");
+    msg[0] = '\0';
+    /* Kafka 4.4.0 cannot even build such a binding (ANY/MATCH are filter values): its
+     * answer is UNKNOWN_SERVER_ERROR with no message. */
+    if (rt == GR_ACL_RT_ANY || pt == GR_ACL_PT_ANY || pt == GR_ACL_PT_MATCH || op == GR_ACL_OP_ANY ||
+        perm == GR_ACL_PERM_ANY)
+        return GR_ERR_UNKNOWN_SERVER_ERROR;
+    if (rt == GR_ACL_RT_CLUSTER && strcmp(b->name ? b->name : "", GR_ACL_CLUSTER_NAME))
+        return invalid(msg, n, "The only valid name for the CLUSTER resource is ", GR_ACL_CLUSTER_NAME);
+    if (!b->name || !b->name[0]) return invalid(msg, n, "Invalid empty resource name", "");
+    if (rt == GR_ACL_RT_UNKNOWN) return invalid(msg, n, "Invalid resourceType ", rtype_names[rt]);
+    if (pt == GR_ACL_PT_UNKNOWN) return invalid(msg, n, "Invalid patternType ", ptype_names[pt]);
+    if (op == GR_ACL_OP_UNKNOWN) return invalid(msg, n, "Invalid operation ", op_names[op]);
+    if (perm == GR_ACL_PERM_UNKNOWN) return invalid(msg, n, "Invalid permissionType ", perm_names[perm]);
     if (!b->principal || !strchr(b->principal, ':')) {
         snprintf(msg, n,
                  "Could not parse principal from `%s` (no colon is present separating the principal type from the "
@@ -60,7 +65,6 @@ gr_err_t gr_acl_validate_new(const gr_acl_binding_t *b, char *msg, size_t n) {
                  b->principal ? b->principal : "null");
         return GR_ERR_INVALID_REQUEST;
     }
-    msg[0] = '\0';
     return GR_ERR_NONE;
 }
 

@@ -80,7 +80,8 @@ const char *gr_acl_ptype_name(int8_t code);
 const char *gr_acl_op_name(int8_t code);
 const char *gr_acl_perm_name(int8_t code);
 
-/** CreateAcls validation (Kafka's controller): 0 or GR_ERR_INVALID_REQUEST with Kafka's text. */
+/** CreateAcls validation as Kafka 4.4.0 answers it: 0; GR_ERR_INVALID_REQUEST with Kafka's
+ *  text; or GR_ERR_UNKNOWN_SERVER_ERROR (msg "") for the filter-only values ANY / MATCH. */
 gr_err_t gr_acl_validate_new(const gr_acl_binding_t *b, char *msg, size_t msg_size);
 /** DeleteAcls filter validation: 0 or GR_ERR_INVALID_REQUEST ("Unknown patternFilter."). */
 gr_err_t gr_acl_validate_filter(const gr_acl_filter_t *f, char *msg, size_t msg_size);

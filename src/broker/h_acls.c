@@ -48,11 +48,9 @@ void gr_h_create_acls(gr_req_t *req) {
                               gr_acl_perm_norm(c->PermissionType)};
         char msg[512];
         gr_err_t err = gr_acl_validate_new(&b, msg, sizeof(msg));
-        if (err) {
-            r->ErrorCode = (int16_t)err;
-            r->ErrorMessage = gr_req_msg(req, "%s", msg);
-            continue;
-        }
+        r->ErrorCode = (int16_t)err;
+        r->ErrorMessage = err && !msg[0] ? GR_STR_NULL : gr_req_msg(req, "%s", msg); /* Kafka: "" on success */
+        if (err) continue;
         if (gr_acl_authz_add(req->b->authz, &b)) {
             added[n_added] = b;
             added_at[n_added++] = i;

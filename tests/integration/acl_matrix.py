@@ -330,6 +330,13 @@ def _hb(x, group, topics):
     return scw.hb(x.client, group, uuid.uuid4().hex[:22], 0, topics)["err"]
 
 
+NO_COLON = "Could not parse principal from `bob` (no colon is present separating the principal type from the " \
+    "principal name)"
+VALIDATION = [[[42, NO_COLON]], [[42, "Invalid empty resource name"]], [[-1, None]], [[-1, None]],
+              [[42, "The only valid name for the CLUSTER resource is kafka-cluster"]], [[-1, None]], [[-1, None]],
+              [[-1, None]], [[42, "Invalid operation UNKNOWN"]], [[0, ""]]]
+
+
 # (name, [needed ACLs (rtype, name, op[, ptype])], observe(x) -> JSON value,
 #  expected without the ACLs, expected with them)
 CASES = [
@@ -435,6 +442,20 @@ CASES = [
      lambda x: describe_acls(x.client, principal="User:bob")[0], 31, 0),
     ("DeleteAcls ALTER cluster", [(CLUSTER, "kafka-cluster", ALTER)],
      lambda x: [(e, n) for e, _m, n in delete_acls(x.client, [dict(principal="User:bob")])], [[31, 0]], [[0, 1]]),
+    # Kafka's validation of new ACLs (by the admin, which may create ACLs); one request each.
+    ("CreateAcls validation", [],
+     lambda x: [create_acls(x.admin, [a]) for a in (
+         (TOPIC, "acl-v", LITERAL, "bob", "*", READ, ALLOW),
+         (TOPIC, "", LITERAL, ANON, "*", READ, ALLOW),
+         (TOPIC, "acl-v", 2, ANON, "*", READ, ALLOW),
+         (TOPIC, "acl-v", 1, ANON, "*", READ, ALLOW),
+         (CLUSTER, "not-the-cluster", LITERAL, "User:v", "*", ALTER, ALLOW),
+         (1, "acl-v", LITERAL, "User:v", "*", ALTER, ALLOW),
+         (TOPIC, "acl-v", LITERAL, "User:v", "*", 1, ALLOW),
+         (TOPIC, "acl-v", LITERAL, "User:v", "*", READ, 1),
+         (TOPIC, "acl-v", LITERAL, "User:v", "*", 99, ALLOW),
+         (GROUP, "acl-v", PREFIXED, "User:v", "10.1.1.1", DESCRIBE, 2))],
+     VALIDATION, VALIDATION),
     # The users' access table for share groups ("Manage access"), row by row, with the ACLs
     # docs/security.md maps each row to.
     ("seeds: Create a share group = READ group + READ topic", [(GROUP, G5, READ), (TOPIC, T, READ)],
