@@ -69,6 +69,19 @@ void gr_h_create_acls(gr_req_t *req) {
     gr_req_respond(req, resp);
 }
 
+/* Kafka cannot parse a filter with an UNKNOWN code (its request constructor throws) and
+ * closes the connection, as for any malformed request. Returns true when it closed (req
+ * is then gone). */
+static bool refuse_unknown(gr_req_t *req, int8_t rt, int8_t pt, int8_t op, int8_t perm) {
+    char msg[128];
+    gr_acl_filter_t f = {rt, pt, NULL, NULL, NULL, op, perm};
+    if (!gr_acl_validate_filter(&f, msg, sizeof(msg))) return false;
+    GR_INFO("acl", "closing connection from %s: %s (an UNKNOWN code in an ACL filter)", gr_conn_peer(req->conn), msg);
+    gr_conn_close(req->conn);
+    gr_req_respond_none(req);
+    return true;
+}
+
 /* DescribeAcls groups the matching ACLs by resource pattern. */
 typedef struct describe_ctx {
     gr_req_t *req;
@@ -113,6 +126,8 @@ static void describe_one(void *arg, const gr_acl_binding_t *b) {
 
 void gr_h_describe_acls(gr_req_t *req) {
     gr_DescribeAclsRequest_t *dreq = req->body;
+    if (refuse_unknown(req, dreq->ResourceTypeFilter, dreq->PatternTypeFilter, dreq->Operation, dreq->PermissionType))
+        return;
     gr_DescribeAclsResponse_t *resp = gr_req_resp_new(req);
     resp->ErrorMessage = GR_STR_NULL;
     resp->Resources.n = 0;
@@ -130,14 +145,8 @@ void gr_h_describe_acls(gr_req_t *req) {
                              opt_cstr(req, dreq->HostFilter),
                              dreq->Operation,
                              dreq->PermissionType};
-        char msg[256];
-        if ((err = gr_acl_validate_filter(&f, msg, sizeof(msg)))) {
-            resp->ErrorCode = (int16_t)err;
-            resp->ErrorMessage = gr_req_msg(req, "%s", msg);
-        } else {
-            describe_ctx_t d = {req, resp, 0};
-            gr_acl_authz_list(req->b->authz, &f, describe_one, &d);
-        }
+        describe_ctx_t d = {req, resp, 0};
+        gr_acl_authz_list(req->b->authz, &f, describe_one, &d);
     }
     gr_req_respond(req, resp);
 }
@@ -194,8 +203,12 @@ static int32_t apply_deletes(gr_req_t *req, gr_DeleteAclsResponse_t *resp, bool 
 
 void gr_h_delete_acls(gr_req_t *req) {
     gr_DeleteAclsRequest_t *dreq = req->body;
-    gr_DeleteAclsResponse_t *resp = gr_req_resp_new(req);
     int32_t n = dreq->Filters.n > 0 ? dreq->Filters.n : 0;
+    for (int32_t i = 0; i < n; i++) {
+        const gr_DeleteAclsRequest_DeleteAclsFilter_t *q = &dreq->Filters.v[i];
+        if (refuse_unknown(req, q->ResourceTypeFilter, q->PatternTypeFilter, q->Operation, q->PermissionType)) return;
+    }
+    gr_DeleteAclsResponse_t *resp = gr_req_resp_new(req);
     resp->FilterResults.v = gr_req_alloc(req, &gr_DeleteAclsResponse_DeleteAclsFilterResult_sd, n);
     resp->FilterResults.n = n;
     gr_err_t all = gr_req_authz(req, GR_AZ_DELETE_ACLS, NULL);
@@ -217,13 +230,6 @@ void gr_h_delete_acls(gr_req_t *req) {
                              opt_cstr(req, q->HostFilter),
                              q->Operation,
                              q->PermissionType};
-        char msg[256];
-        gr_err_t err = gr_acl_validate_filter(&f, msg, sizeof(msg));
-        if (err) {
-            fr->ErrorCode = (int16_t)err;
-            fr->ErrorMessage = gr_req_msg(req, "%s", msg);
-            continue;
-        }
         delete_ctx_t d = {req, fr, 0};
         gr_acl_authz_list(req->b->authz, &f, delete_match, &d);
     }

@@ -219,6 +219,54 @@ def dtp(c, topic):
     return r.i16() if n > 0 else None
 
 
+def filters(x):
+    """Describe/Delete filter semantics (ANY, MATCH, PREFIXED, LITERAL "*") on ACLs of User:f."""
+    f = "User:f"
+    acls = [(TOPIC, "foo", LITERAL, f, "*", READ, ALLOW), (TOPIC, "*", LITERAL, f, "*", READ, ALLOW),
+            (TOPIC, "fo", PREFIXED, f, "*", READ, 2), (TOPIC, "bar", PREFIXED, f, "*", WRITE, ALLOW),
+            (GROUP, "foo", LITERAL, f, "*", READ, ALLOW)]
+    create_acls(x.admin, acls)
+    for _ in range(200):
+        if len(describe_acls(x.admin, principal=f)[2]) == len(acls):
+            break
+        time.sleep(0.05)
+
+    def names(**flt):
+        return [[a[0], a[1], a[2]] for a in describe_acls(x.admin, principal=f, **flt)[2]]
+    out = dict(match=names(rtype=TOPIC, name="foo", ptype=2), any=names(name="foo", ptype=1),
+               prefixed=names(ptype=PREFIXED), star=names(name="*", ptype=LITERAL), deny=names(perm=2),
+               write=names(op=WRITE), any_type_match=names(name="foo", ptype=2))
+    out["delete_match"] = [n for _e, _m, n in delete_acls(x.admin, [dict(rtype=TOPIC, name="foo", ptype=2,
+                                                                         principal=f)])]
+    out["delete_unknown"] = _unknown_filter(x, lambda c: [[e, n] for e, _m, n in delete_acls(c, [dict(ptype=0)])])
+    out["describe_unknown"] = _unknown_filter(x, lambda c: describe_acls(c, op=0)[0])
+    for _ in range(200):
+        left = names()
+        if len(left) == 2:
+            break
+        time.sleep(0.05)
+    out["left"] = left
+    delete_acls(x.admin, [dict(principal=f)])
+    return out
+
+
+def _unknown_filter(x, fn):
+    """A filter with an UNKNOWN code, on a connection of its own: "closed" if the broker closes it."""
+    c = kw.Conn(x.boot, source=ADMIN_HOST)
+    try:
+        return fn(c)
+    except (ConnectionError, OSError):
+        return "closed"
+    finally:
+        c.close()
+
+
+FILTERS = dict(match=[[2, "*", 3], [2, "fo", 4], [2, "foo", 3]], any=[[2, "foo", 3], [3, "foo", 3]],
+               prefixed=[[2, "bar", 4], [2, "fo", 4]], star=[[2, "*", 3]], deny=[[2, "fo", 4]],
+               write=[[2, "bar", 4]], any_type_match=[[2, "*", 3], [2, "fo", 4], [2, "foo", 3], [3, "foo", 3]],
+               delete_match=[3], delete_unknown="closed", describe_unknown="closed", left=[[2, "bar", 4], [3, "foo", 3]])
+
+
 def describe_group_ops(c, group):
     """DescribeGroups v5 with IncludeAuthorizedOperations: [error, authorized operations]."""
     r = c.call(15, 5, carr([group], cstr) + boolean(True) + TAGS)
@@ -442,6 +490,7 @@ CASES = [
      lambda x: describe_acls(x.client, principal="User:bob")[0], 31, 0),
     ("DeleteAcls ALTER cluster", [(CLUSTER, "kafka-cluster", ALTER)],
      lambda x: [(e, n) for e, _m, n in delete_acls(x.client, [dict(principal="User:bob")])], [[31, 0]], [[0, 1]]),
+    ("DescribeAcls / DeleteAcls filters", [], filters, FILTERS, FILTERS),
     # Kafka's validation of new ACLs (by the admin, which may create ACLs); one request each.
     ("CreateAcls validation", [],
      lambda x: [create_acls(x.admin, [a]) for a in (
