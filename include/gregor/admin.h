@@ -129,6 +129,42 @@ gr_err_t gr_admin_delete_share_group_offsets(gr_admin_t *a, const char *group, c
 gr_err_t gr_admin_delete_groups(gr_admin_t *a, const char *const *groups, size_t n, int timeout_ms,
                                 gr_admin_result_t **res);
 
+/* ---- ACLs ---- */
+
+/* Kafka's ACL codes (the wire values). Operations: 1 ANY (filters), 2 ALL, 3 READ, 4 WRITE,
+ * 5 CREATE, 6 DELETE, 7 ALTER, 8 DESCRIBE, 9 CLUSTER_ACTION, 10 DESCRIBE_CONFIGS,
+ * 11 ALTER_CONFIGS, 12 IDEMPOTENT_WRITE, 13 CREATE_TOKENS, 14 DESCRIBE_TOKENS,
+ * 15 TWO_PHASE_COMMIT. Permissions: 1 ANY (filters), 2 DENY, 3 ALLOW. */
+#define GR_ACL_RESOURCE_ANY              1
+#define GR_ACL_RESOURCE_TOPIC            2
+#define GR_ACL_RESOURCE_GROUP            3
+#define GR_ACL_RESOURCE_CLUSTER          4
+#define GR_ACL_RESOURCE_TRANSACTIONAL_ID 5
+#define GR_ACL_PATTERN_ANY               1 /* filters: any pattern, exact name */
+#define GR_ACL_PATTERN_MATCH             2 /* filters: every pattern that applies to the name */
+#define GR_ACL_PATTERN_LITERAL           3
+#define GR_ACL_PATTERN_PREFIXED          4
+
+/** Create one ACL (CreateAcls): the resource (type, name, pattern type) and the entry
+ *  (principal "User:name", host or "*", operation, permission). Columns: principal,
+ *  operation, error, error_message (one row). */
+gr_err_t gr_admin_create_acl(gr_admin_t *a, int8_t resource_type, const char *resource_name, int8_t pattern_type,
+                             const char *principal, const char *host, int8_t operation, int8_t permission,
+                             int timeout_ms, gr_admin_result_t **res);
+/** The ACLs matching a filter (DescribeAcls): NULL strings match anything; the codes may be
+ *  ANY (and pattern type MATCH). One row per ACL. Columns: resource_type, resource_name,
+ *  pattern_type, principal, host, operation, permission (codes as integers). A refused
+ *  request (e.g. CLUSTER_AUTHORIZATION_FAILED) returns its error and no result. */
+gr_err_t gr_admin_describe_acls(gr_admin_t *a, int8_t resource_type, const char *resource_name, int8_t pattern_type,
+                                const char *principal, const char *host, int8_t operation, int8_t permission,
+                                int timeout_ms, gr_admin_result_t **res);
+/** Delete the ACLs matching a filter (DeleteAcls; as gr_admin_describe_acls). One row per
+ *  deleted ACL, or one row with the error if the filter was refused. Columns: those of
+ *  gr_admin_describe_acls, error, error_message. */
+gr_err_t gr_admin_delete_acls(gr_admin_t *a, int8_t resource_type, const char *resource_name, int8_t pattern_type,
+                              const char *principal, const char *host, int8_t operation, int8_t permission,
+                              int timeout_ms, gr_admin_result_t **res);
+
 /* ---- results ---- */
 
 /** Number of rows. */

@@ -115,6 +115,8 @@ static gr_err_t open_state(gr_broker_t *b, char *errstr, size_t errstr_size) {
     }
     err = gr_broker_producer_ids_open(b, errstr, errstr_size);
     if (err) return err;
+    err = gr_broker_acls_open(b, errstr, errstr_size);
+    if (err) return err;
     if (b->progress) b->progress(b->progress_arg);
     /* Share groups need the partitions and the flusher (their stores are group-committed). */
     err = gr_share_open(b, errstr, errstr_size);
@@ -205,5 +207,6 @@ void gr_broker_free(gr_broker_t *b) {
     gr_parts_close(b->parts, b->progress, b->progress_arg);
     gr_meta_close(b->meta);
     gr_broker_sasl_close(b);
+    gr_broker_acls_close(b);
     free(b);
 }

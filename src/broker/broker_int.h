@@ -7,6 +7,7 @@
 
 #include "auth/sasl.h"
 #include "auth/scram_store.h"
+#include "auth/authz_rules.h"
 #include "broker/broker.h"
 #include "broker/core_metrics.h"
 #include "broker/partitions.h"
@@ -57,6 +58,7 @@ struct gr_broker {
     gr_topic_job_t *topic_jobs; /* partition logs still to open (topic_open.c) */
     gr_timer_t topic_timer;
     bool shutting_down;
+    gr_acl_authz_t *authz;          /* ACLs; NULL: no authorizer configured (authz.c) */
     gr_broker_feature_t features[GR_BROKER_N_FEATURES]; /* gr_broker_features' answer */
     struct gr_broker_sasl_listener *sasl; /* the SASL setup of each SASL listener (h_sasl.c) */
     size_t n_sasl;
@@ -122,6 +124,20 @@ void gr_broker_topic_respond_when_open(gr_req_t *req, const void *resp);
 /** Auto-create a topic if auto.create.topics.enable is true (Metadata, Produce).
  *  Returns the topic or NULL (the error code in *err). */
 const gr_meta_topic_t *gr_broker_auto_create(gr_broker_t *b, const char *name, gr_err_t *err);
+
+/** Authorization (authz.c). gr_broker_acls_open loads the durable ACLs when
+ *  authorizer.class.name is set. The checks pass when no authorizer is configured. */
+gr_err_t gr_broker_acls_open(gr_broker_t *b, char *errstr, size_t errstr_size);
+void gr_broker_acls_close(gr_broker_t *b);
+/** Is the request's principal allowed the check's operation on resource name (CLUSTER: any)? */
+bool gr_req_allowed(gr_req_t *req, gr_az_t check, const char *name);
+/** 0 if allowed, else the check's error code (TOPIC_AUTHORIZATION_FAILED ...). */
+gr_err_t gr_req_authz(gr_req_t *req, gr_az_t check, const char *name);
+gr_err_t gr_req_authz_s(gr_req_t *req, gr_az_t check, gr_str_t name);
+/** Kafka's authorizeByResourceType: op allowed on some resource of rtype. */
+bool gr_req_allowed_any(gr_req_t *req, int8_t op, int8_t rtype);
+/** Authorized-operations bitfield of a resource for this request's principal. */
+int32_t gr_req_authz_ops(gr_req_t *req, int8_t rtype, const char *name);
 
 /** Feature flags for ApiVersions v3+: supported ranges and the finalized levels
  *  (read from the metadata store at each call; valid until the next call). */

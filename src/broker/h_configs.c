@@ -265,6 +265,9 @@ static gr_err_t describe_one(gr_req_t *req, const dres_t *rs, dcr_t *res, char *
     bool cluster_default;
     gr_err_t err;
     keyset_t ks = keyset_make(req, rs);
+    /* DESCRIBE_CONFIGS on the topic, the group, or the cluster for broker resources. */
+    gr_az_t check = gr_az_config_check(rs->ResourceType, true);
+    if (check != GR_AZ_N && (err = gr_req_authz(req, check, name))) return err;
     switch (rs->ResourceType) {
     case RT_TOPIC: return describe_topic(req, &ks, name, res, errstr, sz);
     case RT_BROKER:
@@ -513,8 +516,11 @@ static gr_err_t alter_one(gr_req_t *req, const alter_res_t *ar, bool incremental
         snprintf(errstr, sz, "Each resource must appear at most once.");
         return GR_ERR_INVALID_REQUEST;
     }
-    gr_err_t err = check_items(req, ar, errstr, sz);
+    /* ALTER_CONFIGS on the topic, the group, or the cluster for broker resources. */
+    gr_az_t check = gr_az_config_check(ar->type, false);
+    gr_err_t err = check != GR_AZ_N ? gr_req_authz(req, check, gr_req_cstr(req, ar->name)) : GR_ERR_NONE;
     if (err) return err;
+    if ((err = check_items(req, ar, errstr, sz))) return err;
     switch (ar->type) {
     case RT_TOPIC: return alter_topic(req, ar, incremental, validate_only, errstr, sz);
     case RT_BROKER: return alter_broker(req, ar, incremental, validate_only, errstr, sz);

@@ -22,7 +22,8 @@ static int32_t fill_topic(gr_req_t *req, dtp_topic_t *rt, const gr_meta_topic_t 
     rt->Name = gr_str_c(t->name);
     rt->TopicId = t->id;
     rt->IsInternal = t->name[0] == '_' && t->name[1] == '_';
-    rt->TopicAuthorizedOperations = INT32_MIN;
+    /* Kafka always fills it here (there is no Include flag in this API). */
+    rt->TopicAuthorizedOperations = gr_req_authz_ops(req, GR_ACL_RT_TOPIC, t->name);
     rt->Partitions.v =
         gr_req_alloc(req, &gr_DescribeTopicPartitionsResponse_DescribeTopicPartitionsResponsePartition_sd, n);
     rt->Partitions.n = n;
@@ -62,10 +63,12 @@ void gr_h_describe_topic_partitions(gr_req_t *req) {
         if (i > 0 && !strcmp(names[i], names[i - 1])) continue;
         if (cur_topic && strcmp(names[i], cur_topic) < 0) continue;
         int32_t from = cur_topic && !strcmp(names[i], cur_topic) ? cur_part : 0;
-        const gr_meta_topic_t *t = gr_meta_topic_find(meta, names[i]);
+        bool allowed = gr_req_allowed(req, GR_AZ_DESCRIBE_TOPIC_PARTITIONS, names[i]);
+        if (all && !allowed) continue; /* listing: topics without DESCRIBE are left out */
+        const gr_meta_topic_t *t = allowed ? gr_meta_topic_find(meta, names[i]) : NULL;
         dtp_topic_t *rt = &resp->Topics.v[resp->Topics.n++];
         if (!t) {
-            rt->ErrorCode = GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            rt->ErrorCode = allowed ? GR_ERR_UNKNOWN_TOPIC_OR_PARTITION : GR_ERR_TOPIC_AUTHORIZATION_FAILED;
             rt->Name = gr_str_c(names[i]);
             rt->TopicAuthorizedOperations = INT32_MIN;
             continue;

@@ -331,6 +331,9 @@ static void resolve_topic(fetch_state_t *st, const gr_FetchRequest_FetchTopic_t 
                                       : gr_meta_topic_find(req->b->meta, gr_req_cstr(req, ft->Topic));
     rt->Topic = ft->Topic;
     rt->TopicId = ft->TopicId;
+    /* READ on the topic; an unknown id is UNKNOWN_TOPIC_ID before any authorization. */
+    gr_err_t denied = by_id ? (mt ? gr_req_authz(req, GR_AZ_FETCH, mt->name) : GR_ERR_NONE)
+                            : gr_req_authz_s(req, GR_AZ_FETCH, ft->Topic);
     int32_t n = ft->Partitions.n > 0 ? ft->Partitions.n : 0;
     rt->Partitions.v = gr_req_alloc(req, &gr_FetchResponse_PartitionData_sd, n);
     rt->Partitions.n = n;
@@ -340,7 +343,11 @@ static void resolve_topic(fetch_state_t *st, const gr_FetchRequest_FetchTopic_t 
         fp->in = &ft->Partitions.v[i];
         fp->out = &rt->Partitions.v[i];
         fp->out->PartitionIndex = fp->in->Partition;
-        fp->p = mt ? gr_parts_find(req->b->parts, mt->name, fp->in->Partition) : NULL;
+        fp->p = mt && !denied ? gr_parts_find(req->b->parts, mt->name, fp->in->Partition) : NULL;
+        if (denied) {
+            out_reset(st, fp->out, denied);
+            continue;
+        }
         if (fp->p) {
             st->n_read++;
             continue;

@@ -24,6 +24,18 @@ static bool share_key_ok(gr_str_t key) {
 }
 
 static gr_err_t check_key(gr_req_t *req, int8_t type, gr_str_t key, gr_str_t *msg) {
+    /* Authorization first (Kafka): DESCRIBE on the group or transactional id; share-state
+     * keys are for brokers, CLUSTER_ACTION on the cluster. The message is the error's text. */
+    gr_err_t denied = type == KEY_GROUP         ? gr_req_authz_s(req, GR_AZ_FIND_GROUP, key)
+                      : type == KEY_TRANSACTION ? gr_req_authz_s(req, GR_AZ_FIND_TXN, key)
+                      : type == KEY_SHARE       ? gr_req_authz(req, GR_AZ_FIND_SHARE, NULL)
+                                                : GR_ERR_NONE;
+    if (denied) {
+        *msg = gr_str_c(denied == GR_ERR_GROUP_AUTHORIZATION_FAILED     ? "Group authorization failed."
+                        : denied == GR_ERR_CLUSTER_AUTHORIZATION_FAILED ? "Cluster authorization failed."
+                                                                        : "Transactional Id authorization failed.");
+        return denied;
+    }
     if (type != KEY_GROUP && type != KEY_TRANSACTION && !(type == KEY_SHARE && req->hdr.api_version >= 6)) {
         /* Kafka answers the generic text of INVALID_REQUEST here. */
         *msg = GR_STR("This most likely occurs because of a request being malformed by the client library or the "

@@ -32,9 +32,12 @@ void gr_h_list_groups(gr_req_t *req) {
     gr_sg_list_entry_t *es = NULL;
     int32_t n = share_type_wanted(r) ? gr_share_group_list(req->b->share.groups, states, ns, &es) : 0;
     resp->Groups.v = gr_req_alloc(req, &gr_ListGroupsResponse_ListedGroup_sd, n);
-    resp->Groups.n = n;
+    resp->Groups.n = 0;
+    /* DESCRIBE on the cluster lists every group, else the groups with DESCRIBE. */
+    bool every = gr_req_allowed(req, GR_AZ_LIST_GROUPS_CLUSTER, NULL);
     for (int32_t i = 0; i < n; i++) {
-        gr_ListGroupsResponse_ListedGroup_t *g = &resp->Groups.v[i];
+        if (!every && !gr_req_allowed(req, GR_AZ_LIST_GROUPS, es[i].group_id)) continue;
+        gr_ListGroupsResponse_ListedGroup_t *g = &resp->Groups.v[resp->Groups.n++];
         g->GroupId = gr_str_c(gr_arena_strndup(&req->arena, es[i].group_id, strlen(es[i].group_id)));
         g->ProtocolType = gr_str_c("share");
         g->GroupState = gr_str_c(es[i].state);
@@ -57,11 +60,21 @@ static void describe_one(gr_req_t *req, gr_str_t id, gr_DescribeGroupsResponse_D
     o->ProtocolData = gr_str_c("");
     o->GroupState = gr_str_c("Dead");
     o->Members.n = 0;
+    if (!gr_req_allowed(req, GR_AZ_DESCRIBE_GROUPS, gid)) { /* Kafka's groupError shape */
+        o->ErrorCode = GR_ERR_GROUP_AUTHORIZATION_FAILED;
+        o->GroupState = gr_str_c("");
+        o->ErrorMessage = gr_str_c("Group authorization failed.");
+        return;
+    }
     if (!*gid) {
         o->ErrorCode = GR_ERR_INVALID_GROUP_ID;
         return;
     }
-    if (!v6) return;
+    if (!v6) { /* Kafka fills the authorized operations of every group answered without error */
+        if (((gr_DescribeGroupsRequest_t *)req->body)->IncludeAuthorizedOperations)
+            o->AuthorizedOperations = gr_req_authz_ops(req, GR_ACL_RT_GROUP, gid);
+        return;
+    }
     o->ErrorCode = GR_ERR_GROUP_ID_NOT_FOUND;
     o->ErrorMessage =
         share ? gr_req_msg(req, "Group %s is not a classic group.", gid) : gr_req_msg(req, "Group %s not found.", gid);
@@ -121,7 +134,8 @@ void gr_h_delete_groups(gr_req_t *req) {
     for (int32_t i = 0; i < n; i++) {
         dgr_t *o = &resp->Results.v[i];
         o->GroupId = r->GroupsNames.v[i];
-        o->ErrorCode = (int16_t)delete_one(req, gr_req_cstr(req, o->GroupId), w);
+        gr_err_t denied = gr_req_authz_s(req, GR_AZ_DELETE_GROUPS, o->GroupId); /* DELETE on the group */
+        o->ErrorCode = (int16_t)(denied ? denied : delete_one(req, gr_req_cstr(req, o->GroupId), w));
     }
     gr_share_rearm_expiry(req->b);
     gr_share_wait_arm(w);

@@ -59,7 +59,17 @@ void gr_h_init_producer_id(gr_req_t *req) {
     gr_broker_t *b = req->b;
     resp->ProducerId = -1;
     resp->ProducerEpoch = -1;
-    if (!gr_str_is_null(ireq->TransactionalId)) {
+    /* Kafka: WRITE on the transactional id; without one, IDEMPOTENT_WRITE on the cluster
+     * or WRITE on some topic. */
+    gr_err_t denied = !gr_str_is_null(ireq->TransactionalId)
+                          ? gr_req_authz_s(req, GR_AZ_INIT_PID_TXN, ireq->TransactionalId)
+                          : (gr_req_allowed(req, GR_AZ_INIT_PID_IDEMPOTENT, NULL) ||
+                                     gr_req_allowed_any(req, GR_ACL_OP_WRITE, GR_ACL_RT_TOPIC)
+                                 ? GR_ERR_NONE
+                                 : gr_az_rule(GR_AZ_INIT_PID_IDEMPOTENT)->err);
+    if (denied) {
+        resp->ErrorCode = (int16_t)denied;
+    } else if (!gr_str_is_null(ireq->TransactionalId)) {
         resp->ErrorCode = GR_ERR_INVALID_REQUEST; /* no transaction coordinator yet */
     } else if ((ireq->ProducerId == -1) != (ireq->ProducerEpoch == -1)) {
         resp->ErrorCode = GR_ERR_INVALID_REQUEST; /* Kafka: both or neither */

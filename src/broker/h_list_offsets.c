@@ -206,9 +206,10 @@ static uint8_t *find_duplicates(gr_req_t *req, size_t *total_out) {
 }
 
 static gr_err_t lo_one(gr_req_t *req, const char *name, const gr_ListOffsetsRequest_ListOffsetsPartition_t *qp,
-                       uint8_t state, lo_out_t *out) {
+                       uint8_t state, gr_err_t denied, lo_out_t *out) {
     lo_fill(out, -1, -1, -1);
     out->PartitionIndex = qp->PartitionIndex;
+    if (denied) return denied;
     if (state == LO_DUP) return GR_ERR_INVALID_REQUEST;
     if (ts_unsupported(qp->Timestamp, req->hdr.api_version)) return GR_ERR_UNSUPPORTED_VERSION;
     gr_partition_t *p = gr_parts_find(req->b->parts, name, qp->PartitionIndex);
@@ -232,12 +233,13 @@ void gr_h_list_offsets(gr_req_t *req) {
         gr_ListOffsetsResponse_ListOffsetsTopicResponse_t *rt = &resp->Topics.v[resp->Topics.n];
         const char *name = gr_req_cstr(req, qt->Name);
         rt->Name = qt->Name;
+        gr_err_t denied = gr_req_authz(req, GR_AZ_LIST_OFFSETS, name);
         rt->Partitions.v = gr_req_alloc(req, &gr_ListOffsetsResponse_ListOffsetsPartitionResponse_sd, np);
         rt->Partitions.n = 0;
         for (int32_t i = 0; i < np; i++, seq++) {
             if (state[seq] == LO_DROP) continue;
             lo_out_t *out = &rt->Partitions.v[rt->Partitions.n++];
-            out->ErrorCode = (int16_t)lo_one(req, name, &qt->Partitions.v[i], state[seq], out);
+            out->ErrorCode = (int16_t)lo_one(req, name, &qt->Partitions.v[i], state[seq], denied, out);
         }
         if (rt->Partitions.n > 0) resp->Topics.n++; /* Kafka lists only topics with answers */
     }
@@ -281,6 +283,7 @@ void gr_h_delete_records(gr_req_t *req) {
         const char *name = gr_req_cstr(req, qt->Name);
         int32_t np = qt->Partitions.n > 0 ? qt->Partitions.n : 0;
         rt->Name = qt->Name;
+        gr_err_t denied = gr_req_authz(req, GR_AZ_DELETE_RECORDS, name);
         rt->Partitions.v = gr_req_alloc(req, &gr_DeleteRecordsResponse_DeleteRecordsPartitionResult_sd, np);
         rt->Partitions.n = np;
         for (int32_t i = 0; i < np; i++) {
@@ -288,7 +291,8 @@ void gr_h_delete_records(gr_req_t *req) {
             gr_DeleteRecordsResponse_DeleteRecordsPartitionResult_t *out = &rt->Partitions.v[i];
             int64_t low = -1;
             out->PartitionIndex = qp->PartitionIndex;
-            out->ErrorCode = (int16_t)delete_partition(req, name, qp->PartitionIndex, qp->Offset, &low);
+            out->ErrorCode =
+                (int16_t)(denied ? denied : delete_partition(req, name, qp->PartitionIndex, qp->Offset, &low));
             out->LowWatermark = out->ErrorCode ? -1 : low;
         }
     }

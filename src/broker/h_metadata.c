@@ -8,10 +8,19 @@
 #include "broker/handlers.h"
 #include "proto_msgs.h"
 
-/* No authorizer: every operation is allowed. Bits are Kafka's AclOperation codes. */
-#define OPS_TOPIC ((1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11))
-#define OPS_CLUSTER \
-    ((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12) | (1 << 13) | (1 << 14))
+/* Kafka: the cluster's authorized operations only for a principal that may DESCRIBE it, else 0. */
+static int32_t cluster_ops(gr_req_t *req, bool include) {
+    if (!include) return INT32_MIN;
+    return gr_req_allowed(req, GR_AZ_DESCRIBE_CLUSTER, NULL) ? gr_req_authz_ops(req, GR_ACL_RT_CLUSTER, NULL) : 0;
+}
+
+/* An unauthorized topic: no id, no partitions, nothing that tells whether it exists. */
+static void denied_topic(gr_MetadataResponse_MetadataResponseTopic_t *rt, bool internal) {
+    rt->ErrorCode = GR_ERR_TOPIC_AUTHORIZATION_FAILED;
+    memset(&rt->TopicId, 0, sizeof(rt->TopicId));
+    rt->IsInternal = internal;
+    rt->Partitions.n = 0;
+}
 
 static bool is_internal(const char *name) {
     return !strcmp(name, "__consumer_offsets") || !strcmp(name, "__transaction_state") ||
@@ -53,7 +62,7 @@ static void fill_topic(gr_req_t *req, gr_MetadataResponse_MetadataResponseTopic_
     rt->Name = gr_str_c(t->name);
     rt->TopicId = t->id;
     rt->IsInternal = is_internal(t->name);
-    rt->TopicAuthorizedOperations = with_ops ? OPS_TOPIC : INT32_MIN;
+    rt->TopicAuthorizedOperations = with_ops ? gr_req_authz_ops(req, GR_ACL_RT_TOPIC, t->name) : INT32_MIN;
     fill_partitions(req, rt, t);
 }
 
@@ -68,8 +77,8 @@ static void lookup_topic(gr_req_t *req, const gr_MetadataRequest_MetadataRequest
      * id is a name lookup, which Kafka answers INVALID_TOPIC_EXCEPTION named "". */
     if (gr_str_is_null(qt->Name) || (qt->Name.len == 0 && !gr_uuid_is_zero(&qt->TopicId))) {
         t = gr_meta_topic_find_id(req->b->meta, &qt->TopicId);
-        if (!t) {
-            rt->ErrorCode = GR_ERR_UNKNOWN_TOPIC_ID;
+        if (!t || !gr_req_allowed(req, GR_AZ_METADATA, t->name)) { /* ids are not secret: Kafka says which */
+            rt->ErrorCode = t ? GR_ERR_TOPIC_AUTHORIZATION_FAILED : GR_ERR_UNKNOWN_TOPIC_ID;
             rt->TopicId = qt->TopicId;
             rt->Name = GR_STR_NULL;
             return;
@@ -77,7 +86,17 @@ static void lookup_topic(gr_req_t *req, const gr_MetadataRequest_MetadataRequest
     } else {
         char *name = gr_req_cstr(req, qt->Name);
         char errstr[256];
+        if (!gr_req_allowed(req, GR_AZ_METADATA, name)) {
+            denied_topic(rt, false);
+            return;
+        }
         t = gr_meta_topic_find(req->b->meta, name);
+        /* Auto-creation needs CREATE on the cluster or on the topic. */
+        if (!t && allow_auto && req->b->cfg->auto_create_topics_enable &&
+            !gr_req_allowed(req, GR_AZ_AUTO_CREATE_CLUSTER, NULL) && !gr_req_allowed(req, GR_AZ_AUTO_CREATE, name)) {
+            denied_topic(rt, is_internal(name));
+            return;
+        }
         if (!t && gr_meta_topic_name_validate(name, errstr, sizeof(errstr))) {
             rt->ErrorCode = GR_ERR_INVALID_TOPIC_EXCEPTION;
             return;
@@ -116,13 +135,17 @@ void gr_h_metadata(gr_req_t *req) {
     int16_t ver = req->hdr.api_version;
     bool with_ops = mreq->IncludeTopicAuthorizedOperations && ver >= 8;
     fill_brokers(req, resp);
-    resp->ClusterAuthorizedOperations = mreq->IncludeClusterAuthorizedOperations ? OPS_CLUSTER : INT32_MIN;
+    resp->ClusterAuthorizedOperations = cluster_ops(req, mreq->IncludeClusterAuthorizedOperations);
     bool all = mreq->Topics.n < 0 || (ver == 0 && mreq->Topics.n == 0);
-    if (all) {
+    if (all) { /* only the topics the principal may DESCRIBE */
         size_t n = gr_meta_topic_count(req->b->meta);
         resp->Topics.v = gr_req_alloc(req, &gr_MetadataResponse_MetadataResponseTopic_sd, (int32_t)n);
-        resp->Topics.n = (int32_t)n;
-        for (size_t i = 0; i < n; i++) fill_topic(req, &resp->Topics.v[i], gr_meta_topic_at(req->b->meta, i), with_ops);
+        resp->Topics.n = 0;
+        for (size_t i = 0; i < n; i++) {
+            const gr_meta_topic_t *t = gr_meta_topic_at(req->b->meta, i);
+            if (gr_req_allowed(req, GR_AZ_METADATA, t->name))
+                fill_topic(req, &resp->Topics.v[resp->Topics.n++], t, with_ops);
+        }
     } else {
         bool allow_auto = ver < 4 || mreq->AllowAutoTopicCreation;
         resp->Topics.v = gr_req_alloc(req, &gr_MetadataResponse_MetadataResponseTopic_sd, mreq->Topics.n);
@@ -156,6 +179,6 @@ void gr_h_describe_cluster(gr_req_t *req) {
     resp->Brokers.v[0].Host = gr_str_c(gr_broker_host(req->b));
     resp->Brokers.v[0].Port = gr_broker_adv_port(req->b);
     resp->Brokers.v[0].Rack = GR_STR_NULL;
-    resp->ClusterAuthorizedOperations = dreq->IncludeClusterAuthorizedOperations ? OPS_CLUSTER : INT32_MIN;
+    resp->ClusterAuthorizedOperations = cluster_ops(req, dreq->IncludeClusterAuthorizedOperations);
     gr_req_respond(req, resp);
 }

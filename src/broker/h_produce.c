@@ -263,6 +263,9 @@ static void produce_topic(produce_run_t *run, const gr_ProduceRequest_TopicProdu
                                       : gr_meta_topic_find(req->b->meta, gr_req_cstr(req, td->Name));
     tr->Name = td->Name;
     tr->TopicId = td->TopicId;
+    /* WRITE on the topic, checked by name (a v13 id resolves to its name first). */
+    gr_err_t topic_err = by_id ? (mt ? gr_req_authz(req, GR_AZ_PRODUCE, mt->name) : GR_ERR_NONE)
+                               : gr_req_authz_s(req, GR_AZ_PRODUCE, td->Name);
     int32_t n = td->PartitionData.n > 0 ? td->PartitionData.n : 0;
     tr->PartitionResponses.v = gr_req_alloc(req, &gr_ProduceResponse_PartitionProduceResponse_sd, n);
     tr->PartitionResponses.n = n;
@@ -275,6 +278,8 @@ static void produce_topic(produce_run_t *run, const gr_ProduceRequest_TopicProdu
             part_error(pr, whole_err);
         else if (!mt && by_id)
             part_error(pr, GR_ERR_UNKNOWN_TOPIC_ID);
+        else if (topic_err)
+            part_error(pr, topic_err);
         else if (!p)
             part_error(pr, GR_ERR_UNKNOWN_TOPIC_OR_PARTITION);
         else if (run->rq->Acks != 0 && run->rq->Acks != 1 && run->rq->Acks != -1)
@@ -350,9 +355,10 @@ void gr_h_produce(gr_req_t *req) {
         run.ctx = calloc(1, sizeof(produce_ctx_t) + (size_t)n * sizeof(produce_wait_t));
         if (!run.ctx) abort();
     }
-    gr_err_t whole = gr_str_is_null(rq->TransactionalId) && has_transactional_records(rq)
-                         ? GR_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-                         : GR_ERR_NONE;
+    gr_err_t whole = GR_ERR_NONE;
+    if (has_transactional_records(rq))
+        whole = gr_str_is_null(rq->TransactionalId) ? GR_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+                                                    : gr_req_authz_s(req, GR_AZ_PRODUCE_TXN, rq->TransactionalId);
     int32_t nt = rq->TopicData.n > 0 ? rq->TopicData.n : 0;
     resp->Responses.v = gr_req_alloc(req, &gr_ProduceResponse_TopicProduceResponse_sd, nt);
     resp->Responses.n = nt;

@@ -56,6 +56,12 @@ static void ack_one(sa_state_t *st, const gr_uuid_t *topic_id, const part_in_t *
     out->PartitionIndex = pi->PartitionIndex;
     char errstr[256];
     bool renew = req->hdr.api_version >= 2 && rq->IsRenewAck;
+    const gr_meta_topic_t *mt = gr_meta_topic_find_id(req->b->meta, topic_id);
+    gr_err_t denied = mt ? gr_req_authz(req, GR_AZ_SHARE_ACK_TOPIC, mt->name) : GR_ERR_NONE; /* READ on the topic */
+    if (denied) {
+        out->ErrorCode = (int16_t)denied;
+        return;
+    }
     gr_err_t err = gr_share_ack_partition(req->b, st->group, st->member, topic_id, pi->PartitionIndex, bt, (size_t)n,
                                           renew, st->w, &out->ErrorCode, errstr, sizeof(errstr));
     out->ErrorCode = (int16_t)err;
@@ -84,8 +90,10 @@ static gr_err_t session_step(sa_state_t *st, gr_share_session_t **out) {
     /* Kafka 4.4.0 answers these top-level errors with a null ErrorMessage (share
      * divergences test, request_texts); an empty GroupId is refused here (Kafka opens a
      * share session for it, docs/compatibility.md). */
-    if (rq->MemberId.len <= 0 || rq->MemberId.len > 36) return GR_ERR_INVALID_REQUEST;
     if (rq->GroupId.len <= 0) return GR_ERR_INVALID_REQUEST;
+    gr_err_t denied = gr_req_authz_s(st->req, GR_AZ_SHARE_ACK, rq->GroupId); /* READ on the group */
+    if (denied) return denied;
+    if (rq->MemberId.len <= 0 || rq->MemberId.len > 36) return GR_ERR_INVALID_REQUEST;
     if (rq->ShareSessionEpoch == 0) return GR_ERR_INVALID_SHARE_SESSION_EPOCH;
     gr_share_session_t *sess = gr_share_session_find(st->req->b, st->group, st->member);
     if (!sess) return GR_ERR_SHARE_SESSION_NOT_FOUND;

@@ -160,6 +160,12 @@ static void ack_one(sf_state_t *st, const gr_uuid_t *topic_id, const part_in_t *
     }
     char errstr[256];
     fp->acked = true;
+    const gr_meta_topic_t *mt = gr_meta_topic_find_id(req->b->meta, topic_id);
+    gr_err_t denied = mt ? gr_req_authz(req, GR_AZ_SHARE_FETCH_TOPIC, mt->name) : GR_ERR_NONE;
+    if (denied) { /* no READ on the topic: the acknowledgements are refused */
+        fp->out.AcknowledgeErrorCode = (int16_t)denied;
+        return;
+    }
     gr_err_t err = gr_share_ack_partition(req->b, st->group, st->member, topic_id, pi->PartitionIndex, bt, (size_t)n,
                                           renew, st->w, &fp->out.AcknowledgeErrorCode, errstr, sizeof(errstr));
     fp->out.AcknowledgeErrorCode = (int16_t)err;
@@ -190,8 +196,11 @@ static bool resolve(sf_state_t *st, sf_part_t *fp) {
     fp->p = NULL;
     fp->part = NULL;
     gr_err_t err = GR_ERR_NONE;
-    if (!gr_meta_topic_find_id(b->meta, &fp->topic_id))
+    const gr_meta_topic_t *mt = gr_meta_topic_find_id(b->meta, &fp->topic_id);
+    if (!mt)
         err = GR_ERR_UNKNOWN_TOPIC_ID;
+    else if ((err = gr_req_authz(st->req, GR_AZ_SHARE_FETCH_TOPIC, mt->name))) /* READ on the topic */
+        ;
     else if (!(fp->p = gr_parts_find_id(b->parts, &fp->topic_id, fp->partition)))
         err = GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
     else if (fp->p->offline)
@@ -373,8 +382,10 @@ static gr_err_t check_request(sf_state_t *st) {
     /* Kafka 4.4.0 answers these top-level errors with a null ErrorMessage (share
      * divergences test, request_texts); an empty GroupId is refused here (Kafka opens a
      * share session for it, docs/compatibility.md). */
-    if (rq->MemberId.len <= 0 || rq->MemberId.len > 36) return GR_ERR_INVALID_REQUEST;
     if (rq->GroupId.len <= 0) return GR_ERR_INVALID_REQUEST;
+    gr_err_t denied = gr_req_authz_s(req, GR_AZ_SHARE_FETCH, rq->GroupId); /* READ on the group */
+    if (denied) return denied;
+    if (rq->MemberId.len <= 0 || rq->MemberId.len > 36) return GR_ERR_INVALID_REQUEST;
     bool v2 = req->hdr.api_version >= 2;
     if (v2 && rq->IsRenewAck && (rq->MaxBytes || rq->MinBytes || rq->MaxRecords || rq->MaxWaitMs))
         return GR_ERR_INVALID_REQUEST;

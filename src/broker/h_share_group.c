@@ -101,9 +101,31 @@ static void hb_second_pass(gr_req_t *req, const gr_sg_heartbeat_req_t *h, gr_sg_
     gr_sg_heartbeat_res_free(&res2);
 }
 
+/* Kafka: READ on the group, then DESCRIBE on every subscribed topic (a member may not
+ * subscribe to topics it cannot see). */
+static gr_err_t hb_denied(gr_req_t *req, gr_str_t *msg) {
+    const gr_ShareGroupHeartbeatRequest_t *r = req->body;
+    *msg = GR_STR_NULL;
+    if (gr_req_authz_s(req, GR_AZ_SHARE_HEARTBEAT, r->GroupId)) {
+        *msg = gr_str_c("Group authorization failed.");
+        return GR_ERR_GROUP_AUTHORIZATION_FAILED;
+    }
+    for (int32_t i = 0; i < r->SubscribedTopicNames.n; i++)
+        if (gr_req_authz_s(req, GR_AZ_SHARE_HEARTBEAT_TOPIC, r->SubscribedTopicNames.v[i]))
+            return GR_ERR_TOPIC_AUTHORIZATION_FAILED;
+    return GR_ERR_NONE;
+}
+
 void gr_h_share_group_heartbeat(gr_req_t *req) {
     gr_broker_t *b = req->b;
     hb_resp_t *resp = gr_req_resp_new(req);
+    gr_err_t denied = hb_denied(req, &resp->ErrorMessage);
+    if (denied) {
+        resp->ErrorCode = (int16_t)denied;
+        resp->MemberId = GR_STR_NULL;
+        gr_req_respond(req, resp);
+        return;
+    }
     gr_sg_heartbeat_req_t h;
     hb_request(req, &h);
     char capmsg[256];
@@ -174,6 +196,27 @@ static void describe_member(gr_req_t *req, const gr_sg_member_t *m, gr_ShareGrou
     o->Assignment->TopicPartitions.n = n;
 }
 
+/* Kafka: a group whose assignment names a topic the principal may not DESCRIBE is
+ * answered TOPIC_AUTHORIZATION_FAILED with no members. */
+static void hide_if_topic_denied(gr_req_t *req, dg_t *o) {
+    for (int32_t i = 0; i < o->Members.n; i++) {
+        const gr_ShareGroupDescribeResponse_Assignment_t *a = o->Members.v[i].Assignment;
+        for (int32_t j = 0; a && j < a->TopicPartitions.n; j++) {
+            if (gr_req_allowed(req, GR_AZ_SHARE_DESCRIBE_TOPIC, gr_req_cstr(req, a->TopicPartitions.v[j].TopicName)))
+                continue;
+            gr_str_t id = o->GroupId;
+            memset(o, 0, sizeof(*o));
+            *o = *(dg_t *)gr_req_alloc(req, &gr_ShareGroupDescribeResponse_DescribedGroup_sd, 1);
+            o->GroupId = id;
+            o->ErrorCode = GR_ERR_TOPIC_AUTHORIZATION_FAILED;
+            o->ErrorMessage =
+                gr_str_c("The group has described topic(s) that the client is not authorized to describe.");
+            o->Members.n = 0;
+            return;
+        }
+    }
+}
+
 /* Strings in the answer point into the registry: nothing mutates it before we respond. */
 static void describe_group(gr_req_t *req, gr_str_t id, dg_t *o) {
     char errstr[256] = "";
@@ -181,6 +224,11 @@ static void describe_group(gr_req_t *req, gr_str_t id, dg_t *o) {
     const gr_sg_group_t *g;
     gr_sg_state_t st;
     o->GroupId = id;
+    if (!gr_req_allowed(req, GR_AZ_SHARE_DESCRIBE, gid)) { /* DESCRIBE on the group */
+        o->ErrorCode = GR_ERR_GROUP_AUTHORIZATION_FAILED;
+        o->ErrorMessage = gr_str_c("Group authorization failed.");
+        return;
+    }
     gr_err_t err = gr_share_group_describe(req->b->share.groups, gid, gr_share_id_used_by_other_type(req->b, gid), &g,
                                            &st, errstr, sizeof(errstr));
     o->ErrorCode = (int16_t)err;
@@ -195,6 +243,9 @@ static void describe_group(gr_req_t *req, gr_str_t id, dg_t *o) {
     o->Members.v = gr_req_alloc(req, &gr_ShareGroupDescribeResponse_Member_sd, g->n_members);
     o->Members.n = g->n_members;
     for (int32_t i = 0; i < g->n_members; i++) describe_member(req, &g->members[i], &o->Members.v[i]);
+    if (((gr_ShareGroupDescribeRequest_t *)req->body)->IncludeAuthorizedOperations)
+        o->AuthorizedOperations = gr_req_authz_ops(req, GR_ACL_RT_GROUP, gid);
+    hide_if_topic_denied(req, o);
 }
 
 void gr_h_share_group_describe(gr_req_t *req) {

@@ -22,6 +22,8 @@ static const char *err_msg(gr_err_t err) {
     case GR_ERR_INVALID_GROUP_ID: return "The configured groupId is invalid.";
     case GR_ERR_COORDINATOR_NOT_AVAILABLE: return "The coordinator is not available.";
     case GR_ERR_KAFKA_STORAGE_ERROR: return "Disk error when trying to access log file on the disk.";
+    case GR_ERR_TOPIC_AUTHORIZATION_FAILED: return "Topic authorization failed.";
+    case GR_ERR_GROUP_AUTHORIZATION_FAILED: return "Group authorization failed.";
     default: return gr_err_str(err);
     }
 }
@@ -70,13 +72,20 @@ static void describe_partition(gr_req_t *req, const char *gid, const gr_meta_top
 }
 
 static void describe_topic(gr_req_t *req, const char *gid, const char *name, const int32_t *parts, int32_t n, dt_t *o) {
-    const gr_meta_topic_t *t = gr_meta_topic_find(req->b->meta, name);
+    /* DESCRIBE on the topic, else each partition says TOPIC_AUTHORIZATION_FAILED. */
+    gr_err_t denied = gr_req_authz(req, GR_AZ_DESCRIBE_SHARE_OFFSETS_TOPIC, name);
+    const gr_meta_topic_t *t = denied ? NULL : gr_meta_topic_find(req->b->meta, name);
     o->TopicName = arena_cstr(req, name);
     if (t) o->TopicId = t->id;
     o->Partitions.v =
         gr_req_alloc(req, &gr_DescribeShareGroupOffsetsResponse_DescribeShareGroupOffsetsResponsePartition_sd, n);
     o->Partitions.n = n;
-    for (int32_t i = 0; i < n; i++) describe_partition(req, gid, t, parts[i], &o->Partitions.v[i]);
+    for (int32_t i = 0; i < n; i++) {
+        describe_partition(req, gid, t, parts[i], &o->Partitions.v[i]);
+        if (!denied) continue;
+        o->Partitions.v[i].ErrorCode = (int16_t)denied;
+        o->Partitions.v[i].ErrorMessage = gr_str_c(err_msg(denied));
+    }
 }
 
 /* Null Topics: every initialized partition of the group (topics that still exist). */
@@ -100,7 +109,9 @@ static void describe_all(gr_req_t *req, const char *gid, dg_t *o) {
     int32_t n = 0;
     for (int32_t i = 0; i < a->n_topics; i++) {
         const gr_meta_topic_t *t = gr_meta_topic_find_id(req->b->meta, &a->topics[i].topic_id);
-        if (t) describe_topic(req, gid, t->name, a->topics[i].partitions, a->topics[i].n_partitions, &o->Topics.v[n++]);
+        /* All offsets: only the topics the principal may DESCRIBE. */
+        if (t && gr_req_allowed(req, GR_AZ_DESCRIBE_SHARE_OFFSETS_TOPIC, t->name))
+            describe_topic(req, gid, t->name, a->topics[i].partitions, a->topics[i].n_partitions, &o->Topics.v[n++]);
     }
     o->Topics.n = n;
 }
@@ -108,6 +119,12 @@ static void describe_all(gr_req_t *req, const char *gid, dg_t *o) {
 static void describe_group(gr_req_t *req, const rg_t *rg, dg_t *o) {
     char *gid = gr_req_cstr(req, rg->GroupId);
     o->GroupId = rg->GroupId;
+    gr_err_t denied = gr_req_authz(req, GR_AZ_DESCRIBE_SHARE_OFFSETS, gid); /* DESCRIBE on the group */
+    if (denied) {
+        o->ErrorCode = (int16_t)denied;
+        o->ErrorMessage = gr_str_c(err_msg(denied));
+        return;
+    }
     if (!*gid) {
         o->ErrorCode = GR_ERR_INVALID_GROUP_ID;
         o->ErrorMessage = gr_str_c(err_msg(GR_ERR_INVALID_GROUP_ID));
@@ -207,7 +224,9 @@ void gr_h_alter_share_group_offsets(gr_req_t *req) {
     gr_share_wait_t *w = gr_share_wait_new(req, resp, alter_fix);
     gr_err_t top = GR_ERR_NONE;
     char msg[256] = "";
-    if (!*gid)
+    if ((top = gr_req_authz(req, GR_AZ_ALTER_SHARE_OFFSETS, gid))) /* READ on the group */
+        snprintf(msg, sizeof(msg), "%s", err_msg(top));
+    else if (!*gid)
         top = GR_ERR_INVALID_GROUP_ID, snprintf(msg, sizeof(msg), "%s", err_msg(top));
     else if (gr_share_id_used_by_other_type(req->b, gid))
         top = GR_ERR_GROUP_ID_NOT_FOUND, snprintf(msg, sizeof(msg), "Group %s is not a share group.", gid);
@@ -215,9 +234,10 @@ void gr_h_alter_share_group_offsets(gr_req_t *req) {
         top = GR_ERR_NON_EMPTY_GROUP, snprintf(msg, sizeof(msg), "The group is not empty.");
     else if (!gr_share_group_may_create(req->b, gid, msg, sizeof(msg)))
         top = GR_ERR_GROUP_MAX_SIZE_REACHED; /* group.share.max.groups, as for a heartbeat */
-    /* Kafka 4.4.0 answers a non-empty group with the top-level 68 and an empty
-     * Responses list; the other top-level errors list every partition with it. */
-    if (top != GR_ERR_NON_EMPTY_GROUP) alter_shape(req, r, resp, top, msg);
+    /* Kafka 4.4.0 answers a non-empty group (68) and a group without READ (30) with the
+     * top-level error and an empty Responses list; the other top-level errors list every
+     * partition with it. */
+    if (top != GR_ERR_NON_EMPTY_GROUP && top != GR_ERR_GROUP_AUTHORIZATION_FAILED) alter_shape(req, r, resp, top, msg);
     if (top) {
         resp->ErrorCode = (int16_t)top;
         resp->ErrorMessage = gr_req_msg(req, "%s", msg);
@@ -227,12 +247,15 @@ void gr_h_alter_share_group_offsets(gr_req_t *req) {
     bool created = false;
     gr_share_group_ensure(req->b->share.groups, gid, &created);
     for (int32_t i = 0; i < resp->Responses.n; i++) {
-        const gr_meta_topic_t *t = gr_meta_topic_find(req->b->meta, gr_req_cstr(req, r->Topics.v[i].TopicName));
+        const char *name = gr_req_cstr(req, r->Topics.v[i].TopicName);
+        gr_err_t denied = gr_req_authz(req, GR_AZ_ALTER_SHARE_OFFSETS_TOPIC, name); /* READ on the topic */
+        const gr_meta_topic_t *t = gr_meta_topic_find(req->b->meta, name);
         for (int32_t j = 0; j < resp->Responses.v[i].Partitions.n; j++) {
             const gr_AlterShareGroupOffsetsRequest_AlterShareGroupOffsetsRequestPartition_t *rp =
                 &r->Topics.v[i].Partitions.v[j];
             ap_t *o = &resp->Responses.v[i].Partitions.v[j];
-            o->ErrorCode = (int16_t)alter_partition(req, gid, t, rp->PartitionIndex, rp->StartOffset, w);
+            o->ErrorCode =
+                (int16_t)(denied ? denied : alter_partition(req, gid, t, rp->PartitionIndex, rp->StartOffset, w));
             if (o->ErrorCode) o->ErrorMessage = gr_str_c(err_msg(o->ErrorCode));
         }
     }
@@ -253,6 +276,11 @@ static void delete_fix(gr_req_t *req, void *resp, gr_err_t err) {
 }
 
 static gr_err_t delete_precheck(gr_req_t *req, const char *gid, char *msg, size_t sz) {
+    gr_err_t denied = gr_req_authz(req, GR_AZ_DELETE_SHARE_OFFSETS, gid); /* DELETE on the group */
+    if (denied) {
+        snprintf(msg, sz, "%s", err_msg(denied));
+        return denied;
+    }
     if (!*gid) {
         snprintf(msg, sz, "%s", err_msg(GR_ERR_INVALID_GROUP_ID));
         return GR_ERR_INVALID_GROUP_ID;
@@ -301,10 +329,12 @@ void gr_h_delete_share_group_offsets(gr_req_t *req) {
     resp->Responses.n = n;
     for (int32_t i = 0; i < n; i++) {
         gr_DeleteShareGroupOffsetsResponse_DeleteShareGroupOffsetsResponseTopic_t *o = &resp->Responses.v[i];
-        const gr_meta_topic_t *t = gr_meta_topic_find(req->b->meta, gr_req_cstr(req, r->Topics.v[i].TopicName));
+        const char *name = gr_req_cstr(req, r->Topics.v[i].TopicName);
+        gr_err_t denied = gr_req_authz(req, GR_AZ_DELETE_SHARE_OFFSETS_TOPIC, name); /* READ on the topic */
+        const gr_meta_topic_t *t = denied ? NULL : gr_meta_topic_find(req->b->meta, name);
         o->TopicName = r->Topics.v[i].TopicName;
         if (t) o->TopicId = t->id;
-        o->ErrorCode = (int16_t)delete_topic(req, gid, t, w);
+        o->ErrorCode = (int16_t)(denied ? denied : delete_topic(req, gid, t, w));
         if (o->ErrorCode) o->ErrorMessage = gr_str_c(err_msg(o->ErrorCode));
     }
     gr_share_persist(req->b, gid, w);

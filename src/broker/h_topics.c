@@ -271,7 +271,11 @@ static gr_err_t create_one(gr_req_t *req, const ct_t *ct, const char *name, bool
         res->TopicId = t ? t->id : gr_uuid_random();
         res->NumPartitions = count;
         res->ReplicationFactor = 1;
-        fill_topic_configs(req, res, &props);
+        /* The configs only for a principal that may DESCRIBE_CONFIGS the topic. */
+        if (gr_req_allowed(req, GR_AZ_CREATE_TOPICS_CONFIGS, name))
+            fill_topic_configs(req, res, &props);
+        else
+            res->TopicConfigErrorCode = GR_ERR_TOPIC_AUTHORIZATION_FAILED;
     }
     gr_props_free(&props);
     return err;
@@ -306,6 +310,10 @@ void gr_h_create_topics(gr_req_t *req) {
         if (dup[i]) {
             err = GR_ERR_INVALID_REQUEST;
             snprintf(errstr, sizeof(errstr), "Duplicate topic name.");
+        } else if (!gr_req_allowed(req, GR_AZ_CREATE_TOPICS_CLUSTER, NULL) &&
+                   !gr_req_allowed(req, GR_AZ_CREATE_TOPICS, gr_req_cstr(req, ct->Name))) {
+            err = GR_ERR_TOPIC_AUTHORIZATION_FAILED; /* CREATE on the cluster or on the topic */
+            snprintf(errstr, sizeof(errstr), "Authorization failed.");
         } else {
             err = create_one(req, ct, gr_req_cstr(req, ct->Name), r->validateOnly, res, errstr, sizeof(errstr));
         }
@@ -364,7 +372,23 @@ static void delete_entry(gr_req_t *req, gr_str_t name, const gr_uuid_t *id, bool
         res->ErrorMessage = GR_STR("Attempt to find topic with invalid topicId AAAAAAAAAAAAAAAAAAAAAA");
         return;
     }
+    /* Kafka's controller: without DELETE on the cluster, a name needs DESCRIBE to learn
+     * whether it exists and DELETE to be deleted; an id that resolves needs DELETE (its
+     * name is answered only if DESCRIBE-able). */
+    bool cluster = gr_req_allowed(req, GR_AZ_DELETE_TOPICS_CLUSTER, NULL);
+    if (!by_id && !cluster && !gr_req_allowed(req, GR_AZ_DELETE_TOPICS_DESCRIBE, gr_req_cstr(req, name))) {
+        res->ErrorCode = GR_ERR_TOPIC_AUTHORIZATION_FAILED;
+        res->ErrorMessage = GR_STR("Topic authorization failed.");
+        return;
+    }
     t = by_id ? gr_meta_topic_find_id(b->meta, id) : gr_meta_topic_find(b->meta, gr_req_cstr(req, name));
+    if (t && !cluster && !gr_req_allowed(req, GR_AZ_DELETE_TOPICS, t->name)) {
+        res->ErrorCode = GR_ERR_TOPIC_AUTHORIZATION_FAILED;
+        res->ErrorMessage = GR_STR("Topic authorization failed.");
+        if (by_id)
+            res->Name = gr_req_allowed(req, GR_AZ_DELETE_TOPICS_DESCRIBE, t->name) ? gr_str_c(t->name) : GR_STR_NULL;
+        return;
+    }
     if (!t) { /* Kafka's messages: the default texts of the two errors */
         res->ErrorCode = by_id ? GR_ERR_UNKNOWN_TOPIC_ID : GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         res->ErrorMessage = by_id ? GR_STR("This server does not host this topic ID.")
@@ -473,6 +497,8 @@ void gr_h_create_partitions(gr_req_t *req) {
         if (dup[i]) {
             err = GR_ERR_INVALID_REQUEST;
             snprintf(errstr, sizeof(errstr), "Duplicate topic name.");
+        } else if ((err = gr_req_authz_s(req, GR_AZ_CREATE_PARTITIONS, cp->Name))) {
+            /* ALTER on the topic; Kafka sends no message */
         } else {
             err = grow_one(req, cp, r->ValidateOnly, &res->ErrorCode, &res->ErrorMessage, errstr, sizeof(errstr));
         }

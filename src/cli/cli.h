@@ -171,5 +171,6 @@ int cli_produce(int argc, char **argv);
 int cli_consume(int argc, char **argv);
 int cli_share_consume(int argc, char **argv);
 int cli_share_groups(int argc, char **argv);
+int cli_acls(int argc, char **argv);
 
 #endif

@@ -410,6 +410,25 @@ static void fill_typed(gr_server_config_t *cfg) {
     fill_share(cfg);
 }
 
+/* Only Kafka's KRaft StandardAuthorizer is implemented; another class would silently
+ * mean other rules, so it is refused. */
+static gr_err_t parse_authorizer(gr_server_config_t *cfg, char *errstr, size_t sz) {
+    const char *cls = gr_props_get(&cfg->raw, "authorizer.class.name");
+    const char *su = gr_props_get(&cfg->raw, "super.users");
+    while (cls && isspace((unsigned char)*cls)) cls++;
+    cfg->authorizer_enabled = cls && *cls;
+    if (cfg->authorizer_enabled && strcmp(cls, "org.apache.kafka.metadata.authorizer.StandardAuthorizer")) {
+        snprintf(errstr, sz,
+                 "Invalid value %s for configuration authorizer.class.name: gregord implements "
+                 "org.apache.kafka.metadata.authorizer.StandardAuthorizer only",
+                 cls);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    cfg->super_users = xstrndup(su ? su : "", su ? strlen(su) : 0);
+    cfg->allow_everyone_if_no_acl_found = get_bool(cfg, "allow.everyone.if.no.acl.found");
+    return GR_ERR_NONE;
+}
+
 /* Everything after the file layer is in cfg->raw: overrides, validation, typed fields. */
 static gr_err_t finish_load(gr_server_config_t *cfg, const char *origin, const char *const *overrides, int n_overrides,
                             char *errstr, size_t errstr_size) {
@@ -426,6 +445,7 @@ static gr_err_t finish_load(gr_server_config_t *cfg, const char *origin, const c
     if ((err = check_one_dir(cfg, errstr, errstr_size))) return err;
     if ((err = check_share(&cfg->share, errstr, errstr_size))) return err;
     if ((err = parse_admin_listener(cfg, errstr, errstr_size))) return err;
+    if ((err = parse_authorizer(cfg, errstr, errstr_size))) return err;
     return check_limits(cfg, errstr, errstr_size);
 }
 
@@ -464,6 +484,7 @@ void gr_server_config_free(gr_server_config_t *cfg) {
     free(cfg->compression_type);
     free(cfg->max_connections_per_ip_overrides);
     free(cfg->admin_listener);
+    free(cfg->super_users);
     free(cfg->admin_host);
     memset(cfg, 0, sizeof(*cfg));
 }

@@ -84,6 +84,12 @@ typedef struct gr_server_config {
     char *compression_type;
     int32_t metrics_partition_series_max; /* metrics.partition.series.max: series cap per kind (>= 0) */
 
+    /* Authorization (docs/security.md "Authorization"): authorizer.class.name is Kafka's
+     * StandardAuthorizer, super.users (';'-separated, never NULL), allow.everyone.if.no.acl.found. */
+    bool authorizer_enabled;
+    char *super_users;
+    bool allow_everyone_if_no_acl_found;
+
     gr_share_config_t share;
 } gr_server_config_t;
 

@@ -555,8 +555,7 @@ KAFKA_ONLY_APIS = {
     # transactions: not implemented (issue 2 asks for idempotence only)
     24: "AddPartitionsToTxn", 25: "AddOffsetsToTxn", 26: "EndTxn", 27: "WriteTxnMarkers", 28: "TxnOffsetCommit",
     61: "DescribeProducers", 65: "DescribeTransactions", 66: "ListTransactions",
-    # security (ACLs, delegation tokens): no authorizer yet, no delegation tokens
-    29: "DescribeAcls", 30: "CreateAcls", 31: "DeleteAcls",
+    # security: no delegation tokens
     38: "CreateDelegationToken", 39: "RenewDelegationToken", 40: "ExpireDelegationToken",
     41: "DescribeDelegationToken",
     # replication, log dirs, reassignment, quorum, features: one node, one replica, no KRaft quorum

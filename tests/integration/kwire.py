@@ -220,9 +220,11 @@ class Reader:
 
 # ------------------------------------------------------------------ connection
 class Conn:
-    def __init__(self, boot, client_id="kwire-test", timeout=30):
+    def __init__(self, boot, client_id="kwire-test", timeout=30, source=None):
+        """source: a local address to connect from (e.g. "127.0.0.2"), for per-host ACLs."""
         host, port = boot.rsplit(":", 1)
-        self.s = socket.create_connection((host, int(port)), timeout=timeout)
+        src = (source, 0) if source else None
+        self.s = socket.create_connection((host, int(port)), timeout=timeout, source_address=src)
         self.corr = 0
         self.client_id = client_id
 

@@ -6,7 +6,8 @@
 #   tests/ref/kafka-ref.sh start <dir> <port> [key=value ...]
 #        format <dir>/data with a random cluster id (share.version=1 enabled), start the
 #        broker in the background listening on 127.0.0.1:<port>, wait until it serves,
-#        write <dir>/kafka.pid. Extra key=value pairs are appended to server.properties.
+#        write <dir>/kafka.pid. Extra key=value pairs are appended to server.properties
+#        (a later line wins; @CONTROLLER_PORT@ stands for the controller listener's port).
 #        Logs: <dir>/server.log (log4j), <dir>/stdout.log.
 #   tests/ref/kafka-ref.sh stop <dir>            SIGTERM the PID in <dir>/kafka.pid, wait, SIGKILL after 30 s
 #   tests/ref/kafka-ref.sh kill9 <dir>           SIGKILL, wait
@@ -172,7 +173,9 @@ listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLA
 EOF
   fi
   local kv
-  for kv in "$@"; do echo "$kv" >>"$dir/server.properties"; done
+  # @CONTROLLER_PORT@ in an extra setting is the controller port chosen here (a listeners=
+  # line that adds a listener must repeat the controller's).
+  for kv in "$@"; do echo "${kv//@CONTROLLER_PORT@/$cport}" >>"$dir/server.properties"; done
   local out
   if ! out="$(jvm "$dir" kafka.tools.StorageTool format -t "$cid" -c "$dir/server.properties" \
         --feature share.version=1 2>&1)"; then

@@ -174,7 +174,29 @@ static void test_admin_listener(void) {
     gr_server_config_free(&c);
 }
 
+/* authorizer.class.name: Kafka's StandardAuthorizer or nothing; super.users kept as given. */
+static void test_authorizer(void) {
+    gr_server_config_t c;
+    char err[512];
+    ASSERT_EQ(gr_server_config_load(&c, NULL, NULL, 0, err, sizeof(err)), 0);
+    ASSERT(!c.authorizer_enabled && !c.allow_everyone_if_no_acl_found);
+    ASSERT_STREQ(c.super_users, "");
+    gr_server_config_free(&c);
+    const char *on[] = {"authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+                        "super.users=User:admin;User:ops", "allow.everyone.if.no.acl.found=true"};
+    ASSERT_EQ(gr_server_config_load(&c, NULL, on, 3, err, sizeof(err)), 0);
+    ASSERT(c.authorizer_enabled && c.allow_everyone_if_no_acl_found);
+    ASSERT_STREQ(c.super_users, "User:admin;User:ops");
+    gr_server_config_free(&c);
+    const char *bad[] = {"authorizer.class.name=kafka.security.authorizer.AclAuthorizer"};
+    ASSERT_EQ(gr_server_config_load(&c, NULL, bad, 1, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
+    ASSERT(strstr(err, "Invalid value kafka.security.authorizer.AclAuthorizer for configuration "
+                       "authorizer.class.name: gregord implements org.apache.kafka.metadata.authorizer."
+                       "StandardAuthorizer only"));
+}
+
 int main(void) {
+    RUN_TEST(test_authorizer);
     RUN_TEST(test_defaults);
     RUN_TEST(test_admin_listener);
     RUN_TEST(test_sample_file_and_overrides);
