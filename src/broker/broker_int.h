@@ -45,6 +45,7 @@ struct gr_broker {
     gr_core_metrics_t cm;   /* requests, errors, durations, fsyncs (core_metrics.h) */
     gr_parts_t *parts;
     gr_share_ctx_t share;       /* share groups, see share_int.h */
+    struct gr_cgroup_ctx *cgroup; /* consumer groups, see cgroup_coord.h */
     gr_timer_t housekeeping;    /* retention and time-based flushes */
     gr_hook_t before_sleep;     /* flush-policy kicks before the loop sleeps */
     int64_t next_producer_id;   /* InitProducerId, see h_init_producer_id.c */

@@ -31,7 +31,8 @@ static gr_err_t topic_create_meta(gr_broker_t *b, const char *name, int32_t part
                                   bool validate_only, const gr_meta_topic_t **out, char *errstr, size_t errstr_size) {
     *out = NULL;
     /* These names are the directories of the internal share-state and group stores. */
-    if (!strcmp(name, "__share_group_state") || !strcmp(name, "__share_group_metadata")) {
+    if (!strcmp(name, "__share_group_state") || !strcmp(name, "__share_group_metadata") ||
+        !strcmp(name, "__consumer_offsets")) {
         snprintf(errstr, errstr_size, "Topic name %s is reserved for internal use.", name);
         return GR_ERR_INVALID_TOPIC_EXCEPTION;
     }

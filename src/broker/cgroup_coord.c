@@ -1,0 +1,240 @@
+/* Consumer groups, coordinator side: configs, the store (records and their
+ * encoding), loading at start-up, the timer, and sending the coordinator's answers.
+ *
+ * Store records (key: u8 type | bytes; values version 0):
+ *   group  (type 2): key | group id          value: u8 0 | i32 generation | protocol type bytes
+ *   offset (type 3): key | group id \0 topic \0 be32 partition
+ *                    value: u8 0 | i64 offset | i32 leader epoch | i64 commit ms | i64 expire ms | metadata bytes
+ * A null value deletes. Membership is not stored: after a restart the members of a
+ * group rejoin (docs/compatibility.md).
+ * @locality loop thread. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "broker/cgroup_coord.h"
+#include "meta/configdefs.h"
+
+enum { KEY_GROUP = 2, KEY_OFFSET = 3 };
+
+static int64_t cfg_i64(const gr_broker_t *b, const char *name) {
+    gr_cfg_layers_t l;
+    memset(&l, 0, sizeof(l));
+    l.static_broker = &b->cfg->raw;
+    return gr_cfg_effective_i64(GR_CFG_SCOPE_BROKER, name, &l, 0);
+}
+
+static void load_config(const gr_broker_t *b, gr_cg_config_t *c) {
+    gr_cg_config_default(c);
+    c->min_session_timeout_ms = (int32_t)cfg_i64(b, "group.min.session.timeout.ms");
+    c->max_session_timeout_ms = (int32_t)cfg_i64(b, "group.max.session.timeout.ms");
+    c->max_size = (int32_t)cfg_i64(b, "group.max.size");
+    c->initial_rebalance_delay_ms = b->cfg->group_initial_rebalance_delay_ms;
+    c->offset_metadata_max_bytes = (int32_t)cfg_i64(b, "offset.metadata.max.bytes");
+    c->offsets_retention_ms = cfg_i64(b, "offsets.retention.minutes") * 60000;
+    c->retention_check_ms = cfg_i64(b, "offsets.retention.check.interval.ms");
+}
+
+/* ------------------------------------------------------------------ records */
+
+static void group_key(gr_wbuf_t *k, const char *gid) {
+    gr_wbuf_i8(k, KEY_GROUP);
+    gr_wbuf_put(k, gid, strlen(gid));
+}
+
+static void offset_key(gr_wbuf_t *k, const char *gid, const char *topic, int32_t partition) {
+    gr_wbuf_i8(k, KEY_OFFSET);
+    gr_wbuf_put(k, gid, strlen(gid) + 1);
+    gr_wbuf_put(k, topic, strlen(topic) + 1);
+    gr_wbuf_i32(k, partition);
+}
+
+void gr_cgroup_offset_record(gr_broker_t *b, const char *gid, const char *topic, int32_t partition,
+                             const gr_cg_offset_t *o) {
+    gr_wbuf_t k, v;
+    gr_wbuf_init(&k);
+    gr_wbuf_init(&v);
+    offset_key(&k, gid, topic, partition);
+    if (o) {
+        gr_wbuf_i8(&v, 0);
+        gr_wbuf_i64(&v, o->offset);
+        gr_wbuf_i32(&v, o->leader_epoch);
+        gr_wbuf_i64(&v, o->commit_ms);
+        gr_wbuf_i64(&v, o->expire_ms);
+        gr_wbuf_put(&v, o->metadata, strlen(o->metadata));
+    }
+    gr_cstore_add(b->cgroup->store, k.mem, k.len, o ? v.mem : NULL, v.len);
+    gr_wbuf_free(&k);
+    gr_wbuf_free(&v);
+}
+
+static void group_record(gr_broker_t *b, const char *gid) {
+    gr_cg_group_view_t v;
+    gr_wbuf_t k, val;
+    gr_wbuf_init(&k);
+    gr_wbuf_init(&val);
+    group_key(&k, gid);
+    bool exists = gr_cg_describe(b->cgroup->reg, gid, &v) == 0;
+    if (exists) {
+        gr_wbuf_i8(&val, 0);
+        gr_wbuf_i32(&val, v.generation);
+        gr_wbuf_put(&val, v.protocol_type, strlen(v.protocol_type));
+        gr_cg_view_free(&v);
+    }
+    gr_cstore_add(b->cgroup->store, k.mem, k.len, exists ? val.mem : NULL, val.len);
+    gr_wbuf_free(&k);
+    gr_wbuf_free(&val);
+}
+
+typedef struct del_ctx {
+    gr_broker_t *b;
+    const char *gid;
+} del_ctx_t;
+
+static void del_offset(void *arg, const char *topic, int32_t partition, const gr_cg_offset_t *o) {
+    (void)o;
+    del_ctx_t *d = arg;
+    gr_cgroup_offset_record(d->b, d->gid, topic, partition, NULL);
+}
+
+gr_err_t gr_cgroup_delete_group(gr_broker_t *b, const char *gid, gr_flusher_cb *cb, void *arg) {
+    del_ctx_t d = {b, gid};
+    gr_cg_offsets_foreach(b->cgroup->reg, gid, del_offset, &d);
+    gr_cg_out_t out;
+    gr_cg_out_init(&out);
+    gr_cg_delete(b->cgroup->reg, gid, &out);
+    gr_wbuf_t k;
+    gr_wbuf_init(&k);
+    group_key(&k, gid);
+    gr_cstore_add(b->cgroup->store, k.mem, k.len, NULL, 0);
+    gr_wbuf_free(&k);
+    gr_cg_out_free(&out);
+    GR_INFO("cgroup", "deleted consumer group %s", gid);
+    return gr_cstore_commit(b->cgroup->store, cb, arg);
+}
+
+/* ------------------------------------------------------------------ answers and timer */
+
+static void rearm(gr_broker_t *b) {
+    int64_t next = gr_cg_next_deadline(b->cgroup->reg);
+    if (next == INT64_MAX) {
+        gr_timer_stop(&b->cgroup->timer);
+        return;
+    }
+    int64_t d = next - gr_clock_wall_ms();
+    gr_timer_start(&b->cgroup->timer, d > 0 ? d : 0, 0);
+}
+
+void gr_cgroup_run_out(gr_broker_t *b, gr_cg_out_t *out) {
+    for (int32_t i = 0; i < out->n_answers; i++) {
+        gr_req_t *req = out->answers[i].waiter;
+        if (!req) continue;
+        gr_broker_unpark(b, req);
+        if (out->answers[i].kind == GR_CG_ANSWER_JOIN)
+            gr_cgroup_answer_join(req, &out->answers[i]);
+        else
+            gr_cgroup_answer_sync(req, &out->answers[i]);
+    }
+    bool write = false;
+    for (int32_t i = 0; i < out->n_changed; i++, write = true) group_record(b, out->changed[i]);
+    for (int32_t i = 0; i < out->n_removed; i++, write = true) group_record(b, out->removed[i]);
+    for (int32_t i = 0; i < out->n_expired; i++, write = true)
+        gr_cgroup_offset_record(b, out->expired[i].group_id, out->expired[i].topic, out->expired[i].partition, NULL);
+    if (out->n_expired) GR_INFO("cgroup", "%d committed offset(s) expired", out->n_expired);
+    /* Group records need not be durable before an answer: membership is not kept
+     * across restarts, and the next durable write carries them. */
+    if (write) {
+        gr_err_t err = gr_cstore_commit(b->cgroup->store, NULL, NULL);
+        if (err) GR_ERROR("cgroup", "consumer-group store write failed: %s", gr_err_str(err));
+    }
+    gr_cg_out_free(out);
+    rearm(b);
+}
+
+/* The coordinator runs on the wall clock: commit times are stored and compared
+ * across restarts (retention); timers are armed with the difference. */
+static void timer_fire(gr_timer_t *t, int64_t mono_now) {
+    (void)mono_now;
+    gr_broker_t *b = t->data;
+    int64_t now = gr_clock_wall_ms();
+    gr_cg_out_t out;
+    gr_cg_out_init(&out);
+    gr_cg_tick(b->cgroup->reg, now, &out);
+    gr_cgroup_run_out(b, &out);
+}
+
+/* ------------------------------------------------------------------ load */
+
+static int64_t be64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
+    return (int64_t)v;
+}
+
+static int32_t be32(const uint8_t *p) {
+    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+}
+
+static void load_offset(gr_broker_t *b, const uint8_t *key, size_t kl, const uint8_t *val, size_t vl) {
+    const char *p = (const char *)key + 1, *end = (const char *)key + kl;
+    const char *z1 = memchr(p, 0, (size_t)(end - p));
+    const char *z2 = z1 ? memchr(z1 + 1, 0, (size_t)(end - z1 - 1)) : NULL;
+    if (!z2 || end - z2 - 1 != 4 || vl < 29 || val[0] != 0) {
+        GR_WARN("cgroup", "skipping a malformed offset record");
+        return;
+    }
+    char *md = strndup((const char *)val + 29, vl - 29);
+    if (!md) abort();
+    gr_cg_offset_t o = {be64(val + 1), be32(val + 9), md, be64(val + 13), be64(val + 21)};
+    gr_cg_offset_put(b->cgroup->reg, p, z1 + 1, be32((const uint8_t *)z2 + 1), &o);
+    free(md);
+}
+
+static void load_one(void *arg, const uint8_t *key, size_t kl, const uint8_t *val, size_t vl) {
+    gr_broker_t *b = arg;
+    if (key[0] == KEY_OFFSET) return load_offset(b, key, kl, val, vl);
+    if (key[0] != KEY_GROUP || kl < 2 || vl < 5 || val[0] != 0 || memchr(key + 1, 0, kl - 1)) {
+        GR_WARN("cgroup", "skipping an unknown consumer-group record (type %d)", key[0]);
+        return;
+    }
+    char *gid = strndup((const char *)key + 1, kl - 1);
+    char *pt = strndup((const char *)val + 5, vl - 5);
+    if (!gid || !pt) abort();
+    gr_cg_restore_group(b->cgroup->reg, gid, pt, be32(val + 1), gr_clock_wall_ms());
+    free(gid);
+    free(pt);
+}
+
+gr_err_t gr_cgroup_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
+    b->cgroup = calloc(1, sizeof(*b->cgroup));
+    if (!b->cgroup) abort();
+    gr_cg_config_t c;
+    load_config(b, &c);
+    b->cgroup->metadata_max_bytes = c.offset_metadata_max_bytes;
+    b->cgroup->reg = gr_cg_registry_new(&c);
+    gr_timer_init(b->loop, &b->cgroup->timer, timer_fire, b);
+    gr_cstore_options_t o;
+    gr_cstore_options_default(&o);
+    o.flusher = b->flusher;
+    o.now_ms = gr_clock_wall_ms();
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/%s", b->cfg->log_dir, GR_CSTORE_DIR_NAME);
+    gr_err_t err = gr_cstore_open(dir, &o, &b->cgroup->store, errstr, errstr_size);
+    if (err) return err;
+    size_t n = gr_cstore_foreach(b->cgroup->store, load_one, b);
+    GR_INFO("cgroup", "loaded %zu consumer-group record(s)", n);
+    rearm(b);
+    return GR_ERR_NONE;
+}
+
+void gr_cgroup_close(gr_broker_t *b) {
+    if (!b->cgroup) return;
+    gr_timer_stop(&b->cgroup->timer);
+    if (b->cgroup->store) gr_cstore_close(b->cgroup->store);
+    gr_cg_registry_free(b->cgroup->reg);
+    free(b->cgroup);
+    b->cgroup = NULL;
+}
