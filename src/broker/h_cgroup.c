@@ -14,9 +14,7 @@
 #include "broker/share_coord.h"
 #include "proto_msgs.h"
 
-static bool is_share_group(gr_req_t *req, const char *gid) {
-    return gr_share_group_exists(req->b->share.groups, gid);
-}
+static bool is_share_group(gr_req_t *req, const char *gid) { return gr_share_group_exists(req->b->share.groups, gid); }
 
 static gr_str_t nstr(const char *s) { return s ? gr_str_c(s) : GR_STR_NULL; }
 
@@ -178,9 +176,8 @@ void gr_h_leave_group(gr_req_t *req) {
     }
     gr_cg_out_t out;
     gr_cg_out_init(&out);
-    int16_t top = *gid && is_share_group(req, gid)
-                      ? GR_ERR_UNKNOWN_MEMBER_ID
-                      : gr_cg_leave(b->cgroup->reg, gid, ms, n, gr_clock_wall_ms(), &out);
+    int16_t top = *gid && is_share_group(req, gid) ? GR_ERR_UNKNOWN_MEMBER_ID
+                                                   : gr_cg_leave(b->cgroup->reg, gid, ms, n, gr_clock_wall_ms(), &out);
     resp->ErrorCode = top;
     if (v3 && !top) {
         resp->Members.v = gr_req_alloc(req, &gr_LeaveGroupResponse_MemberResponse_sd, n);

@@ -105,17 +105,17 @@ static bool describe_classic(gr_req_t *req, const char *gid, gr_DescribeGroupsRe
     o->ErrorCode = 0;
     o->GroupState = gr_str_c(gr_cg_state_name(v.state));
     o->ProtocolType = gr_str_c(gr_arena_strndup(&req->arena, v.protocol_type, strlen(v.protocol_type)));
-    o->ProtocolData = stable ? gr_str_c(gr_arena_strndup(&req->arena, v.protocol_name, strlen(v.protocol_name)))
-                             : gr_str_c("");
+    o->ProtocolData =
+        stable ? gr_str_c(gr_arena_strndup(&req->arena, v.protocol_name, strlen(v.protocol_name))) : gr_str_c("");
     o->Members.v = gr_req_alloc(req, &gr_DescribeGroupsResponse_DescribedGroupMember_sd, v.n_members);
     o->Members.n = v.n_members;
     for (int32_t i = 0; i < v.n_members; i++) {
         const gr_cg_member_view_t *m = &v.members[i];
         gr_DescribeGroupsResponse_DescribedGroupMember_t *d = &o->Members.v[i];
         d->MemberId = gr_str_c(gr_arena_strndup(&req->arena, m->member_id, strlen(m->member_id)));
-        d->GroupInstanceId =
-            m->instance_id ? gr_str_c(gr_arena_strndup(&req->arena, m->instance_id, strlen(m->instance_id)))
-                           : GR_STR_NULL;
+        d->GroupInstanceId = m->instance_id
+                                 ? gr_str_c(gr_arena_strndup(&req->arena, m->instance_id, strlen(m->instance_id)))
+                                 : GR_STR_NULL;
         d->ClientId = gr_str_c(gr_arena_strndup(&req->arena, m->client_id, strlen(m->client_id)));
         d->ClientHost = gr_str_c(gr_arena_strndup(&req->arena, m->client_host, strlen(m->client_host)));
         d->MemberMetadata = bytes_of(req, m->metadata, stable ? m->metadata_len : 0);

@@ -44,8 +44,7 @@ static void commit_done(void *arg, gr_err_t err) {
         if (err)
             c->items[i].out->ErrorCode = GR_ERR_COORDINATOR_NOT_AVAILABLE;
         else
-            gr_cg_offset_put(c->req->b->cgroup->reg, c->gid, c->items[i].topic, c->items[i].partition,
-                             &c->items[i].o);
+            gr_cg_offset_put(c->req->b->cgroup->reg, c->gid, c->items[i].topic, c->items[i].partition, &c->items[i].o);
     }
     if (err) GR_ERROR("cgroup", "offset commit for group %s not durable: %s", c->gid, gr_err_str(err));
     gr_req_respond(c->req, c->resp);
@@ -79,7 +78,8 @@ void gr_h_offset_commit(gr_req_t *req) {
         int32_t np = t->Partitions.n > 0 ? t->Partitions.n : 0;
         char *topic = gr_req_cstr(req, t->Name);
         resp->Topics.v[i].Name = t->Name;
-        resp->Topics.v[i].Partitions.v = gr_req_alloc(req, &gr_OffsetCommitResponse_OffsetCommitResponsePartition_sd, np);
+        resp->Topics.v[i].Partitions.v =
+            gr_req_alloc(req, &gr_OffsetCommitResponse_OffsetCommitResponsePartition_sd, np);
         resp->Topics.v[i].Partitions.n = np;
         for (int32_t j = 0; j < np; j++) {
             ocp_t *o = &resp->Topics.v[i].Partitions.v[j];
@@ -289,7 +289,8 @@ void gr_h_offset_delete(gr_req_t *req) {
         int32_t np = r->Topics.v[i].Partitions.n > 0 ? r->Topics.v[i].Partitions.n : 0;
         bool subscribed = gr_cg_subscribed_to(b->cgroup->reg, gid, topic);
         resp->Topics.v[i].Name = r->Topics.v[i].Name;
-        resp->Topics.v[i].Partitions.v = gr_req_alloc(req, &gr_OffsetDeleteResponse_OffsetDeleteResponsePartition_sd, np);
+        resp->Topics.v[i].Partitions.v =
+            gr_req_alloc(req, &gr_OffsetDeleteResponse_OffsetDeleteResponsePartition_sd, np);
         resp->Topics.v[i].Partitions.n = np;
         for (int32_t j = 0; j < np; j++) {
             int32_t p = r->Topics.v[i].Partitions.v[j].PartitionIndex;

@@ -47,8 +47,7 @@ void gr_cstore_add(gr_cstore_t *cs, const void *key, size_t key_len, const void 
 gr_err_t gr_cstore_commit(gr_cstore_t *cs, gr_flusher_cb *cb, void *arg);
 
 /** Visit every live record (start-up load), in no particular order. */
-typedef void gr_cstore_visit_fn(void *arg, const uint8_t *key, size_t key_len, const uint8_t *value,
-                                size_t value_len);
+typedef void gr_cstore_visit_fn(void *arg, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len);
 size_t gr_cstore_foreach(gr_cstore_t *cs, gr_cstore_visit_fn *fn, void *arg);
 size_t gr_cstore_count(const gr_cstore_t *cs);
 
