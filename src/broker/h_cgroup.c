@@ -178,6 +178,12 @@ void gr_h_leave_group(gr_req_t *req) {
     gr_cg_out_init(&out);
     int16_t top = *gid && is_share_group(req, gid) ? GR_ERR_UNKNOWN_MEMBER_ID
                                                    : gr_cg_leave(b->cgroup->reg, gid, ms, n, gr_clock_wall_ms(), &out);
+    if (top == GR_ERR_UNKNOWN_MEMBER_ID) {
+        /* No such classic group (or a share group): Kafka answers every member
+         * UNKNOWN_MEMBER_ID under a top-level NONE. */
+        for (int32_t i = 0; i < n; i++) ms[i].error = GR_ERR_UNKNOWN_MEMBER_ID;
+        top = 0;
+    }
     resp->ErrorCode = top;
     if (v3 && !top) {
         resp->Members.v = gr_req_alloc(req, &gr_LeaveGroupResponse_MemberResponse_sd, n);

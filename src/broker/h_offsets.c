@@ -1,4 +1,4 @@
-/* OffsetCommit (8, v2-9), OffsetFetch (9, v1-9) and OffsetDelete (47, v0):
+/* OffsetCommit (8, v2-10), OffsetFetch (9, v1-10) and OffsetDelete (47, v0):
  * committed offsets of consumer groups (OffsetMetadataManager in Kafka 4.4.0).
  *
  * A commit is answered once its records are on disk (cstore + flusher); the offsets
@@ -71,13 +71,20 @@ void gr_h_offset_commit(gr_req_t *req) {
     commit_ctx_t *c = gr_arena_alloc(&req->arena, sizeof(*c));
     *c = (commit_ctx_t){.req = req, .resp = resp, .gid = gid};
     c->items = gr_arena_alloc(&req->arena, sizeof(*c->items) * ((size_t)total + 1));
+    bool v10 = req->hdr.api_version >= 10;
+    char **names = gr_arena_alloc(&req->arena, sizeof(char *) * ((size_t)nt + 1));
     resp->Topics.v = gr_req_alloc(req, &gr_OffsetCommitResponse_OffsetCommitResponseTopic_sd, nt);
     resp->Topics.n = nt;
     for (int32_t i = 0; i < nt; i++) {
         gr_OffsetCommitRequest_OffsetCommitRequestTopic_t *t = &r->Topics.v[i];
         int32_t np = t->Partitions.n > 0 ? t->Partitions.n : 0;
-        char *topic = gr_req_cstr(req, t->Name);
+        /* v10 names topics by id (KIP-848): resolved here, unknown ids answer UNKNOWN_TOPIC_ID. */
+        const gr_meta_topic_t *mt = v10 ? gr_meta_topic_find_id(b->meta, &t->TopicId) : NULL;
+        char *topic =
+            v10 ? (mt ? gr_arena_strndup(&req->arena, mt->name, strlen(mt->name)) : NULL) : gr_req_cstr(req, t->Name);
+        names[i] = topic;
         resp->Topics.v[i].Name = t->Name;
+        resp->Topics.v[i].TopicId = t->TopicId;
         resp->Topics.v[i].Partitions.v =
             gr_req_alloc(req, &gr_OffsetCommitResponse_OffsetCommitResponsePartition_sd, np);
         resp->Topics.v[i].Partitions.n = np;
@@ -85,8 +92,8 @@ void gr_h_offset_commit(gr_req_t *req) {
             ocp_t *o = &resp->Topics.v[i].Partitions.v[j];
             gr_OffsetCommitRequest_OffsetCommitRequestPartition_t *p = &t->Partitions.v[j];
             o->PartitionIndex = p->PartitionIndex;
-            if (!partition_known(b, topic, p->PartitionIndex)) {
-                o->ErrorCode = GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            if (!topic || !partition_known(b, topic, p->PartitionIndex)) {
+                o->ErrorCode = topic ? GR_ERR_UNKNOWN_TOPIC_OR_PARTITION : GR_ERR_UNKNOWN_TOPIC_ID;
                 continue;
             }
             valid++;
@@ -109,7 +116,7 @@ void gr_h_offset_commit(gr_req_t *req) {
             } else {
                 o->ErrorCode = 0;
                 commit_item_t *it = &c->items[c->n++];
-                it->topic = gr_req_cstr(req, t->Name);
+                it->topic = names[i];
                 it->partition = p->PartitionIndex;
                 it->o = (gr_cg_offset_t){p->CommittedOffset, req->hdr.api_version >= 6 ? p->CommittedLeaderEpoch : -1,
                                          gr_req_cstr(req, p->CommittedMetadata), now, expire};
@@ -151,6 +158,8 @@ static void all_one(void *arg, const char *topic, int32_t partition, const gr_cg
     if (!t || !gr_str_eq_c(t->Name, topic)) {
         t = &g->Topics.v[g->Topics.n++];
         t->Name = gr_str_c(gr_arena_strndup(&a->req->arena, topic, strlen(topic)));
+        const gr_meta_topic_t *mt = gr_meta_topic_find(a->req->b->meta, topic);
+        if (mt) t->TopicId = mt->id;
         t->Partitions.v = gr_req_alloc(a->req, &gr_OffsetFetchResponse_OffsetFetchResponsePartitions_sd, 0);
     }
     /* Grow by copying: the arena has no realloc, and groups are small. */
@@ -162,6 +171,7 @@ static void all_one(void *arg, const char *topic, int32_t partition, const gr_cg
 
 typedef struct req_topic {
     gr_str_t name;
+    gr_uuid_t id;
     const int32_t *parts;
     int32_t n;
 } req_topic_t;
@@ -171,8 +181,14 @@ static void cnt_one(void *arg, const char *t, int32_t p, const gr_cg_offset_t *o
     (*(int32_t *)arg)++;
 }
 
+static const char *topic_of_id(gr_broker_t *b, const gr_uuid_t *id) {
+    const gr_meta_topic_t *t = gr_meta_topic_find_id(b->meta, id);
+    return t ? t->name : NULL;
+}
+
 static void fetch_group(gr_req_t *req, gr_str_t gid_s, const req_topic_t *ts, int32_t nt, bool all, ofg_t *g) {
     gr_broker_t *b = req->b;
+    bool by_id = req->hdr.api_version >= 10;
     char *gid = gr_req_cstr(req, gid_s);
     g->GroupId = gid_s;
     if (!*gid) {
@@ -193,13 +209,16 @@ static void fetch_group(gr_req_t *req, gr_str_t gid_s, const req_topic_t *ts, in
     g->Topics.n = nt;
     for (int32_t i = 0; i < nt; i++) {
         gr_OffsetFetchResponse_OffsetFetchResponseTopics_t *t = &g->Topics.v[i];
-        char *topic = gr_req_cstr(req, ts[i].name);
+        const char *topic = by_id ? topic_of_id(b, &ts[i].id) : gr_req_cstr(req, ts[i].name);
         t->Name = ts[i].name;
+        t->TopicId = ts[i].id;
         t->Partitions.v = gr_req_alloc(req, &gr_OffsetFetchResponse_OffsetFetchResponsePartitions_sd, ts[i].n);
         t->Partitions.n = ts[i].n;
-        for (int32_t j = 0; j < ts[i].n; j++)
+        for (int32_t j = 0; j < ts[i].n; j++) {
             put_part(req, &t->Partitions.v[j], ts[i].parts[j],
-                     visible ? gr_cg_offset_get(b->cgroup->reg, gid, topic, ts[i].parts[j]) : NULL);
+                     visible && topic ? gr_cg_offset_get(b->cgroup->reg, gid, topic, ts[i].parts[j]) : NULL);
+            if (!topic) t->Partitions.v[j].ErrorCode = GR_ERR_UNKNOWN_TOPIC_ID;
+        }
     }
 }
 
@@ -208,7 +227,9 @@ static void fetch_v1_7(gr_req_t *req, gr_OffsetFetchRequest_t *r, gr_OffsetFetch
     int32_t nt = r->Topics.n > 0 ? r->Topics.n : 0;
     req_topic_t *ts = gr_arena_alloc(&req->arena, sizeof(*ts) * ((size_t)nt + 1));
     for (int32_t i = 0; i < nt; i++)
-        ts[i] = (req_topic_t){r->Topics.v[i].Name, r->Topics.v[i].PartitionIndexes.v,
+        ts[i] = (req_topic_t){r->Topics.v[i].Name,
+                              {{0}},
+                              r->Topics.v[i].PartitionIndexes.v,
                               r->Topics.v[i].PartitionIndexes.n > 0 ? r->Topics.v[i].PartitionIndexes.n : 0};
     ofg_t g;
     memset(&g, 0, sizeof(g));
@@ -249,7 +270,7 @@ void gr_h_offset_fetch(gr_req_t *req) {
         int32_t nt = gq->Topics.n > 0 ? gq->Topics.n : 0;
         req_topic_t *ts = gr_arena_alloc(&req->arena, sizeof(*ts) * ((size_t)nt + 1));
         for (int32_t i = 0; i < nt; i++)
-            ts[i] = (req_topic_t){gq->Topics.v[i].Name, gq->Topics.v[i].PartitionIndexes.v,
+            ts[i] = (req_topic_t){gq->Topics.v[i].Name, gq->Topics.v[i].TopicId, gq->Topics.v[i].PartitionIndexes.v,
                                   gq->Topics.v[i].PartitionIndexes.n > 0 ? gq->Topics.v[i].PartitionIndexes.n : 0};
         fetch_group(req, gq->GroupId, ts, nt, gq->Topics.n < 0, &resp->Groups.v[k]);
     }
