@@ -76,4 +76,5 @@ for p in 0 1; do
     test "${got:-0}" -le $((last + 1))
 done
 stop_target
+[[ "$GR_TARGET" == gregord ]] && check_no_sanitizer_report
 gr_finish
