@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Consumer-group client checks for tests/integration/test_consumer_group.sh (confluent-kafka).
 
-  produce BOOTSTRAP TOPIC PARTITIONS N      N records per partition, values "p<part>-<i>"
+  produce BOOTSTRAP TOPIC PARTITIONS N      N records per partition, values "p<part>-<i>" (the topic
+                                            is created with PARTITIONS if missing)
   resume BOOTSTRAP TOPIC GROUP              consume 30 records, commit, close; a new consumer
                                             resumes at the committed offset: prints both lists
   commits BOOTSTRAP TOPIC GROUP ACKED STOP  commit increasing offsets until STOP exists; every
@@ -12,10 +13,22 @@ import os
 import sys
 import time
 
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+
+def ensure_topic(bs, topic, parts):
+    a = AdminClient({"bootstrap.servers": bs})
+    for f in a.create_topics([NewTopic(topic, int(parts), 1)]).values():
+        try:
+            f.result(30)
+        except KafkaException as e:
+            if e.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                raise
 
 
 def produce(bs, topic, parts, n):
+    ensure_topic(bs, topic, parts)
     p = Producer({"bootstrap.servers": bs, "acks": "all"})
     for part in range(int(parts)):
         for i in range(int(n)):

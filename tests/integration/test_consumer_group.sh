@@ -52,7 +52,6 @@ wait "$pa" 2>/dev/null || true
 
 # ---- 2. commit, stop, resume
 "$PY" "$CLIENT" produce "$BOOTSTRAP" t1 1 50 >/dev/null || die "produce failed"
-# t1 was auto-created with 4 partitions: every record went to partition 0.
 out=$(gr_timeout 80 "$PY" "$CLIENT" resume "$BOOTSTRAP" t1 gr) || die "resume client failed"
 check_eq "first consumer: 30 records up to p0-29" "first 30 p0-29 29" "$(sed -n 1p <<<"$out")"
 check_eq "second consumer resumes at the committed offset" "resumed p0-30 30" "$(sed -n 2p <<<"$out")"
@@ -60,17 +59,19 @@ check_eq "second consumer resumes at the committed offset" "resumed p0-30 30" "$
 # ---- 3. kill -9 right after commits
 acked="$GR_TMP/acked" stopf="$GR_TMP/stop"
 : >"$acked"
-gr_bg com "$PY" "$CLIENT" commits "$BOOTSTRAP" t1 gk "$acked" "$stopf" 2>"$GR_TMP/com.err"
+"$PY" "$CLIENT" produce "$BOOTSTRAP" tk 2 1 >/dev/null || die "produce failed"
+gr_bg com "$PY" "$CLIENT" commits "$BOOTSTRAP" tk gk "$acked" "$stopf" 2>"$GR_TMP/com.err"
 check "commits acknowledged" wait_for 20 eval '(( $(grep -c "" "$acked") >= 200 ))'
 kill9_target
 # The client blocks in a commit to the dead broker: stop it for good (its acks are on file).
 kill -9 "$com" 2>/dev/null || true
 wait "$com" 2>/dev/null || true
 restart_target
-"$PY" "$CLIENT" committed "$BOOTSTRAP" t1 gk 2 >"$GR_TMP/committed" || die "committed() failed"
+"$PY" "$CLIENT" committed "$BOOTSTRAP" tk gk 2 >"$GR_TMP/committed" || die "committed() failed"
 for p in 0 1; do
   last=$(awk -v p=$p '$1 == p { v = $2 } END { print v + 0 }' "$acked")
   got=$(awk -v p=$p '$1 == p { print $2 }' "$GR_TMP/committed")
+  check "partition $p: commits were acknowledged ($last)" test "$last" -gt 0
   check "partition $p: committed $got >= last acknowledged $last after kill -9" test "${got:-0}" -ge "$last"
   check "partition $p: committed $got at most one commit ahead of the acknowledged $last" \
     test "${got:-0}" -le $((last + 1))
