@@ -116,6 +116,49 @@ gr_err_t gr_cgroup_delete_group(gr_broker_t *b, const char *gid, gr_flusher_cb *
     return gr_cstore_commit(b->cgroup->store, cb, arg);
 }
 
+typedef struct topic_del {
+    const char *topic;
+    int32_t *parts;
+    int32_t n, cap;
+} topic_del_t;
+
+static void collect_topic(void *arg, const char *topic, int32_t partition, const gr_cg_offset_t *o) {
+    (void)o;
+    topic_del_t *t = arg;
+    if (strcmp(topic, t->topic)) return;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 8;
+        t->parts = realloc(t->parts, (size_t)t->cap * sizeof(int32_t));
+        if (!t->parts) abort();
+    }
+    t->parts[t->n++] = partition;
+}
+
+/* A deleted topic's committed offsets go with it, in every group (as Kafka's
+ * onPartitionsDeleted). Not awaited: the topic deletion is already durable. */
+void gr_cgroup_on_topic_deleted(gr_broker_t *b, const char *topic) {
+    if (!b->cgroup) return;
+    const char **ids;
+    gr_cg_state_t *states;
+    int32_t n = gr_cg_list(b->cgroup->reg, &ids, &states), total = 0;
+    for (int32_t i = 0; i < n; i++) {
+        topic_del_t t = {.topic = topic};
+        gr_cg_offsets_foreach(b->cgroup->reg, ids[i], collect_topic, &t);
+        for (int32_t j = 0; j < t.n; j++) {
+            gr_cgroup_offset_record(b, ids[i], topic, t.parts[j], NULL);
+            gr_cg_offset_delete(b->cgroup->reg, ids[i], topic, t.parts[j]);
+        }
+        total += t.n;
+        free(t.parts);
+    }
+    free(ids);
+    free(states);
+    if (!total) return;
+    gr_err_t err = gr_cstore_commit(b->cgroup->store, NULL, NULL);
+    if (err) GR_ERROR("cgroup", "deleting the offsets of topic %s: %s", topic, gr_err_str(err));
+    GR_INFO("cgroup", "deleted %d committed offset(s) of deleted topic %s", total, topic);
+}
+
 /* ------------------------------------------------------------------ answers and timer */
 
 static void rearm(gr_broker_t *b) {

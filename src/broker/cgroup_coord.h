@@ -35,6 +35,8 @@ void gr_cgroup_answer_sync(gr_req_t *req, const gr_cg_answer_t *a);
 /** Store keys and values of committed offsets (cgroup_coord.c). */
 void gr_cgroup_offset_record(gr_broker_t *b, const char *group_id, const char *topic, int32_t partition,
                              const gr_cg_offset_t *o);
+/** A topic was deleted: remove its committed offsets from every group. */
+void gr_cgroup_on_topic_deleted(gr_broker_t *b, const char *topic);
 /** Delete a consumer group with its offsets (DeleteGroups), durable through cb. */
 gr_err_t gr_cgroup_delete_group(gr_broker_t *b, const char *group_id, gr_flusher_cb *cb, void *arg);
 

@@ -64,13 +64,7 @@ void gr_h_list_groups(gr_req_t *req) {
     for (int32_t i = 0; i < ns; i++) states[i] = gr_req_cstr(req, r->StatesFilter.v[i]);
     gr_sg_list_entry_t *es = NULL;
     int32_t n = type_wanted(r, "share") ? gr_share_group_list(req->b->share.groups, states, ns, &es) : 0;
-    const char **cids;
-    gr_cg_state_t *cst;
-    int32_t nc = type_wanted(r, "classic") ? gr_cg_list(req->b->cgroup->reg, &cids, &cst) : 0;
-    if (nc || type_wanted(r, "classic")) {
-        free(cids);
-        free(cst);
-    }
+    int32_t nc = type_wanted(r, "classic") ? gr_cg_count(req->b->cgroup->reg) : 0;
     resp->Groups.v = gr_req_alloc(req, &gr_ListGroupsResponse_ListedGroup_sd, n + nc);
     resp->Groups.n = n;
     for (int32_t i = 0; i < n; i++) {

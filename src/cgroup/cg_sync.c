@@ -250,6 +250,8 @@ void gr_cg_view_free(gr_cg_group_view_t *v) {
     v->members = NULL;
 }
 
+int32_t gr_cg_count(const gr_cg_registry_t *reg) { return reg->n_order; }
+
 int32_t gr_cg_list(const gr_cg_registry_t *reg, const char ***ids, gr_cg_state_t **states) {
     *ids = calloc((size_t)reg->n_order + 1, sizeof(char *));
     *states = calloc((size_t)reg->n_order + 1, sizeof(gr_cg_state_t));

@@ -189,6 +189,8 @@ typedef struct gr_cg_group_view {
 int16_t gr_cg_describe(const gr_cg_registry_t *reg, const char *group_id, gr_cg_group_view_t *v);
 void gr_cg_view_free(gr_cg_group_view_t *v);
 const char *gr_cg_state_name(gr_cg_state_t s);
+/** Number of groups. */
+int32_t gr_cg_count(const gr_cg_registry_t *reg);
 /** Groups in registry order: ids and states. Returns the count; *ids malloc'd array of
  *  pointers into the registry. */
 int32_t gr_cg_list(const gr_cg_registry_t *reg, const char ***ids, gr_cg_state_t **states);
