@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Kafka 4.4.0's own consumer tools against the classic group protocol:
 #  - the Java KafkaConsumer (ConsoleConsumer, group.protocol=classic) consumes a 2-partition
-#    topic in a group and commits;
+#    topic in a group and commits; again as a static member (group.instance.id) with the
+#    cooperative-sticky assignor;
 #  - kafka-consumer-groups (ConsumerGroupCommand): --list, --describe (offsets, lag), --describe
 #    --members / --state of a live kcat -G member, --reset-offsets --to-earliest --execute,
 #    --delete.
@@ -22,6 +23,11 @@ got=$(tool org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$
   --from-beginning --max-messages 40 --command-property group.protocol=classic | sort | tr '\n' ' ')
 want=$( (seq 0 19 | sed 's/^/p0-/'; seq 0 19 | sed 's/^/p1-/') | sort | tr '\n' ' ')
 check_eq "Java KafkaConsumer (classic) in group jg read the 40 records" "$want" "$got"
+got=$(tool org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$BOOTSTRAP" --topic jt --group jgs \
+  --from-beginning --max-messages 40 --command-property group.protocol=classic --command-property group.instance.id=s1 \
+  --command-property partition.assignment.strategy=org.apache.kafka.clients.consumer.CooperativeStickyAssignor \
+  | sort | tr '\n' ' ')
+check_eq "Java KafkaConsumer, static member with cooperative-sticky, read the 40 records" "$want" "$got"
 check "--list shows jg" eval 'cgc --list | grep -qx jg'
 rows=$(cgc --describe --group jg | awk '$1 == "jg" {print $2, $3, $4, $5, $6, $7}' | tr '\n' ';')
 check_eq "--describe: both partitions committed at 20, lag 0, no active member" "jt 0 20 20 0 -;jt 1 20 20 0 -;" "$rows"
