@@ -156,7 +156,9 @@ void gr_h_heartbeat(gr_req_t *req) {
                                       gr_str_is_null(r->GroupInstanceId) ? NULL : gr_req_cstr(req, r->GroupInstanceId),
                                       r->GenerationId, gr_clock_wall_ms(), &out);
     gr_req_respond(req, resp);
-    gr_cgroup_run_out(b, &out);
+    /* A heartbeat only moves a deadline later: the armed timer may fire early (the
+     * tick then finds nothing due and re-arms), so no re-arm scan per heartbeat. */
+    gr_cg_out_free(&out);
 }
 
 void gr_h_leave_group(gr_req_t *req) {
