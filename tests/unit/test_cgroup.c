@@ -390,6 +390,39 @@ static void test_subscribed(void) {
     gr_cg_registry_free(r);
 }
 
+/* A consumer group's offsets expire a retention period after the group became Empty,
+ * however old the commits are; the group goes with its last offset. */
+static void test_empty_group_retention(void) {
+    gr_cg_config_t c;
+    gr_cg_config_default(&c);
+    c.initial_rebalance_delay_ms = 100;
+    c.offsets_retention_ms = 50000;
+    c.retention_check_ms = 1000;
+    gr_cg_registry_t *r = gr_cg_registry_new(&c);
+    int64_t now = 1000;
+    two_members_stable(r, &now);
+    gr_cg_offset_put(r, "g", "t", 0, &(gr_cg_offset_t){5, -1, "", 10, -1});
+    gr_cg_out_t o;
+    gr_cg_out_init(&o);
+    gr_cg_tick(r, now + 40000, &o); /* Stable, subscribed to t: kept although the commit is old */
+    ASSERT_EQ(o.n_expired, 0);
+    gr_cg_leave_member_t lm[2] = {{m1, NULL, -1}, {m2, NULL, -1}};
+    ASSERT_EQ(gr_cg_leave(r, "g", lm, 2, now + 40000, &o), 0);
+    ASSERT_EQ(state_of(r, "g"), GR_CG_EMPTY);
+    gr_cg_tick(r, now + 40000 + 49999, &o);
+    ASSERT_EQ(o.n_expired, 0);
+    ASSERT(gr_cg_offset_get(r, "g", "t", 0));
+    gr_cg_tick(r, now + 40000 + 50000, &o); /* the next check is due 1 s after the last one */
+    ASSERT_EQ(o.n_expired, 0);
+    gr_cg_tick(r, now + 40000 + 50999, &o);
+    ASSERT_EQ(o.n_expired, 1);
+    ASSERT_STREQ(o.expired[0].topic, "t");
+    ASSERT_EQ(o.n_removed, 1);
+    ASSERT(!gr_cg_exists(r, "g"));
+    gr_cg_out_free(&o);
+    gr_cg_registry_free(r);
+}
+
 int main(void) {
     RUN_TEST(test_join_sync_leave);
     RUN_TEST(test_session_expiry);
@@ -398,5 +431,6 @@ int main(void) {
     RUN_TEST(test_max_size_and_v3);
     RUN_TEST(test_offsets);
     RUN_TEST(test_subscribed);
+    RUN_TEST(test_empty_group_retention);
     return 0;
 }
