@@ -14,6 +14,9 @@ Scenarios:
              generation / no member while the group is not empty / unknown group (v8, v9) /
              unknown topic / metadata too large, OffsetFetch, batch LeaveGroup, DescribeGroups,
              DeleteGroups of a non-empty then empty group
+  static     JoinGroup v3 (no MEMBER_ID_REQUIRED) and LeaveGroup v1; a static member
+             (group.instance.id) rejoining with an unknown member id (v7 and v9 answers), the
+             old id fenced in Heartbeat and OffsetCommit, LeaveGroup by instance id
   namespace  a share-group id used with the classic APIs and OffsetCommit/Fetch/Delete; a
              consumer-group id used with ShareGroupHeartbeat; ListGroups with type and state
              filters; DescribeGroups v5 and v6 of a share group
@@ -25,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kdiff  # noqa: E402
-from kwire import TAGS, Conn, boolean, carr, create_topic, cstr, i8, i16, i32, i64, uvarint  # noqa: E402
+from kwire import TAGS, Conn, boolean, carr, create_topic, cstr, i8, i16, i32, i64, s16, uvarint  # noqa: E402
 import share_coord_wire as scw  # noqa: E402
 
 # ConsumerProtocol subscription v0 of topic cgw-t, and an assignment of partition 0.
@@ -220,7 +223,67 @@ def s_namespace(ctx):
     return o
 
 
-SCENARIOS = [("misuse", s_misuse), ("namespace", s_namespace)]
+def join_v3(c, g, member=""):
+    """JoinGroup v3 (classic encoding: no MEMBER_ID_REQUIRED step)."""
+    proto = s16("range") + i32(len(SUB)) + SUB
+    body = s16(g) + i32(10000) + i32(30000) + s16(member) + s16("consumer") + i32(1) + proto
+    r = c.call(11, 3, body, flexible=False)
+    r.i32()
+    d = dict(err=r.i16(), gen=r.i32(), pname=r.string(), leader=r.string(), member=r.string())
+    d["members"] = [(r.string(), r.bytes_())[0] for _ in range(r.i32())]
+    return d
+
+
+def leave_v1(c, g, member):
+    r = c.call(13, 1, s16(g) + s16(member), flexible=False)
+    r.i32()
+    return r.i16()
+
+
+def s_static(ctx):
+    c, o = ctx.c, {}
+    create_topic(c, "cgw-t", 1)
+    j = join_v3(c, "cgw-v3")
+    mid = j.pop("member")
+    o["v3_join"] = dict(j, leader_is_self=j.pop("leader") == mid, members=len(j.pop("members")),
+                        form=member_form(mid, "kwire-test"))
+    o["v1_leave_unknown"] = leave_v1(c, "cgw-v3", "ghost")
+    o["v1_leave"] = leave_v1(c, "cgw-v3", mid)
+    o["v1_leave_unknown_group"] = leave_v1(c, "cgw-nov3", "ghost")
+    j = join(c, "cgw-st", instance="i1")
+    old = j.pop("member")
+    o["static_join"] = dict(j, leader_is_self=j.pop("leader") == old, members=len(j.pop("members")),
+                            form=member_form(old, "i1"))
+    o["static_sync"] = sync(c, "cgw-st", j["gen"], old, [(old, ASSIGN)])["err"]
+    j = join(c, "cgw-st", instance="i1")
+    new = j.pop("member")
+    o["static_rejoin"] = dict(j, new_id=new != old, leader_is_old=j.pop("leader") == old,
+                              members=len(j.pop("members")))
+    o["static_rejoin_v9"] = {k: v for k, v in join(c, "cgw-st", instance="i1", ver=9).items()
+                             if k not in ("member", "leader", "members")}
+    o["hb_fenced"] = heartbeat_static(c, "cgw-st", j["gen"], old, "i1")
+    o["hb_unknown_instance"] = heartbeat_static(c, "cgw-st", j["gen"], old, "i9")
+    o["commit_fenced"] = commit_static(c, "cgw-st", j["gen"], old, "i1")
+    o["leave_by_instance"] = leave(c, "cgw-st", [("", "i1"), ("", "i9")])
+    o["describe_after"] = [dict(state=g["state"], members=len(g["members"])) for g in describe(c, "cgw-st")]
+    return o
+
+
+def heartbeat_static(c, g, gen, member, instance):
+    r = c.call(12, 4, cstr(g) + i32(gen) + cstr(member) + cstr(instance) + TAGS)
+    r.i32()
+    return r.i16()
+
+
+def commit_static(c, g, gen, member, instance):
+    p = i32(0) + i64(1) + i32(-1) + cstr("") + TAGS
+    body = cstr(g) + i32(gen) + cstr(member) + cstr(instance) + carr([cstr("cgw-t") + carr([p]) + TAGS]) + TAGS
+    r = c.call(8, 9, body)
+    r.i32()
+    return r.carr(lambda r: (r.cstr(), r.carr(lambda r: (r.i32(), r.i16(), r.tags())[1]), r.tags())[1])
+
+
+SCENARIOS = [("misuse", s_misuse), ("namespace", s_namespace), ("static", s_static)]
 
 ALLOW = [
     ("*/throttle_ms", "ignore", "throttle times depend on quotas and load"),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Consumer groups against Apache Kafka 4.4.0 (tests/ref/kafka-ref.sh): the error codes of
-# every misuse of the classic protocol and the offset APIs, and the one group-id namespace
+# every misuse of the classic protocol and the offset APIs, static membership (fencing,
+# rejoin answers v7/v9), JoinGroup v3 / LeaveGroup v1, and the one group-id namespace
 # with share groups (tests/integration/cgroup_differential.py), diffed under its allow-list;
 # then a few exact values on gregord's side.
 #   bash tests/integration/test_cgroup_differential.sh [--keep]
@@ -28,6 +29,10 @@ want = {
     ("misuse", "commit_unknown_group_v8"): [[22]], ("misuse", "commit_metadata_big"): [[12]],
     ("misuse", "commit_unknown_topic"): [[3]], ("misuse", "leave", "members"): [0, 25],
     ("misuse", "delete_non_empty", "cgw-g1"): 68,
+    ("static", "v3_join", "gen"): 1, ("static", "static_rejoin", "new_id"): True,
+    ("static", "static_rejoin", "leader_is_old"): True, ("static", "static_rejoin_v9", "skip"): True,
+    ("static", "hb_fenced"): 82, ("static", "commit_fenced"): [[82]],
+    ("static", "leave_by_instance", "members"): [0, 25],
     ("namespace", "join", "err"): 23, ("namespace", "sync", "err"): 25, ("namespace", "commit"): [[69]],
 }
 bad = 0
