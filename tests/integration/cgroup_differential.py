@@ -17,6 +17,9 @@ Scenarios:
   static     JoinGroup v3 (no MEMBER_ID_REQUIRED) and LeaveGroup v1; a static member
              (group.instance.id) rejoining with an unknown member id (v7 and v9 answers), the
              old id fenced in Heartbeat and OffsetCommit, LeaveGroup by instance id
+  rebalance  two members on two connections: joining a Stable group makes the first rejoin
+             (Heartbeat REBALANCE_IN_PROGRESS), the leader's SyncGroup assignment reaches the
+             parked follower, the follower leaves and the first is alone at the next generation
   namespace  a share-group id used with the classic APIs and OffsetCommit/Fetch/Delete; a
              consumer-group id used with ShareGroupHeartbeat; ListGroups with type and state
              filters; DescribeGroups v5 and v6 of a share group
@@ -283,7 +286,63 @@ def commit_static(c, g, gen, member, instance):
     return r.carr(lambda r: (r.cstr(), r.carr(lambda r: (r.i32(), r.i16(), r.tags())[1]), r.tags())[1])
 
 
-SCENARIOS = [("misuse", s_misuse), ("namespace", s_namespace), ("static", s_static)]
+def join_body(g, member):
+    proto = cstr("range") + cbytes(SUB) + TAGS
+    return cstr(g) + i32(10000) + i32(30000) + cstr(member) + cstr(None) + cstr("consumer") + carr([proto]) + TAGS
+
+
+def join_recv(c):
+    _corr, r = c.recv_any(True)
+    r.i32()
+    d = dict(err=r.i16(), gen=r.i32(), ptype=r.cstr(), pname=r.cstr(), leader=r.cstr(), member=r.cstr())
+    d["members"] = r.carr(lambda r: (r.cstr(), r.cstr(), r.cbytes(), r.tags())[0])
+    return d
+
+
+def sync_recv(c):
+    _corr, r = c.recv_any(True)
+    r.i32()
+    return dict(err=r.i16(), ptype=r.cstr(), pname=r.cstr(), assignment=(r.cbytes() or b"").hex())
+
+
+def sync_body(g, gen, member, assignments=()):
+    asg = [cstr(m) + cbytes(a) + TAGS for m, a in assignments]
+    return cstr(g) + i32(gen) + cstr(member) + cstr(None) + cstr("consumer") + cstr("range") + carr(asg) + TAGS
+
+
+def s_rebalance(ctx):
+    """Two members on two connections: the second joins a Stable group (the first must rejoin),
+    the leader's assignment reaches both, then the second leaves and the first is alone."""
+    c1, c2, o, g = ctx.c, Conn(ctx.boot), {}, "cgw-rb"
+    create_topic(c1, "cgw-t", 1)
+    m1 = join(c1, g)["member"]
+    m2 = join(c2, g)["member"]
+    j1 = join(c1, g, member=m1)
+    o["first"] = dict(err=j1["err"], gen=j1["gen"], leader=j1["leader"] == m1, members=len(j1["members"]))
+    o["first_sync"] = sync(c1, g, 1, m1, [(m1, ASSIGN)])["err"]
+    c2.send(11, 7, join_body(g, m2), True)  # parks: the group rebalances
+    time.sleep(0.5)
+    o["hb_during_rebalance"] = heartbeat(c1, g, 1, m1)
+    c1.send(11, 7, join_body(g, m1), True)
+    a1, a2 = join_recv(c1), join_recv(c2)
+    o["rejoin"] = [dict(err=a["err"], gen=a["gen"], leader_is_m1=a["leader"] == m1, members=sorted(
+        "m1" if x == m1 else "m2" if x == m2 else x for x in a["members"])) for a in (a1, a2)]
+    c2.send(14, 5, sync_body(g, 2, m2), True)
+    time.sleep(0.3)
+    c1.send(14, 5, sync_body(g, 2, m1, [(m1, ASSIGN), (m2, SUB)]), True)
+    o["syncs"] = [sync_recv(c1), sync_recv(c2)]
+    o["describe_stable"] = [dict(state=x["state"], members=len(x["members"])) for x in describe(c1, g)]
+    o["leave_m2"] = leave(c2, g, [(m2, None)])
+    o["hb_after_leave"] = heartbeat(c1, g, 2, m1)
+    a = join(c1, g, member=m1)
+    o["alone"] = dict(err=a["err"], gen=a["gen"], leader=a["leader"] == m1, members=len(a["members"]))
+    o["commit_old_gen"] = commit(c1, g, 2, m1)
+    o["commit_completing"] = commit(c1, g, 3, m1)
+    c2.close()
+    return o
+
+
+SCENARIOS = [("misuse", s_misuse), ("namespace", s_namespace), ("static", s_static), ("rebalance", s_rebalance)]
 
 ALLOW = [
     ("*/throttle_ms", "ignore", "throttle times depend on quotas and load"),
@@ -306,6 +365,7 @@ def until_ready(fn, secs=90):
 
 class Ctx:
     def __init__(self, boot):
+        self.boot = boot
         self.c = Conn(boot)
         until_ready(lambda: find_coordinator(self.c, "cgw-warmup"), 60)
         until_ready(lambda: heartbeat(self.c, "cgw-warmup", 1, "m"), 30)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Consumer groups against Apache Kafka 4.4.0 (tests/ref/kafka-ref.sh): the error codes of
 # every misuse of the classic protocol and the offset APIs, static membership (fencing,
-# rejoin answers v7/v9), JoinGroup v3 / LeaveGroup v1, and the one group-id namespace
+# rejoin answers v7/v9), JoinGroup v3 / LeaveGroup v1, a two-member rebalance (join of a Stable
+# group, parked sync, leave), and the one group-id namespace
 # with share groups (tests/integration/cgroup_differential.py), diffed under its allow-list;
 # then a few exact values on gregord's side.
 #   bash tests/integration/test_cgroup_differential.sh [--keep]
@@ -33,6 +34,8 @@ want = {
     ("static", "static_rejoin", "leader_is_old"): True, ("static", "static_rejoin_v9", "skip"): True,
     ("static", "hb_fenced"): 82, ("static", "commit_fenced"): [[82]],
     ("static", "leave_by_instance", "members"): [0, 25],
+    ("rebalance", "hb_during_rebalance"): 27, ("rebalance", "alone", "gen"): 3,
+    ("rebalance", "commit_old_gen"): [[22]],
     ("namespace", "join", "err"): 23, ("namespace", "sync", "err"): 25, ("namespace", "commit"): [[69]],
 }
 bad = 0
