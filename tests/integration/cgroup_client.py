@@ -8,6 +8,7 @@
   commits BOOTSTRAP TOPIC GROUP ACKED STOP  commit increasing offsets until STOP exists; every
                                             acknowledged commit "<partition> <offset>" into ACKED
   committed BOOTSTRAP TOPIC GROUP PARTS     print "<partition> <committed offset>" per partition
+  groups BOOTSTRAP                          print "<group> <state> <simple>" per consumer group, sorted
 """
 import os
 import sys
@@ -94,6 +95,13 @@ def committed(bs, topic, group, parts):
     c.close()
 
 
+def groups(bs):
+    a = AdminClient({"bootstrap.servers": bs})
+    res = a.list_consumer_groups(request_timeout=20).result()
+    for g in sorted(res.valid, key=lambda g: g.group_id):
+        print(g.group_id, g.state.name, g.is_simple_consumer_group)
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"produce": produce, "resume": resume, "commits": commits, "committed": committed}[cmd](*args)
+    {"produce": produce, "resume": resume, "commits": commits, "committed": committed, "groups": groups}[cmd](*args)

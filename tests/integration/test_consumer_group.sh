@@ -4,7 +4,8 @@
 #     all 4 (4/0); every record is consumed (the ones produced after the leave too).
 #  2. confluent-kafka: consume 30, commit, close; a new consumer resumes at offset 30.
 #  3. kill -9 while a client commits in a loop: after the restart every acknowledged
-#     commit is there (the committed offset is at least the last acknowledged one).
+#     commit is there (the committed offset is at least the last acknowledged one), and the
+#     groups and kcat's committed offsets are back.
 #   bash tests/integration/test_consumer_group.sh [--ref] [--keep]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -68,6 +69,10 @@ kill -9 "$com" 2>/dev/null || true
 wait "$com" 2>/dev/null || true
 restart_target
 "$PY" "$CLIENT" committed "$BOOTSTRAP" tk gk 2 >"$GR_TMP/committed" || die "committed() failed"
+check_eq "after the restart: the groups, Empty (kcat's is not simple, the committer's is)" \
+  "g4 EMPTY False;gk EMPTY True;gr EMPTY False;" "$("$PY" "$CLIENT" groups "$BOOTSTRAP" | tr '\n' ';')"
+check_eq "after the restart: kcat's committed offsets of t4 (110 per partition)" "0 110;1 110;2 110;3 110;" \
+  "$("$PY" "$CLIENT" committed "$BOOTSTRAP" t4 g4 4 | tr '\n' ';')"
 for p in 0 1; do
   last=$(awk -v p=$p '$1 == p { v = $2 } END { print v + 0 }' "$acked")
   got=$(awk -v p=$p '$1 == p { print $2 }' "$GR_TMP/committed")
