@@ -1,10 +1,7 @@
 /* Consumer groups, coordinator side: configs, the store (records and their
  * encoding), loading at start-up, the timer, and sending the coordinator's answers.
  *
- * Store records (key: u8 type | bytes; values version 0):
- *   group  (type 2): key | group id          value: u8 0 | i32 generation | protocol type bytes
- *   offset (type 3): key | group id \0 topic \0 be32 partition
- *                    value: u8 0 | i64 offset | i32 leader epoch | i64 commit ms | i64 expire ms | metadata bytes
+ * Store records: cgroup/records.h.
  * A null value deletes. Membership is not stored: after a restart the members of a
  * group rejoin (docs/compatibility.md).
  * @locality loop thread. */
@@ -16,9 +13,8 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "broker/cgroup_coord.h"
+#include "cgroup/records.h"
 #include "meta/configdefs.h"
-
-enum { KEY_GROUP = 2, KEY_OFFSET = 3 };
 
 static int64_t cfg_i64(const gr_broker_t *b, const char *name) {
     gr_cfg_layers_t l;
@@ -40,32 +36,13 @@ static void load_config(const gr_broker_t *b, gr_cg_config_t *c) {
 
 /* ------------------------------------------------------------------ records */
 
-static void group_key(gr_wbuf_t *k, const char *gid) {
-    gr_wbuf_i8(k, KEY_GROUP);
-    gr_wbuf_put(k, gid, strlen(gid));
-}
-
-static void offset_key(gr_wbuf_t *k, const char *gid, const char *topic, int32_t partition) {
-    gr_wbuf_i8(k, KEY_OFFSET);
-    gr_wbuf_put(k, gid, strlen(gid) + 1);
-    gr_wbuf_put(k, topic, strlen(topic) + 1);
-    gr_wbuf_i32(k, partition);
-}
-
 void gr_cgroup_offset_record(gr_broker_t *b, const char *gid, const char *topic, int32_t partition,
                              const gr_cg_offset_t *o) {
     gr_wbuf_t k, v;
     gr_wbuf_init(&k);
     gr_wbuf_init(&v);
-    offset_key(&k, gid, topic, partition);
-    if (o) {
-        gr_wbuf_i8(&v, 0);
-        gr_wbuf_i64(&v, o->offset);
-        gr_wbuf_i32(&v, o->leader_epoch);
-        gr_wbuf_i64(&v, o->commit_ms);
-        gr_wbuf_i64(&v, o->expire_ms);
-        gr_wbuf_put(&v, o->metadata, strlen(o->metadata));
-    }
+    gr_cg_rec_offset_key(&k, gid, topic, partition);
+    if (o) gr_cg_rec_offset_value(&v, o);
     gr_cstore_add(b->cgroup->store, k.mem, k.len, o ? v.mem : NULL, v.len);
     gr_wbuf_free(&k);
     gr_wbuf_free(&v);
@@ -76,12 +53,10 @@ static void group_record(gr_broker_t *b, const char *gid) {
     gr_wbuf_t k, val;
     gr_wbuf_init(&k);
     gr_wbuf_init(&val);
-    group_key(&k, gid);
+    gr_cg_rec_group_key(&k, gid);
     bool exists = gr_cg_describe(b->cgroup->reg, gid, &v) == 0;
     if (exists) {
-        gr_wbuf_i8(&val, 0);
-        gr_wbuf_i32(&val, v.generation);
-        gr_wbuf_put(&val, v.protocol_type, strlen(v.protocol_type));
+        gr_cg_rec_group_value(&val, v.protocol_type, v.generation);
         gr_cg_view_free(&v);
     }
     gr_cstore_add(b->cgroup->store, k.mem, k.len, exists ? val.mem : NULL, val.len);
@@ -108,7 +83,7 @@ gr_err_t gr_cgroup_delete_group(gr_broker_t *b, const char *gid, gr_flusher_cb *
     gr_cg_delete(b->cgroup->reg, gid, &out);
     gr_wbuf_t k;
     gr_wbuf_init(&k);
-    group_key(&k, gid);
+    gr_cg_rec_group_key(&k, gid);
     gr_cstore_add(b->cgroup->store, k.mem, k.len, NULL, 0);
     gr_wbuf_free(&k);
     gr_cg_out_free(&out);
@@ -211,44 +186,21 @@ static void timer_fire(gr_timer_t *t, int64_t mono_now) {
 
 /* ------------------------------------------------------------------ load */
 
-static int64_t be64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
-    return (int64_t)v;
-}
-
-static int32_t be32(const uint8_t *p) {
-    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-}
-
-static void load_offset(gr_broker_t *b, const uint8_t *key, size_t kl, const uint8_t *val, size_t vl) {
-    const char *p = (const char *)key + 1, *end = (const char *)key + kl;
-    const char *z1 = memchr(p, 0, (size_t)(end - p));
-    const char *z2 = z1 ? memchr(z1 + 1, 0, (size_t)(end - z1 - 1)) : NULL;
-    if (!z2 || end - z2 - 1 != 4 || vl < 29 || val[0] != 0) {
-        GR_WARN("cgroup", "skipping a malformed offset record");
-        return;
-    }
-    char *md = strndup((const char *)val + 29, vl - 29);
-    if (!md) abort();
-    gr_cg_offset_t o = {be64(val + 1), be32(val + 9), md, be64(val + 13), be64(val + 21)};
-    gr_cg_offset_put(b->cgroup->reg, p, z1 + 1, be32((const uint8_t *)z2 + 1), &o);
-    free(md);
-}
-
+/* Start-up: every live record back into the coordinator (a group record sets the
+ * protocol type and generation of a group its offsets may have created). */
 static void load_one(void *arg, const uint8_t *key, size_t kl, const uint8_t *val, size_t vl) {
     gr_broker_t *b = arg;
-    if (key[0] == KEY_OFFSET) return load_offset(b, key, kl, val, vl);
-    if (key[0] != KEY_GROUP || kl < 2 || vl < 5 || val[0] != 0 || memchr(key + 1, 0, kl - 1)) {
-        GR_WARN("cgroup", "skipping an unknown consumer-group record (type %d)", key[0]);
-        return;
-    }
-    char *gid = strndup((const char *)key + 1, kl - 1);
-    char *pt = strndup((const char *)val + 5, vl - 5);
-    if (!gid || !pt) abort();
-    gr_cg_restore_group(b->cgroup->reg, gid, pt, be32(val + 1), gr_clock_wall_ms());
-    free(gid);
-    free(pt);
+    gr_arena_t a;
+    gr_arena_init(&a);
+    gr_cg_rec_t r;
+    const char *why = "";
+    if (gr_cg_rec_decode(key, kl, val, vl, &a, &r, &why))
+        GR_WARN("cgroup", "skipping a consumer-group record: %s", why);
+    else if (r.type == GR_CG_REC_OFFSET)
+        gr_cg_offset_put(b->cgroup->reg, r.group_id, r.topic, r.partition, &r.offset);
+    else
+        gr_cg_restore_group(b->cgroup->reg, r.group_id, r.protocol_type, r.generation, gr_clock_wall_ms());
+    gr_arena_free(&a);
 }
 
 gr_err_t gr_cgroup_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
