@@ -1,5 +1,5 @@
 /* Consumer groups inside the broker: the glue between the pure coordinator
- * (cgroup/cgroup.h), its store (cgroup/cstore.h) and the handlers
+ * (cgroup/cgroup.h), its store (share/cgroup_store.h) and the handlers
  * (h_cgroup.c: JoinGroup/SyncGroup/Heartbeat/LeaveGroup; h_offsets.c:
  * OffsetCommit/OffsetFetch/OffsetDelete; h_groups.c: List/Describe/DeleteGroups).
  *
@@ -12,7 +12,7 @@
 
 #include "broker/broker_int.h"
 #include "cgroup/cgroup.h"
-#include "cgroup/cstore.h"
+#include "share/cgroup_store.h"
 
 struct gr_cgroup_ctx {
     gr_cg_registry_t *reg;

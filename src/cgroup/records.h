@@ -1,4 +1,4 @@
-/* Consumer-group store records (cstore.h): keys and values of committed offsets and
+/* Consumer-group store records (share/cgroup_store.h): keys and values of committed offsets and
  * group records, our own encoding (version 0). Pure; the decoder takes bytes read
  * from disk and checks every length.
  *

@@ -1,10 +1,10 @@
-/* Consumer-group store (src/cgroup/cstore.c): batches applied whole, deletes,
+/* Consumer-group store (src/share/cgroup_store.c): batches applied whole, deletes,
  * reopen after a clean close and after a crash (abandon), compaction keeping the
  * last value of every key. */
 #include "test_storage_util.h"
 
-#include "cgroup/cstore.h"
 #include "cgroup/records.h"
+#include "share/cgroup_store.h"
 
 static char root[256], dir[512];
 

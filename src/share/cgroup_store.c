@@ -1,4 +1,4 @@
-/* Consumer-group store: key -> value over an internal partition log. See cstore.h;
+/* Consumer-group store: key -> value over an internal partition log. See cgroup_store.h;
  * the log and crash-safe compaction are share/store_log.h's (docs/share-state.md
  * has the argument, which holds unchanged here).
  * @locality loop thread only. */
@@ -10,7 +10,7 @@
 #include "base/hash.h"
 #include "base/htab.h"
 #include "base/log.h"
-#include "cgroup/cstore.h"
+#include "share/cgroup_store.h"
 #include "share/store_log.h"
 
 #define SUB          "cstore"

@@ -7,10 +7,11 @@
  * the crash-safe prune of store_log. What the keys and values mean is the caller's
  * (src/broker/cgroup_coord.c).
  *
- * This is the I/O half of src/cgroup; the coordinator (cgroup.h) stays pure.
+ * It lives beside the share stores (it is their store log with another meaning) so that
+ * src/cgroup stays pure and depends on nothing but base.
  * Threads: loop thread only; callbacks run from gr_flusher_run_completions. */
-#ifndef GR_CGROUP_CSTORE_H
-#define GR_CGROUP_CSTORE_H
+#ifndef GR_SHARE_CGROUP_STORE_H
+#define GR_SHARE_CGROUP_STORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
