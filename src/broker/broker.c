@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "broker/broker_int.h"
+#include "broker/cgroup_coord.h"
 
 /* Features as Apache Kafka 4.4.0 reports them; share consumers look for share.version.
  * metadata.version is what a fresh 4.4.0 node supports (7..33) and finalizes (33,
@@ -120,6 +121,7 @@ static gr_err_t open_state(gr_broker_t *b, char *errstr, size_t errstr_size) {
     if (b->progress) b->progress(b->progress_arg);
     /* Share groups need the partitions and the flusher (their stores are group-committed). */
     err = gr_share_open(b, errstr, errstr_size);
+    if (!err) err = gr_cgroup_open(b, errstr, errstr_size);
     if (b->progress) b->progress(b->progress_arg);
     return err;
 }
@@ -203,6 +205,7 @@ void gr_broker_free(gr_broker_t *b) {
     if (b->progress) b->progress(b->progress_arg);
     /* After the flusher: every share store callback has run (answering its request). */
     gr_share_close(b);
+    gr_cgroup_close(b);
     if (b->progress) b->progress(b->progress_arg);
     gr_parts_close(b->parts, b->progress, b->progress_arg);
     gr_meta_close(b->meta);

@@ -48,14 +48,15 @@ struct gr_broker {
     gr_sync_queue_t *syncq; /* acks=all fsyncs, run before the loop sleeps */
     gr_core_metrics_t cm;   /* requests, errors, durations, fsyncs (core_metrics.h) */
     gr_parts_t *parts;
-    gr_share_ctx_t share;       /* share groups, see share_int.h */
-    gr_timer_t housekeeping;    /* retention and time-based flushes */
-    gr_hook_t before_sleep;     /* flush-policy kicks before the loop sleeps */
-    int64_t next_producer_id;   /* InitProducerId, see h_init_producer_id.c */
-    int64_t producer_id_limit;  /* ids below this are reserved on disk */
-    uint64_t n_requests;        /* in flight */
-    gr_req_t parked;            /* list head of parked requests */
-    gr_topic_job_t *topic_jobs; /* partition logs still to open (topic_open.c) */
+    gr_share_ctx_t share;         /* share groups, see share_int.h */
+    struct gr_cgroup_ctx *cgroup; /* consumer groups, see cgroup_coord.h */
+    gr_timer_t housekeeping;      /* retention and time-based flushes */
+    gr_hook_t before_sleep;       /* flush-policy kicks before the loop sleeps */
+    int64_t next_producer_id;     /* InitProducerId, see h_init_producer_id.c */
+    int64_t producer_id_limit;    /* ids below this are reserved on disk */
+    uint64_t n_requests;          /* in flight */
+    gr_req_t parked;              /* list head of parked requests */
+    gr_topic_job_t *topic_jobs;   /* partition logs still to open (topic_open.c) */
     gr_timer_t topic_timer;
     bool shutting_down;
     gr_acl_authz_t *authz;          /* ACLs; NULL: no authorizer configured (authz.c) */

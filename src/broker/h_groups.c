@@ -1,12 +1,13 @@
 /* ListGroups (16, v0-5), DescribeGroups (15, v0-6) and DeleteGroups (42, v0-3)
- * as far as share groups go (spec §6.1, §6.6): gregord has no classic or
- * consumer groups, so every group here is a share group.
+ * over the one group-id namespace: share groups (spec §6.1, §6.6) and classic
+ * consumer groups (cgroup/cgroup.h), as Kafka 4.4.0 answers them.
  * @locality loop thread. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "base/log.h"
+#include "broker/cgroup_coord.h"
 #include "broker/handlers.h"
 #include "broker/share_coord.h"
 #include "proto_msgs.h"
@@ -14,13 +15,47 @@
 /* ------------------------------------------------------------------ ListGroups */
 
 /* TypesFilter: empty = every type; Kafka parses the names case-insensitively. */
-static bool share_type_wanted(const gr_ListGroupsRequest_t *r) {
+static bool type_wanted(const gr_ListGroupsRequest_t *r, const char *type) {
     if (r->TypesFilter.n <= 0) return true;
     for (int32_t i = 0; i < r->TypesFilter.n; i++) {
         gr_str_t t = r->TypesFilter.v[i];
-        if (t.len == 5 && !strncasecmp(t.ptr, "share", 5)) return true;
+        if ((size_t)t.len == strlen(type) && !strncasecmp(t.ptr, type, (size_t)t.len)) return true;
     }
     return false;
+}
+
+static bool state_wanted(const gr_ListGroupsRequest_t *r, const char *state) {
+    if (r->StatesFilter.n <= 0) return true;
+    for (int32_t i = 0; i < r->StatesFilter.n; i++) {
+        gr_str_t t = r->StatesFilter.v[i];
+        if ((size_t)t.len == strlen(state) && !strncasecmp(t.ptr, state, (size_t)t.len)) return true;
+    }
+    return false;
+}
+
+/* Classic groups: GroupType "classic", ProtocolType as joined ("" for a simple group). */
+static int32_t list_classic(gr_req_t *req, const gr_ListGroupsRequest_t *r, bool every,
+                            gr_ListGroupsResponse_ListedGroup_t *out) {
+    gr_cg_registry_t *reg = req->b->cgroup->reg;
+    const char **ids;
+    gr_cg_state_t *states;
+    int32_t n = gr_cg_list(reg, &ids, &states), k = 0;
+    for (int32_t i = 0; i < n; i++) {
+        const char *st = gr_cg_state_name(states[i]);
+        if (!state_wanted(r, st)) continue;
+        if (!every && !gr_req_allowed(req, GR_AZ_LIST_GROUPS, ids[i])) continue;
+        gr_cg_group_view_t v;
+        if (gr_cg_describe(reg, ids[i], &v)) continue;
+        gr_ListGroupsResponse_ListedGroup_t *g = &out[k++];
+        g->GroupId = gr_str_c(gr_arena_strndup(&req->arena, ids[i], strlen(ids[i])));
+        g->ProtocolType = gr_str_c(gr_arena_strndup(&req->arena, v.protocol_type, strlen(v.protocol_type)));
+        g->GroupState = gr_str_c(st);
+        g->GroupType = gr_str_c("classic");
+        gr_cg_view_free(&v);
+    }
+    free(ids);
+    free(states);
+    return k;
 }
 
 void gr_h_list_groups(gr_req_t *req) {
@@ -30,8 +65,9 @@ void gr_h_list_groups(gr_req_t *req) {
     const char **states = gr_arena_alloc(&req->arena, (size_t)ns * sizeof(*states) + 1);
     for (int32_t i = 0; i < ns; i++) states[i] = gr_req_cstr(req, r->StatesFilter.v[i]);
     gr_sg_list_entry_t *es = NULL;
-    int32_t n = share_type_wanted(r) ? gr_share_group_list(req->b->share.groups, states, ns, &es) : 0;
-    resp->Groups.v = gr_req_alloc(req, &gr_ListGroupsResponse_ListedGroup_sd, n);
+    int32_t n = type_wanted(r, "share") ? gr_share_group_list(req->b->share.groups, states, ns, &es) : 0;
+    int32_t nc = type_wanted(r, "classic") ? gr_cg_count(req->b->cgroup->reg) : 0;
+    resp->Groups.v = gr_req_alloc(req, &gr_ListGroupsResponse_ListedGroup_sd, n + nc);
     resp->Groups.n = 0;
     /* DESCRIBE on the cluster lists every group, else the groups with DESCRIBE. */
     bool every = gr_req_allowed(req, GR_AZ_LIST_GROUPS_CLUSTER, NULL);
@@ -43,11 +79,50 @@ void gr_h_list_groups(gr_req_t *req) {
         g->GroupState = gr_str_c(es[i].state);
         g->GroupType = gr_str_c("share");
     }
+    if (nc) resp->Groups.n += list_classic(req, r, every, &resp->Groups.v[resp->Groups.n]);
     free(es);
     gr_req_respond(req, resp);
 }
 
 /* ------------------------------------------------------------------ DescribeGroups */
+
+static gr_bytes_t bytes_of(gr_req_t *req, const uint8_t *p, int32_t n) {
+    gr_bytes_t b = {0};
+    uint8_t *c = gr_arena_alloc(&req->arena, (size_t)n + 1);
+    if (n) memcpy(c, p, (size_t)n);
+    b.ptr = c;
+    b.len = n;
+    return b;
+}
+
+/* A classic group as ClassicGroup describes it: metadata and assignments only when
+ * Stable (ProtocolData is then the selected protocol), else members without them. */
+static bool describe_classic(gr_req_t *req, const char *gid, gr_DescribeGroupsResponse_DescribedGroup_t *o) {
+    gr_cg_group_view_t v;
+    if (gr_cg_describe(req->b->cgroup->reg, gid, &v)) return false;
+    bool stable = v.state == GR_CG_STABLE;
+    o->ErrorCode = 0;
+    o->GroupState = gr_str_c(gr_cg_state_name(v.state));
+    o->ProtocolType = gr_str_c(gr_arena_strndup(&req->arena, v.protocol_type, strlen(v.protocol_type)));
+    o->ProtocolData =
+        stable ? gr_str_c(gr_arena_strndup(&req->arena, v.protocol_name, strlen(v.protocol_name))) : gr_str_c("");
+    o->Members.v = gr_req_alloc(req, &gr_DescribeGroupsResponse_DescribedGroupMember_sd, v.n_members);
+    o->Members.n = v.n_members;
+    for (int32_t i = 0; i < v.n_members; i++) {
+        const gr_cg_member_view_t *m = &v.members[i];
+        gr_DescribeGroupsResponse_DescribedGroupMember_t *d = &o->Members.v[i];
+        d->MemberId = gr_str_c(gr_arena_strndup(&req->arena, m->member_id, strlen(m->member_id)));
+        d->GroupInstanceId = m->instance_id
+                                 ? gr_str_c(gr_arena_strndup(&req->arena, m->instance_id, strlen(m->instance_id)))
+                                 : GR_STR_NULL;
+        d->ClientId = gr_str_c(gr_arena_strndup(&req->arena, m->client_id, strlen(m->client_id)));
+        d->ClientHost = gr_str_c(gr_arena_strndup(&req->arena, m->client_host, strlen(m->client_host)));
+        d->MemberMetadata = bytes_of(req, m->metadata, stable ? m->metadata_len : 0);
+        d->MemberAssignment = bytes_of(req, m->assignment, stable ? m->assignment_len : 0);
+    }
+    gr_cg_view_free(&v);
+    return true;
+}
 
 /* The classic-group API on share groups and unknown ids (GroupMetadataManager.describeGroups):
  * v6+ answers GROUP_ID_NOT_FOUND, older versions a Dead group with no error. */
@@ -56,6 +131,7 @@ static void describe_one(gr_req_t *req, gr_str_t id, gr_DescribeGroupsResponse_D
     bool v6 = req->hdr.api_version >= 6;
     bool share = gr_share_group_exists(req->b->share.groups, gid);
     o->GroupId = id;
+    if (*gid && describe_classic(req, gid, o)) return;
     o->ProtocolType = gr_str_c("");
     o->ProtocolData = gr_str_c("");
     o->GroupState = gr_str_c("Dead");
@@ -108,6 +184,17 @@ static gr_err_t delete_one(gr_req_t *req, const char *gid, gr_share_wait_t *w) {
     gr_broker_t *b = req->b;
     /* Kafka routes "" like any other id: not found (share differential, DeleteGroups v3). */
     if (!*gid) return GR_ERR_GROUP_ID_NOT_FOUND;
+    if (gr_cg_exists(b->cgroup->reg, gid)) {
+        /* A classic group: only when Empty; its offsets go with it. */
+        gr_err_t cerr = gr_cg_delete_check(b->cgroup->reg, gid);
+        if (cerr) return cerr;
+        gr_share_wait_add(w);
+        if (gr_cgroup_delete_group(b, gid, gr_share_wait_cb, w)) {
+            gr_share_wait_cb(w, GR_ERR_KAFKA_STORAGE_ERROR);
+            return GR_ERR_COORDINATOR_NOT_AVAILABLE;
+        }
+        return GR_ERR_NONE;
+    }
     gr_err_t err = gr_share_group_delete_check(b->share.groups, gid);
     if (err) return err;
     size_t n = 0;

@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "base/uuid.h"
 #include "broker/broker_int.h"
+#include "broker/cgroup_coord.h"
 #include "broker/dups.h"
 #include "broker/handlers.h"
 #include "proto_msgs.h"
@@ -31,7 +32,8 @@ static gr_err_t topic_create_meta(gr_broker_t *b, const char *name, int32_t part
                                   bool validate_only, const gr_meta_topic_t **out, char *errstr, size_t errstr_size) {
     *out = NULL;
     /* These names are the directories of the internal share-state and group stores. */
-    if (!strcmp(name, "__share_group_state") || !strcmp(name, "__share_group_metadata")) {
+    if (!strcmp(name, "__share_group_state") || !strcmp(name, "__share_group_metadata") ||
+        !strcmp(name, "__consumer_offsets")) {
         snprintf(errstr, errstr_size, "Topic name %s is reserved for internal use.", name);
         return GR_ERR_INVALID_TOPIC_EXCEPTION;
     }
@@ -341,7 +343,8 @@ static gr_err_t delete_topic(gr_req_t *req, const gr_meta_topic_t *t, dtr_t *res
     /* The tombstone first: a failure to write it changes nothing (KAFKA_STORAGE_ERROR). */
     gr_err_t err = gr_parts_delete_topic(req->b->parts, &id, errstr, sizeof(errstr));
     if (!err) {
-        gr_share_on_topic_deleted(req->b, &id); /* share state of every group, §6.6 */
+        gr_share_on_topic_deleted(req->b, &id);   /* share state of every group, §6.6 */
+        gr_cgroup_on_topic_deleted(req->b, name); /* committed offsets of consumer groups */
         err = gr_meta_topic_delete(req->b->meta, name, errstr, sizeof(errstr));
         gr_broker_topic_jobs_kick(req->b); /* the directories go a few per loop iteration */
     }

@@ -60,5 +60,12 @@ void gr_h_alter_user_scram_credentials(gr_req_t *req);
 void gr_h_create_acls(gr_req_t *req);
 void gr_h_describe_acls(gr_req_t *req);
 void gr_h_delete_acls(gr_req_t *req);
+void gr_h_join_group(gr_req_t *req);
+void gr_h_sync_group(gr_req_t *req);
+void gr_h_heartbeat(gr_req_t *req);
+void gr_h_leave_group(gr_req_t *req);
+void gr_h_offset_commit(gr_req_t *req);
+void gr_h_offset_fetch(gr_req_t *req);
+void gr_h_offset_delete(gr_req_t *req);
 
 #endif

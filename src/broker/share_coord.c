@@ -19,6 +19,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "broker/cgroup_coord.h"
 #include "broker/share_coord.h"
 #include "broker/share_dlq.h"
 
@@ -152,8 +153,7 @@ void gr_share_group_values(gr_broker_t *b, const char *group_id, gr_sgc_values_t
 }
 
 bool gr_share_id_used_by_other_type(gr_broker_t *b, const char *group_id) {
-    (void)b, (void)group_id;
-    return false; /* gregord has no classic/consumer groups yet */
+    return b->cgroup && gr_cg_exists(b->cgroup->reg, group_id);
 }
 
 /* ------------------------------------------------------------------ group records */

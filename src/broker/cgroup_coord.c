@@ -1,0 +1,235 @@
+/* Consumer groups, coordinator side: configs, the store (records and their
+ * encoding), loading at start-up, the timer, and sending the coordinator's answers.
+ *
+ * Store records: cgroup/records.h.
+ * A null value deletes. Membership is not stored: after a restart the members of a
+ * group rejoin (docs/compatibility.md).
+ * @locality loop thread. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "broker/cgroup_coord.h"
+#include "cgroup/records.h"
+#include "meta/configdefs.h"
+
+static int64_t cfg_i64(const gr_broker_t *b, const char *name) {
+    gr_cfg_layers_t l;
+    memset(&l, 0, sizeof(l));
+    l.static_broker = &b->cfg->raw;
+    return gr_cfg_effective_i64(GR_CFG_SCOPE_BROKER, name, &l, 0);
+}
+
+static void load_config(const gr_broker_t *b, gr_cg_config_t *c) {
+    gr_cg_config_default(c);
+    c->min_session_timeout_ms = (int32_t)cfg_i64(b, "group.min.session.timeout.ms");
+    c->max_session_timeout_ms = (int32_t)cfg_i64(b, "group.max.session.timeout.ms");
+    c->max_size = (int32_t)cfg_i64(b, "group.max.size");
+    c->initial_rebalance_delay_ms = b->cfg->group_initial_rebalance_delay_ms;
+    c->offset_metadata_max_bytes = (int32_t)cfg_i64(b, "offset.metadata.max.bytes");
+    c->offsets_retention_ms = cfg_i64(b, "offsets.retention.minutes") * 60000;
+    c->retention_check_ms = cfg_i64(b, "offsets.retention.check.interval.ms");
+}
+
+/* ------------------------------------------------------------------ records */
+
+void gr_cgroup_offset_record(gr_broker_t *b, const char *gid, const char *topic, int32_t partition,
+                             const gr_cg_offset_t *o) {
+    gr_wbuf_t k, v;
+    gr_wbuf_init(&k);
+    gr_wbuf_init(&v);
+    gr_cg_rec_offset_key(&k, gid, topic, partition);
+    if (o) gr_cg_rec_offset_value(&v, o);
+    gr_cstore_add(b->cgroup->store, k.mem, k.len, o ? v.mem : NULL, v.len);
+    gr_wbuf_free(&k);
+    gr_wbuf_free(&v);
+}
+
+static void group_record(gr_broker_t *b, const char *gid) {
+    gr_cg_group_view_t v;
+    gr_wbuf_t k, val;
+    gr_wbuf_init(&k);
+    gr_wbuf_init(&val);
+    gr_cg_rec_group_key(&k, gid);
+    bool exists = gr_cg_describe(b->cgroup->reg, gid, &v) == 0;
+    if (exists) {
+        gr_cg_rec_group_value(&val, v.protocol_type, v.generation);
+        gr_cg_view_free(&v);
+    }
+    gr_cstore_add(b->cgroup->store, k.mem, k.len, exists ? val.mem : NULL, val.len);
+    gr_wbuf_free(&k);
+    gr_wbuf_free(&val);
+}
+
+typedef struct del_ctx {
+    gr_broker_t *b;
+    const char *gid;
+} del_ctx_t;
+
+static void del_offset(void *arg, const char *topic, int32_t partition, const gr_cg_offset_t *o) {
+    (void)o;
+    del_ctx_t *d = arg;
+    gr_cgroup_offset_record(d->b, d->gid, topic, partition, NULL);
+}
+
+gr_err_t gr_cgroup_delete_group(gr_broker_t *b, const char *gid, gr_flusher_cb *cb, void *arg) {
+    del_ctx_t d = {b, gid};
+    gr_cg_offsets_foreach(b->cgroup->reg, gid, del_offset, &d);
+    gr_cg_out_t out;
+    gr_cg_out_init(&out);
+    gr_cg_delete(b->cgroup->reg, gid, &out);
+    gr_wbuf_t k;
+    gr_wbuf_init(&k);
+    gr_cg_rec_group_key(&k, gid);
+    gr_cstore_add(b->cgroup->store, k.mem, k.len, NULL, 0);
+    gr_wbuf_free(&k);
+    gr_cg_out_free(&out);
+    GR_INFO("cgroup", "deleted consumer group %s", gid);
+    return gr_cstore_commit(b->cgroup->store, cb, arg);
+}
+
+typedef struct topic_del {
+    const char *topic;
+    int32_t *parts;
+    int32_t n, cap;
+} topic_del_t;
+
+static void collect_topic(void *arg, const char *topic, int32_t partition, const gr_cg_offset_t *o) {
+    (void)o;
+    topic_del_t *t = arg;
+    if (strcmp(topic, t->topic)) return;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 8;
+        t->parts = realloc(t->parts, (size_t)t->cap * sizeof(int32_t));
+        if (!t->parts) abort();
+    }
+    t->parts[t->n++] = partition;
+}
+
+/* A deleted topic's committed offsets go with it, in every group (as Kafka's
+ * onPartitionsDeleted). Not awaited: the topic deletion is already durable. */
+void gr_cgroup_on_topic_deleted(gr_broker_t *b, const char *topic) {
+    if (!b->cgroup) return;
+    const char **ids;
+    gr_cg_state_t *states;
+    int32_t n = gr_cg_list(b->cgroup->reg, &ids, &states), total = 0;
+    for (int32_t i = 0; i < n; i++) {
+        topic_del_t t = {.topic = topic};
+        gr_cg_offsets_foreach(b->cgroup->reg, ids[i], collect_topic, &t);
+        for (int32_t j = 0; j < t.n; j++) {
+            gr_cgroup_offset_record(b, ids[i], topic, t.parts[j], NULL);
+            gr_cg_offset_delete(b->cgroup->reg, ids[i], topic, t.parts[j]);
+        }
+        total += t.n;
+        free(t.parts);
+    }
+    free(ids);
+    free(states);
+    if (!total) return;
+    gr_err_t err = gr_cstore_commit(b->cgroup->store, NULL, NULL);
+    if (err) GR_ERROR("cgroup", "deleting the offsets of topic %s: %s", topic, gr_err_str(err));
+    GR_INFO("cgroup", "deleted %d committed offset(s) of deleted topic %s", total, topic);
+}
+
+/* ------------------------------------------------------------------ answers and timer */
+
+static void rearm(gr_broker_t *b) {
+    int64_t next = gr_cg_next_deadline(b->cgroup->reg);
+    if (next == INT64_MAX) {
+        gr_timer_stop(&b->cgroup->timer);
+        return;
+    }
+    int64_t d = next - gr_clock_wall_ms();
+    gr_timer_start(&b->cgroup->timer, d > 0 ? d : 0, 0);
+}
+
+void gr_cgroup_run_out(gr_broker_t *b, gr_cg_out_t *out) {
+    for (int32_t i = 0; i < out->n_answers; i++) {
+        gr_req_t *req = out->answers[i].waiter;
+        if (!req) continue;
+        gr_broker_unpark(b, req);
+        if (out->answers[i].kind == GR_CG_ANSWER_JOIN)
+            gr_cgroup_answer_join(req, &out->answers[i]);
+        else
+            gr_cgroup_answer_sync(req, &out->answers[i]);
+    }
+    bool write = false;
+    for (int32_t i = 0; i < out->n_changed; i++, write = true) group_record(b, out->changed[i]);
+    for (int32_t i = 0; i < out->n_removed; i++, write = true) group_record(b, out->removed[i]);
+    for (int32_t i = 0; i < out->n_expired; i++, write = true)
+        gr_cgroup_offset_record(b, out->expired[i].group_id, out->expired[i].topic, out->expired[i].partition, NULL);
+    if (out->n_expired) GR_INFO("cgroup", "%d committed offset(s) expired", out->n_expired);
+    /* Group records need not be durable before an answer: membership is not kept
+     * across restarts, and the next durable write carries them. */
+    if (write) {
+        gr_err_t err = gr_cstore_commit(b->cgroup->store, NULL, NULL);
+        if (err) GR_ERROR("cgroup", "consumer-group store write failed: %s", gr_err_str(err));
+    }
+    gr_cg_out_free(out);
+    rearm(b);
+}
+
+/* The coordinator runs on the wall clock: commit times are stored and compared
+ * across restarts (retention); timers are armed with the difference. */
+static void timer_fire(gr_timer_t *t, int64_t mono_now) {
+    (void)mono_now;
+    gr_broker_t *b = t->data;
+    int64_t now = gr_clock_wall_ms();
+    gr_cg_out_t out;
+    gr_cg_out_init(&out);
+    gr_cg_tick(b->cgroup->reg, now, &out);
+    gr_cgroup_run_out(b, &out);
+}
+
+/* ------------------------------------------------------------------ load */
+
+/* Start-up: every live record back into the coordinator (a group record sets the
+ * protocol type and generation of a group its offsets may have created). */
+static void load_one(void *arg, const uint8_t *key, size_t kl, const uint8_t *val, size_t vl) {
+    gr_broker_t *b = arg;
+    gr_arena_t a;
+    gr_arena_init(&a);
+    gr_cg_rec_t r;
+    const char *why = "";
+    if (gr_cg_rec_decode(key, kl, val, vl, &a, &r, &why))
+        GR_WARN("cgroup", "skipping a consumer-group record: %s", why);
+    else if (r.type == GR_CG_REC_OFFSET)
+        gr_cg_offset_put(b->cgroup->reg, r.group_id, r.topic, r.partition, &r.offset);
+    else
+        gr_cg_restore_group(b->cgroup->reg, r.group_id, r.protocol_type, r.generation, gr_clock_wall_ms());
+    gr_arena_free(&a);
+}
+
+gr_err_t gr_cgroup_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
+    b->cgroup = calloc(1, sizeof(*b->cgroup));
+    if (!b->cgroup) abort();
+    gr_cg_config_t c;
+    load_config(b, &c);
+    b->cgroup->metadata_max_bytes = c.offset_metadata_max_bytes;
+    b->cgroup->reg = gr_cg_registry_new(&c);
+    gr_timer_init(b->loop, &b->cgroup->timer, timer_fire, b);
+    gr_cstore_options_t o;
+    gr_cstore_options_default(&o);
+    o.flusher = b->flusher;
+    o.now_ms = gr_clock_wall_ms();
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/%s", b->cfg->log_dir, GR_CSTORE_DIR_NAME);
+    gr_err_t err = gr_cstore_open(dir, &o, &b->cgroup->store, errstr, errstr_size);
+    if (err) return err;
+    size_t n = gr_cstore_foreach(b->cgroup->store, load_one, b);
+    GR_INFO("cgroup", "loaded %zu consumer-group record(s)", n);
+    rearm(b);
+    return GR_ERR_NONE;
+}
+
+void gr_cgroup_close(gr_broker_t *b) {
+    if (!b->cgroup) return;
+    gr_timer_stop(&b->cgroup->timer);
+    if (b->cgroup->store) gr_cstore_close(b->cgroup->store);
+    gr_cg_registry_free(b->cgroup->reg);
+    free(b->cgroup);
+    b->cgroup = NULL;
+}
