@@ -89,8 +89,7 @@ static gr_err_t parse_item(gr_ssl_rules_t *r, const char *s, size_t n, char *err
     if (used != n) {
         pcre2_code_free(rule.re);
         free(rule.replacement);
-        snprintf(errstr, sz, "Invalid rule: `%.*s`, unmatched substring: `%.*s`", (int)n, s, (int)(n - used),
-                 s + used);
+        snprintf(errstr, sz, "Invalid rule: `%.*s`, unmatched substring: `%.*s`", (int)n, s, (int)(n - used), s + used);
         return GR_ERR__INVALID_ARG;
     }
     return add_rule(r, &rule);
@@ -111,7 +110,8 @@ gr_err_t gr_ssl_rules_parse(const char *text, gr_ssl_rules_t **out, char *errstr
         size_t used = 0;
         char ignore[8];
         /* A well-formed RULE extends past commas in its body; then up to the next comma. */
-        if (parse_rule(s, n, &probe, &used, ignore, sizeof(ignore)) > 0 && used > item) item = used + strcspn(s + used, ",");
+        if (parse_rule(s, n, &probe, &used, ignore, sizeof(ignore)) > 0 && used > item)
+            item = used + strcspn(s + used, ",");
         pcre2_code_free(probe.re);
         free(probe.replacement);
         size_t t = item;
@@ -142,8 +142,10 @@ static void put_replacement(const rule_t *rule, const char *subj, const PCRE2_SI
         } else if (*p == '$' && isdigit((unsigned char)p[1])) {
             unsigned g = (unsigned)(*++p - '0');
             /* Java takes more digits while they still name a group. */
-            while (isdigit((unsigned char)p[1]) && g * 10 + (unsigned)(p[1] - '0') < ngroups) g = g * 10 + (unsigned)(*++p - '0');
-            if (g < ngroups && ov[2 * g] != PCRE2_UNSET) put(out, cap, len, subj + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+            while (isdigit((unsigned char)p[1]) && g * 10 + (unsigned)(p[1] - '0') < ngroups)
+                g = g * 10 + (unsigned)(*++p - '0');
+            if (g < ngroups && ov[2 * g] != PCRE2_UNSET)
+                put(out, cap, len, subj + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
         } else {
             put(out, cap, len, p, 1);
         }

@@ -29,8 +29,9 @@ static void test_default(void) {
 }
 
 static void test_rules(void) {
-    const char *rules = "RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/,RULE:^CN=(.*?),OU=(.*?),O=(.*?),L=(.*?),ST=(.*?),C=(.*?)$/"
-                        "$1@$2/L,RULE:^.*[Cc][Nn]=([a-zA-Z0-9.]*).*$/$1/U,DEFAULT";
+    const char *rules =
+        "RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/,RULE:^CN=(.*?),OU=(.*?),O=(.*?),L=(.*?),ST=(.*?),C=(.*?)$/"
+        "$1@$2/L,RULE:^.*[Cc][Nn]=([a-zA-Z0-9.]*).*$/$1/U,DEFAULT";
     ASSERT_STREQ(map(rules, "CN=Duke,OU=ServiceUsers,O=Org,C=US"), "Duke");
     ASSERT_STREQ(map(rules, "CN=Duke,OU=SME,O=mycp,L=Fulton,ST=MD,C=US"), "duke@sme");
     ASSERT_STREQ(map(rules, "cn=duke,OU=JavaSoft,O=Sun Microsystems"), "DUKE");
