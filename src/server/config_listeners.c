@@ -165,10 +165,27 @@ static const char *ssl_value(const gr_props_t *raw, const char *lname, const cha
     return v ? v : dflt;
 }
 
+/* Is listener.name.<lower name>.<key> set? */
+static bool own(const gr_props_t *raw, const char *lname, const char *key) {
+    char k[256];
+    snprintf(k, sizeof(k), "listener.name.%s.%s", lname, key);
+    for (char *c = k + 14; *c && *c != '.'; c++) *c = (char)tolower((unsigned char)*c);
+    return gr_props_get(raw, k) != NULL;
+}
+
 static gr_err_t fill_ssl(const gr_props_t *raw, gr_listener_config_t *l, char *errstr, size_t sz) {
     for (size_t i = 0; i < sizeof(g_ssl) / sizeof(g_ssl[0]); i++) {
         const char *v = ssl_value(raw, l->name, g_ssl[i].key, g_ssl[i].dflt);
         *(const char **)((char *)&l->tls + g_ssl[i].off) = v ? xdup(v) : NULL;
+    }
+    /* A keystore given for this listener replaces a global one of the other form. */
+    if (own(raw, l->name, "ssl.keystore.location") && !own(raw, l->name, "ssl.keystore.key")) {
+        free((char *)l->tls.keystore_chain);
+        free((char *)l->tls.keystore_key);
+        l->tls.keystore_chain = l->tls.keystore_key = NULL;
+    } else if (own(raw, l->name, "ssl.keystore.key") && !own(raw, l->name, "ssl.keystore.location")) {
+        free((char *)l->tls.keystore_location);
+        l->tls.keystore_location = NULL;
     }
     const char *auth = ssl_value(raw, l->name, "ssl.client.auth", "none");
     if (!strcmp(auth, "none"))

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# TLS listeners (issue 10, items 1 and 2): gregord with five listeners at once —
+# PLAINTEXT, SSL (encrypted key, per-listener keystore), MTLS (custom name mapped to SSL, inline
+# PEM keystore, ssl.client.auth=required, principal mapping rule), EXPIRED and UNTRUSTED (server
+# certificates a client must refuse) — and certificates made here with openssl:
+#  - kcat and confluent-kafka produce and consume over SSL (exact records back);
+#  - Metadata on each listener answers that listener's advertised host:port;
+#  - mTLS: no client certificate refused, a trusted one accepted and mapped to User:CLIENT;
+#  - expired / untrusted server certificates refused by the client;
+#  - clear text to a TLS port is closed, gregord keeps serving;
+#  - a client stalled mid-handshake does not block a second one and is closed after
+#    socket.request.read.timeout.ms (the handshake bound).
+# gregord only (--ref is refused: the reference broker is not configured for TLS here).
+#   bash tests/integration/test_tls.sh [--keep]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+gr_init "$@"
+[[ "$GR_TARGET" == gregord ]] || die "test_tls starts gregord with its own listeners; no --ref/--bootstrap"
+gr_require kcat python3 openssl
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+C="$GR_TMP/certs"
+bash "$HERE/tls_certs.sh" "$C" || die "cannot make test certificates"
+
+GR_PORT="$(free_port)"; SP="$(free_port)"; MP="$(free_port)"; EP="$(free_port)"; UP="$(free_port)"
+GR_DATA_DIR="$GR_TMP/gregord-data"
+mkdir -p "$GR_DATA_DIR"
+GR_GREGORD_ARGS=(
+  --override "listeners=PLAINTEXT://127.0.0.1:$GR_PORT,SSL://127.0.0.1:$SP,MTLS://127.0.0.1:$MP,EXPIRED://127.0.0.1:$EP,UNTRUSTED://127.0.0.1:$UP"
+  --override "advertised.listeners=PLAINTEXT://127.0.0.1:$GR_PORT,SSL://localhost:$SP,MTLS://localhost:$MP"
+  --override "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL,EXPIRED:SSL,UNTRUSTED:SSL"
+  --override "ssl.keystore.type=PEM"
+  --override "ssl.keystore.certificate.chain=$(cat "$C/server.crt" "$C/ca.pem")"
+  --override "ssl.keystore.key=$(cat "$C/server.key")"
+  --override "listener.name.ssl.ssl.keystore.location=$C/server-enc.pem"
+  --override "listener.name.ssl.ssl.key.password=keypass"
+  --override "listener.name.mtls.ssl.client.auth=required"
+  --override "listener.name.mtls.ssl.truststore.type=PEM"
+  --override "listener.name.mtls.ssl.truststore.location=$C/ca.pem"
+  --override "listener.name.mtls.ssl.principal.mapping.rules=RULE:^CN=([^,]*),.*$/\$1/U,DEFAULT"
+  --override "listener.name.expired.ssl.keystore.location=$C/expired.pem"
+  --override "listener.name.untrusted.ssl.keystore.location=$C/untrusted.pem"
+  --override "socket.request.read.timeout.ms=3000"
+)
+GREGOR_LOG=debug _gregord_launch
+for p in $SP $MP $EP $UP; do wait_port "$p" 10 "$GR_GREGORD_PID" || die "port $p not listening"; done
+grep -q "unknown configuration 'ssl\.\|unknown configuration 'listener.name" "$GR_TMP/gregord.log" &&
+  fail "ssl.* keys reported unknown" || ok "ssl.* and listener.name.<l>.ssl.* keys accepted (no 'unknown configuration')"
+if grep -q "listener SSL (SSL) on port $SP: TLS, ssl.client.auth=none; fetched file data goes out" "$GR_TMP/gregord.log"; then
+  ok "start-up log says how fetched file data goes out over TLS: $(grep -o 'goes out [^(]*' "$GR_TMP/gregord.log" | head -1)"
+else fail "start-up log line for the SSL listener missing"; fi
+
+KS=(-X security.protocol=ssl -X "ssl.ca.location=$C/ca.pem")
+# ---------------------------------------------------------------- kcat over SSL
+printf 'm1\nm2\nm3\nm4\nm5\n' | gr_timeout 20 kcat -b "127.0.0.1:$SP" "${KS[@]}" -t tls-kcat -P -X acks=all ||
+  fail "kcat produce over SSL"
+got="$(gr_timeout 20 kcat -b "127.0.0.1:$SP" "${KS[@]}" -t tls-kcat -C -o beginning -e -q 2>/dev/null | tr '\n' ' ')"
+check_eq "kcat consumes over SSL what it produced" "m1 m2 m3 m4 m5 " "$got"
+got="$(gr_timeout 20 kcat -b "127.0.0.1:$GR_PORT" -t tls-kcat -C -o beginning -e -q 2>/dev/null | tr '\n' ' ')"
+check_eq "the same records over PLAINTEXT" "m1 m2 m3 m4 m5 " "$got"
+
+# ---------------------------------------------------------------- advertised endpoint per listener
+md_broker() { gr_timeout 20 kcat -b "$1" "${@:2}" -L -m 10 2>/dev/null | grep -o 'broker 1 at [^ ]*' | head -1; }
+check_eq "Metadata on PLAINTEXT answers PLAINTEXT's advertised endpoint" "broker 1 at 127.0.0.1:$GR_PORT" \
+  "$(md_broker "127.0.0.1:$GR_PORT")"
+check_eq "Metadata on SSL answers SSL's advertised endpoint" "broker 1 at localhost:$SP" \
+  "$(md_broker "127.0.0.1:$SP" "${KS[@]}")"
+check_eq "Metadata on MTLS answers MTLS's advertised endpoint" "broker 1 at localhost:$MP" \
+  "$(md_broker "127.0.0.1:$MP" "${KS[@]}" -X "ssl.certificate.location=$C/client.crt" -X "ssl.key.location=$C/client.key")"
+check_eq "Metadata on a listener missing from advertised.listeners answers its own endpoint" \
+  "broker 1 at 127.0.0.1:$EP" "$(md_broker "127.0.0.1:$EP" -X security.protocol=ssl -X enable.ssl.certificate.verification=false)"
+
+# ---------------------------------------------------------------- confluent-kafka
+PY="$(gr_venv_dir)/bin/python"
+if [[ -x "$PY" ]] && "$PY" -c 'import confluent_kafka' 2>/dev/null; then
+  rc=0; gr_timeout 90 "$PY" "$HERE/tls_clients.py" clients "127.0.0.1:$SP" "$C/ca.pem" "localhost:$SP" \
+    >"$GR_TMP/py-clients.out" 2>"$GR_TMP/py-clients.err" || rc=$?
+  gr_relay_checks tls_clients "$GR_TMP/py-clients.out" "$rc" 90
+  rc=0; gr_timeout 60 "$PY" "$HERE/tls_clients.py" mtls "127.0.0.1:$MP" "$C/ca.pem" "$C/client.crt" "$C/client.key" \
+    >"$GR_TMP/py-mtls.out" 2>"$GR_TMP/py-mtls.err" || rc=$?
+  gr_relay_checks tls_clients "$GR_TMP/py-mtls.out" "$rc" 60
+else
+  fail "python venv with confluent-kafka missing ($PY): run scripts/install-deps.sh"
+fi
+
+# ---------------------------------------------------------------- mTLS with kcat
+if gr_timeout 20 kcat -b "127.0.0.1:$MP" "${KS[@]}" -L -m 2 >"$GR_TMP/nocert.out" 2>&1; then
+  fail "mTLS: kcat without a client certificate got metadata"
+else ok "mTLS: kcat without a client certificate is refused"; fi
+grep -q "closing connection from 127.0.0.1:[0-9]*: TLS handshake failed: .*peer did not return a certificate" \
+  "$GR_TMP/gregord.log" && ok "gregord logs why: the peer did not return a certificate" ||
+  fail "no 'peer did not return a certificate' line in gregord's log"
+grep -q "TLS connection from 127.0.0.1:[0-9]* as User:CLIENT$" "$GR_TMP/gregord.log" &&
+  ok "the client certificate CN=client,OU=Apps,O=Gregor maps to User:CLIENT (RULE:^CN=([^,]*),.*\$/\$1/U)" ||
+  fail "no connection authenticated as User:CLIENT in gregord's log"
+
+# ---------------------------------------------------------------- server certificates a client refuses
+for l in expired:$EP untrusted:$UP; do
+  name="${l%%:*}" port="${l##*:}"
+  if gr_timeout 20 kcat -b "127.0.0.1:$port" "${KS[@]}" -L -m 2 >"$GR_TMP/$name.out" 2>&1; then
+    fail "kcat accepted the $name server certificate"
+  elif grep -q "certificate verify failed" "$GR_TMP/$name.out"; then
+    ok "kcat refuses the $name server certificate (certificate verify failed)"
+  else fail "kcat failed on the $name certificate without 'certificate verify failed': $(tail -1 "$GR_TMP/$name.out")"; fi
+done
+v="$(gr_timeout 10 openssl s_client -connect "127.0.0.1:$EP" -CAfile "$C/ca.pem" </dev/null 2>/dev/null |
+  grep -o 'Verify return code: .*' | head -1 || true)"
+check_eq "openssl: the expired certificate's verify result" "Verify return code: 10 (certificate has expired)" "$v"
+v="$(gr_timeout 10 openssl s_client -connect "127.0.0.1:$UP" -CAfile "$C/ca.pem" </dev/null 2>/dev/null |
+  grep -o 'Verify return code: .*' | head -1 || true)"
+check_eq "openssl: the untrusted certificate's verify result" \
+  "Verify return code: 21 (unable to verify the first certificate)" "$v"
+
+# ---------------------------------------------------------------- clear text to TLS, stalled handshakes
+rc=0; gr_timeout 30 python3 "$HERE/tls_clients.py" plaintext-to-tls "$SP" >"$GR_TMP/pt.out" 2>&1 || rc=$?
+gr_relay_checks plaintext-to-tls "$GR_TMP/pt.out" "$rc" 30
+check "gregord still running after clear text on its TLS port" alive "$GR_GREGORD_PID"
+gr_bg STALL bash -c "exec timeout 30 python3 '$HERE/tls_clients.py' stall $SP 3 >'$GR_TMP/stall.out' 2>&1"
+sleep 0.3
+got="$(gr_timeout 20 kcat -b "127.0.0.1:$SP" "${KS[@]}" -t tls-kcat -C -o beginning -e -q 2>/dev/null | tr '\n' ' ')"
+check_eq "a second TLS client is served while the first stalls mid-handshake" "m1 m2 m3 m4 m5 " "$got"
+check "the stalled client was still connected while the second was served" alive "$STALL"
+rc=0; wait "$STALL" || rc=$?
+gr_relay_checks stall "$GR_TMP/stall.out" "$rc" 30
+grep -q "TLS handshake not complete 3000 ms after the connection (socket.request.read.timeout.ms)" \
+  "$GR_TMP/gregord.log" && ok "gregord logs the handshake timeout" || fail "no handshake timeout line in the log"
+got="$(gr_timeout 20 kcat -b "127.0.0.1:$GR_PORT" -t tls-kcat -C -o beginning -e -q 2>/dev/null | tr '\n' ' ')"
+check_eq "PLAINTEXT still served afterwards" "m1 m2 m3 m4 m5 " "$got"
+
+stop_gregord
+check_eq "gregord stops cleanly (exit 0)" 0 "$GR_GREGORD_EXIT"
+check_no_sanitizer_report
+gr_finish
