@@ -138,6 +138,13 @@ static gr_err_t use_keystore(SSL_CTX *ctx, const char *certs, size_t cl, const c
 static gr_err_t load_keystore(SSL_CTX *ctx, const gr_tls_opts_t *o, const char *l, char *errstr, size_t sz) {
     char where[600], why[256];
     const char *type = set(o->keystore_type) ? o->keystore_type : "JKS";
+    if (!set(o->keystore_location) && !set(o->keystore_chain) && !set(o->keystore_key)) {
+        snprintf(errstr, sz,
+                 "listener %s: no keystore: set ssl.keystore.location (a PEM file with the private key and the "
+                 "certificate chain) or ssl.keystore.certificate.chain and ssl.keystore.key",
+                 l);
+        return GR_ERR_INVALID_CONFIG;
+    }
     if (strcasecmp(type, "PEM")) {
         snprintf(errstr, sz,
                  "listener %s: Invalid value %s for configuration ssl.keystore.type: gregord reads PEM keystores "
@@ -159,15 +166,11 @@ static gr_err_t load_keystore(SSL_CTX *ctx, const gr_tls_opts_t *o, const char *
             return GR_ERR_INVALID_CONFIG;
         }
         snprintf(where, sizeof(where), "listener %s: ssl.keystore.certificate.chain/ssl.keystore.key", l);
-        return use_keystore(ctx, o->keystore_chain, strlen(o->keystore_chain), o->keystore_key, strlen(o->keystore_key),
-                            o, where, errstr, sz);
-    }
-    if (!set(o->keystore_location)) {
-        snprintf(errstr, sz,
-                 "listener %s: no keystore: set ssl.keystore.location (a PEM file with the private key and the "
-                 "certificate chain) or ssl.keystore.certificate.chain and ssl.keystore.key",
-                 l);
-        return GR_ERR_INVALID_CONFIG;
+        char *chain = pem_lines(o->keystore_chain), *key = pem_lines(o->keystore_key);
+        gr_err_t err = use_keystore(ctx, chain, strlen(chain), key, strlen(key), o, where, errstr, sz);
+        free(chain);
+        free(key);
+        return err;
     }
     snprintf(where, sizeof(where), "listener %s: ssl.keystore.location=%s", l, o->keystore_location);
     size_t len = 0;

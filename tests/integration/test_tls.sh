@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # TLS listeners (issue 10, items 1 and 2): gregord with five listeners at once —
 # PLAINTEXT, SSL (encrypted key, per-listener keystore), MTLS (custom name mapped to SSL, inline
-# PEM keystore, ssl.client.auth=required, principal mapping rule), EXPIRED and UNTRUSTED (server
+# PEM keystore whose key lost its line breaks as in a .properties continuation, ssl.client.auth=required, principal mapping rule), EXPIRED and UNTRUSTED (server
 # certificates a client must refuse) — and certificates made here with openssl:
 #  - kcat and confluent-kafka produce and consume over SSL (exact records back);
 #  - Metadata on each listener answers that listener's advertised host:port;
@@ -30,7 +30,7 @@ GR_GREGORD_ARGS=(
   --override "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL,EXPIRED:SSL,UNTRUSTED:SSL"
   --override "ssl.keystore.type=PEM"
   --override "ssl.keystore.certificate.chain=$(cat "$C/server.crt" "$C/ca.pem")"
-  --override "ssl.keystore.key=$(cat "$C/server.key")"
+  --override "ssl.keystore.key=$(tr -d '\n' <"$C/server.key")"
   --override "listener.name.ssl.ssl.keystore.location=$C/server-enc.pem"
   --override "listener.name.ssl.ssl.key.password=keypass"
   --override "listener.name.mtls.ssl.client.auth=required"
