@@ -9,7 +9,10 @@
 #  - expired / untrusted server certificates refused by the client;
 #  - clear text to a TLS port is closed, gregord keeps serving;
 #  - a client stalled mid-handshake does not block a second one and is closed after
-#    socket.request.read.timeout.ms (the handshake bound).
+#    socket.request.read.timeout.ms (the handshake bound);
+#  - libgregor through the gregor CLI (--command-config: security.protocol, ssl.truststore.*
+#    or librdkafka's ssl.ca.location / ssl.certificate.location / ssl.key.location) over SSL
+#    and mTLS, and its refusals (no client certificate, other CA, expired, plaintext port).
 # gregord only (--ref is refused: the reference broker is not configured for TLS here).
 #   bash tests/integration/test_tls.sh [--keep]
 set -euo pipefail
@@ -109,6 +112,43 @@ v="$(gr_timeout 10 openssl s_client -connect "127.0.0.1:$UP" -CAfile "$C/ca.pem"
   grep -o 'Verify return code: .*' | head -1 || true)"
 check_eq "openssl: the untrusted certificate's verify result" \
   "Verify return code: 21 (unable to verify the first certificate)" "$v"
+
+# ---------------------------------------------------------------- libgregor and the gregor CLI (--command-config)
+CLI="$GR_BUILD_DIR/gregor"
+if [[ -x "$CLI" ]]; then
+  # Kafka tools' names (truststore) for SSL; librdkafka's names (ca/certificate/key) for mTLS
+  printf 'security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location=%s\n' "$C/ca.pem" >"$GR_TMP/ssl.properties"
+  printf 'security.protocol=ssl\nssl.ca.location=%s\nssl.certificate.location=%s\nssl.key.location=%s\n' \
+    "$C/ca.pem" "$C/client.crt" "$C/client.key" >"$GR_TMP/mtls.properties"
+  printf 'security.protocol=ssl\nssl.ca.location=%s\n' "$C/other-ca.pem" >"$GR_TMP/other-ca.properties"
+  cli() { gr_timeout 30 "$CLI" "$@"; }
+  out="$(cli topics --bootstrap-server "127.0.0.1:$SP" --command-config "$GR_TMP/ssl.properties" --create \
+    --topic tls-cli --partitions 1 2>&1)" || true
+  check_eq "gregor topics --create over SSL" "Created topic tls-cli." "$out"
+  printf 'x1\nx2\nx3\n' | cli produce --bootstrap-server "127.0.0.1:$SP" --command-config "$GR_TMP/ssl.properties" \
+    --topic tls-cli >/dev/null 2>&1 || fail "gregor produce over SSL"
+  got="$(cli consume --bootstrap-server "127.0.0.1:$MP" --command-config "$GR_TMP/mtls.properties" --topic tls-cli \
+    --from-beginning --max-messages 3 --timeout-ms 10000 2>/dev/null | tr '\n' ' ')"
+  check_eq "gregor consume over mTLS reads what gregor produced over SSL" "x1 x2 x3 " "$got"
+  chk_cli_err() { # chk_cli_err DESC PORT PROPS PATTERN
+    local rc=0 out
+    out="$(cli topics --bootstrap-server "127.0.0.1:$2" --command-config "$3" --list 2>&1)" || rc=$?
+    if ((rc == 1)) && grep -qE -- "$4" <<<"$out"; then ok "$1: $out"; else fail "$1 (rc=$rc): $out"; fi
+  }
+  chk_cli_err "gregor without a client certificate on the mTLS listener fails at once" "$MP" \
+    "$GR_TMP/ssl.properties" "no broker reachable .*(certificate required|Connection reset by peer)"
+  chk_cli_err "gregor refuses a server certificate from another CA" "$SP" "$GR_TMP/other-ca.properties" \
+    "SSL handshake failed: .*certificate verify failed"
+  chk_cli_err "gregor refuses the expired server certificate" "$EP" "$GR_TMP/ssl.properties" \
+    "SSL handshake failed: .*certificate verify failed: certificate has expired"
+  chk_cli_err "gregor over SSL to a PLAINTEXT port fails" "$GR_PORT" "$GR_TMP/ssl.properties" \
+    "SSL handshake failed"
+  printf 'security.protocol=sasl_ssl\n' >"$GR_TMP/sasl.properties"
+  chk_cli_err "libgregor says SASL is not there yet" "$SP" "$GR_TMP/sasl.properties" \
+    "security.protocol=sasl_ssl: SASL is not supported by libgregor yet"
+else
+  fail "gregor CLI not built ($CLI)"
+fi
 
 # ---------------------------------------------------------------- clear text to TLS, stalled handshakes
 rc=0; gr_timeout 30 python3 "$HERE/tls_clients.py" plaintext-to-tls "$SP" >"$GR_TMP/pt.out" 2>&1 || rc=$?
