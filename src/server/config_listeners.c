@@ -1,6 +1,7 @@
 /* listeners, advertised.listeners, listener.security.protocol.map, inter.broker.listener.name
  * and the ssl.* settings of each listener, with Kafka's validation and wording (KafkaConfig,
  * SocketServerConfigs). Part of config.c's loading; see config.h. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,10 +142,7 @@ static int map_lookup(const char *map, const char *name, char *errstr, size_t sz
         for (size_t l = strlen(v); l && isspace((unsigned char)v[l - 1]);) v[--l] = '\0';
         int proto = proto_named(v);
         if (proto < 0) {
-            snprintf(errstr, sz,
-                     "Invalid value %s for configuration listener.security.protocol.map: No enum "
-                     "constant org.apache.kafka.common.security.auth.SecurityProtocol.%s",
-                     map, v);
+            snprintf(errstr, sz, "Invalid security protocol `%s` defined in listener.security.protocol.map", v);
             return -2;
         }
         char *k = item;
@@ -214,7 +212,8 @@ static gr_err_t fill_ssl(const gr_props_t *raw, gr_listener_config_t *l, char *e
 
 /* Kafka: inter.broker.listener.name or security.inter.broker.protocol (default PLAINTEXT)
  * must name an advertised listener, even on a broker with no peers. */
-static gr_err_t check_inter_broker(gr_server_config_t *cfg, const char *map, char *errstr, size_t sz) {
+static gr_err_t check_inter_broker(gr_server_config_t *cfg, const char *map, const endpoint_t *adv, size_t n_adv,
+                                   const char *controllers, char *errstr, size_t sz) {
     const char *name = gr_props_get(&cfg->raw, "inter.broker.listener.name");
     const char *proto = gr_props_get(&cfg->raw, "security.inter.broker.protocol");
     char want[64];
@@ -246,12 +245,16 @@ static gr_err_t check_inter_broker(gr_server_config_t *cfg, const char *map, cha
         snprintf(want, sizeof(want), "%s", proto);
         for (char *c = want; *c; c++) *c = (char)toupper((unsigned char)*c);
     }
+    /* Kafka looks among the advertised names: advertised.listeners if set, else listeners. */
     char valid[MAX_EP * 66] = "";
     bool found = false;
-    for (size_t i = 0; i < cfg->n_listeners; i++) {
-        found = found || !strcmp(cfg->listeners[i].name, want);
+    size_t n = n_adv ? n_adv : cfg->n_listeners;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = n_adv ? adv[i].name : cfg->listeners[i].name;
+        if (n_adv && in_names(controllers, name)) continue;
+        found = found || !strcmp(name, want);
         size_t vl = strlen(valid);
-        snprintf(valid + vl, sizeof(valid) - vl, "%s%.63s", vl ? "," : "", cfg->listeners[i].name);
+        snprintf(valid + vl, sizeof(valid) - vl, "%s%.63s", vl ? "," : "", name);
     }
     if (!found) {
         snprintf(errstr, sz,
@@ -292,16 +295,42 @@ static gr_err_t fill_listener(gr_server_config_t *cfg, const endpoint_t *ep, int
     return GR_ERR_NONE;
 }
 
+/* "A://x:1, B://y:2" as Kafka prints a list: "[A://x:1, B://y:2]". */
+static void bracketed(const char *list, char *out, size_t n) {
+    size_t o = (size_t)snprintf(out, n, "[");
+    for (const char *p = list; *p && o < n;) {
+        while (*p == ',' || isspace((unsigned char)*p)) p++;
+        size_t len = strcspn(p, ","), tl = len;
+        while (tl && isspace((unsigned char)p[tl - 1])) tl--;
+        if (tl) o += (size_t)snprintf(out + o, n - o, "%s%.*s", o > 1 ? ", " : "", (int)tl, p);
+        p += len;
+    }
+    if (o < n) snprintf(out + o, n - o, "]");
+}
+
+/* Kafka lets two listeners share a port when one is an IPv4 and the other an IPv6 address. */
+static bool v4_and_v6(const char *a, const char *b) {
+    unsigned char x[16];
+    bool a4 = inet_pton(AF_INET, a, x) == 1, a6 = inet_pton(AF_INET6, a, x) == 1;
+    bool b4 = inet_pton(AF_INET, b, x) == 1, b6 = inet_pton(AF_INET6, b, x) == 1;
+    return (a4 && b6) || (a6 && b4);
+}
+
 gr_err_t gr__config_listeners(gr_server_config_t *cfg, const char *listeners, const char *map, const char *controllers,
                               char *errstr, size_t sz) {
     endpoint_t ep[MAX_EP], adv[MAX_EP];
     size_t n = parse_list(listeners, ep, MAX_EP), n_adv = 0;
     const char *advs = gr_props_get(&cfg->raw, "advertised.listeners");
     if (advs) n_adv = parse_list(advs, adv, MAX_EP);
+    char shown[2048]; /* Kafka prints the list as [A, B] */
+    bracketed(listeners, shown, sizeof(shown));
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++)
-            if (ep[i].port && ep[i].port == ep[j].port) {
-                snprintf(errstr, sz, "Each listener must have a different port, listeners: %s", listeners);
+            if (ep[i].port && ep[i].port == ep[j].port && !v4_and_v6(ep[i].host, ep[j].host)) {
+                snprintf(errstr, sz,
+                         "Error creating broker listeners from '%s': If you have two listeners on the same port then "
+                         "one needs to be IPv4 and the other IPv6, listeners: %s, port: %u",
+                         shown, shown, ep[i].port);
                 return GR_ERR_INVALID_CONFIG;
             }
     cfg->listeners = calloc(n ? n : 1, sizeof(*cfg->listeners));
@@ -313,7 +342,9 @@ gr_err_t gr__config_listeners(gr_server_config_t *cfg, const char *listeners, co
         /* Kafka adds controller listeners missing from a default (not explicit) map as PLAINTEXT. */
         if (proto == -1 && ctrl && !gr_props_get(&cfg->raw, "listener.security.protocol.map")) continue;
         if (proto == -1) {
-            snprintf(errstr, sz, "No security protocol defined for listener %s", ep[i].name);
+            snprintf(errstr, sz,
+                     "Error creating broker listeners from '%s': No security protocol defined for listener %s", shown,
+                     ep[i].name);
             return GR_ERR_INVALID_CONFIG;
         }
         if (ctrl) continue; /* served by no one: no KRaft controller */
@@ -325,23 +356,31 @@ gr_err_t gr__config_listeners(gr_server_config_t *cfg, const char *listeners, co
                  listeners);
         return GR_ERR_INVALID_CONFIG;
     }
+    gr_err_t err = check_inter_broker(cfg, map, adv, n_adv, controllers, errstr, sz);
+    if (err) return err;
+    /* Kafka names every advertised name in the message, and every listener (controllers too). */
+    char found[MAX_EP * 66] = "", names[MAX_EP * 66] = "";
+    bool bad = false;
     for (size_t i = 0; i < n_adv; i++) {
+        if (in_names(controllers, adv[i].name)) continue;
         bool known = false;
         for (size_t j = 0; j < cfg->n_listeners; j++) known = known || !strcmp(adv[i].name, cfg->listeners[j].name);
-        if (!known && !in_names(controllers, adv[i].name)) {
-            char names[MAX_EP * 66] = "";
-            for (size_t j = 0; j < n; j++) {
-                size_t nl = strlen(names);
-                snprintf(names + nl, sizeof(names) - nl, "%s%.63s", nl ? "," : "", ep[j].name);
-            }
-            snprintf(errstr, sz,
-                     "advertised.listeners listener names must be equal to or a subset of the ones defined "
-                     "in listeners. Found %s. The valid options based on the current configuration are %s",
-                     adv[i].name, names);
-            return GR_ERR_INVALID_CONFIG;
-        }
+        bad = bad || !known;
+        size_t fl = strlen(found);
+        snprintf(found + fl, sizeof(found) - fl, "%s%.63s", fl ? "," : "", adv[i].name);
     }
-    return check_inter_broker(cfg, map, errstr, sz);
+    for (size_t j = 0; j < n; j++) {
+        size_t nl = strlen(names);
+        snprintf(names + nl, sizeof(names) - nl, "%s%.63s", nl ? "," : "", ep[j].name);
+    }
+    if (bad) {
+        snprintf(errstr, sz,
+                 "advertised.listeners listener names must be equal to or a subset of the ones defined in listeners. "
+                 "Found %s. The valid options based on the current configuration are %s",
+                 found, names);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    return GR_ERR_NONE;
 }
 
 void gr__config_listeners_free(gr_server_config_t *cfg) {

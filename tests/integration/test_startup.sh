@@ -89,12 +89,12 @@ PT="$(free_port)" ST="$(free_port)"
 TWO=(--override "listeners=PLAINTEXT://127.0.0.1:$PT,SSL://127.0.0.1:$ST" --override log.dirs="$GR_TMP/unused")
 run_fail ssl-only-inter-broker 2 "inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid options based on currently configured listeners are SSL$" \
   --override "listeners=SSL://127.0.0.1:$ST" --override log.dirs="$GR_TMP/unused"
-run_fail no-protocol 2 "No security protocol defined for listener CLIENT$" \
+run_fail no-protocol 2 "Error creating broker listeners from '\\[CLIENT://127.0.0.1:$ST\\]': No security protocol defined for listener CLIENT$" \
   --override "listeners=CLIENT://127.0.0.1:$ST" --override log.dirs="$GR_TMP/unused"
-run_fail same-port 2 "Each listener must have a different port, listeners: PLAINTEXT://127.0.0.1:$PT,SSL://127.0.0.1:$PT$" \
+run_fail same-port 2 "one needs to be IPv4 and the other IPv6, listeners: \\[PLAINTEXT://127.0.0.1:$PT, SSL://127.0.0.1:$PT\\], port: $PT$" \
   --override "listeners=PLAINTEXT://127.0.0.1:$PT,SSL://127.0.0.1:$PT" --override log.dirs="$GR_TMP/unused"
-run_fail adv-not-subset 2 "advertised.listeners listener names must be equal to or a subset of the ones defined in listeners. Found SSL" \
-  --override "advertised.listeners=SSL://h:1" --override log.dirs="$GR_TMP/unused"
+run_fail adv-not-subset 2 "advertised.listeners listener names must be equal to or a subset of the ones defined in listeners. Found PLAINTEXT,SSL. The valid options based on the current configuration are PLAINTEXT$" \
+  --override "advertised.listeners=PLAINTEXT://h:1,SSL://h:2" --override log.dirs="$GR_TMP/unused"
 run_fail inter-broker-both 2 "Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.$" \
   --override inter.broker.listener.name=PLAINTEXT --override security.inter.broker.protocol=PLAINTEXT \
   --override log.dirs="$GR_TMP/unused"
