@@ -7,6 +7,8 @@
 #  - Metadata on each listener answers that listener's advertised host:port;
 #  - mTLS: no client certificate refused, a trusted one accepted and mapped to User:CLIENT;
 #  - expired / untrusted server certificates refused by the client;
+#  - per-listener ssl.enabled.protocols / ssl.cipher.suites (IANA names) negotiated, TLS 1.2
+#    renegotiation refused;
 #  - clear text to a TLS port is closed, gregord keeps serving;
 #  - a client stalled mid-handshake does not block a second one and is closed after
 #    socket.request.read.timeout.ms (the handshake bound);
@@ -42,6 +44,8 @@ GR_GREGORD_ARGS=(
   --override "listener.name.mtls.ssl.principal.mapping.rules=RULE:^CN=([^,]*),.*$/\$1/U,DEFAULT"
   --override "listener.name.expired.ssl.keystore.location=$C/expired.pem"
   --override "listener.name.untrusted.ssl.keystore.location=$C/untrusted.pem"
+  --override "listener.name.untrusted.ssl.enabled.protocols=TLSv1.2"
+  --override "listener.name.untrusted.ssl.cipher.suites=TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"
   --override "socket.request.read.timeout.ms=3000"
 )
 GREGOR_LOG=debug _gregord_launch
@@ -149,6 +153,20 @@ if [[ -x "$CLI" ]]; then
 else
   fail "gregor CLI not built ($CLI)"
 fi
+
+# ---------------------------------------------------------------- protocols, cipher suites, renegotiation
+sc() { (sleep 0.5; printf "${2:-}"; sleep 0.5) | gr_timeout 10 openssl s_client -connect "127.0.0.1:$1" -CAfile "$C/ca.pem" 2>&1 || true; }
+out="$(sc "$UP")"
+check_eq "per-listener ssl.enabled.protocols=TLSv1.2 and IANA cipher suite name" \
+  "Protocol  : TLSv1.2 / Cipher    : ECDHE-RSA-AES256-GCM-SHA384" \
+  "$(grep -o 'Protocol  : .*' <<<"$out" | head -1) / $(grep -o 'Cipher    : .*' <<<"$out" | head -1)"
+check_eq "the default listener negotiates TLSv1.3" "Protocol  : TLSv1.3" "$(sc "$SP" | grep -o 'Protocol  : .*' | head -1)"
+out="$(sc "$UP" 'R\n')"
+grep -q "RENEGOTIATING" <<<"$out" && grep -q "no renegotiation" <<<"$out" &&
+  ok "client-initiated renegotiation (TLS 1.2) is refused with a no_renegotiation alert" ||
+  fail "renegotiation not refused: $(tail -n 3 <<<"$out")"
+check_eq "Metadata over SSL still answered after the renegotiation attempt" "broker 1 at localhost:$SP" \
+  "$(md_broker "127.0.0.1:$SP" "${KS[@]}")"
 
 # ---------------------------------------------------------------- clear text to TLS, stalled handshakes
 rc=0; gr_timeout 30 python3 "$HERE/tls_clients.py" plaintext-to-tls "$SP" >"$GR_TMP/pt.out" 2>&1 || rc=$?
