@@ -267,6 +267,17 @@ static gr_err_t check_inter_broker(gr_server_config_t *cfg, const char *map, con
     return GR_ERR_NONE;
 }
 
+/* Until SASL authentication is in this build, a SASL_* listener would serve without it: refuse.
+ * The SASL work (SaslHandshake / SaslAuthenticate handlers) removes this check. */
+static gr_err_t refuse_sasl(const endpoint_t *ep, int proto, char *errstr, size_t sz) {
+    if (proto != GR_SEC_SASL_PLAINTEXT && proto != GR_SEC_SASL_SSL) return GR_ERR_NONE;
+    snprintf(errstr, sz,
+             "listener %s: security protocol %s needs SASL authentication, which this gregord does not have "
+             "yet; use PLAINTEXT or SSL",
+             ep->name, proto == GR_SEC_SASL_SSL ? "SASL_SSL" : "SASL_PLAINTEXT");
+    return GR_ERR_INVALID_CONFIG;
+}
+
 /* Fill one listener from its endpoint and the advertised list. */
 static gr_err_t fill_listener(gr_server_config_t *cfg, const endpoint_t *ep, int proto, const endpoint_t *adv,
                               size_t n_adv, const char *advs, char *errstr, size_t sz) {
@@ -348,7 +359,8 @@ gr_err_t gr__config_listeners(gr_server_config_t *cfg, const char *listeners, co
             return GR_ERR_INVALID_CONFIG;
         }
         if (ctrl) continue; /* served by no one: no KRaft controller */
-        gr_err_t err = fill_listener(cfg, &ep[i], proto, adv, n_adv, advs, errstr, sz);
+        gr_err_t err = refuse_sasl(&ep[i], proto, errstr, sz);
+        if (!err) err = fill_listener(cfg, &ep[i], proto, adv, n_adv, advs, errstr, sz);
         if (err) return err;
     }
     if (!cfg->n_listeners) {

@@ -98,6 +98,8 @@ run_fail adv-not-subset 2 "advertised.listeners listener names must be equal to 
 run_fail inter-broker-both 2 "Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.$" \
   --override inter.broker.listener.name=PLAINTEXT --override security.inter.broker.protocol=PLAINTEXT \
   --override log.dirs="$GR_TMP/unused"
+run_fail sasl-listener 2 "listener SASL_SSL: security protocol SASL_SSL needs SASL authentication, which this gregord does not have yet" \
+  --override "listeners=PLAINTEXT://127.0.0.1:$PT,SASL_SSL://127.0.0.1:$ST" --override log.dirs="$GR_TMP/unused"
 run_fail no-keystore 2 "listener SSL: no keystore: set ssl.keystore.location" "${TWO[@]}"
 run_fail keystore-jks 2 "listener SSL: Invalid value JKS for configuration ssl.keystore.type: gregord reads PEM keystores only" \
   "${TWO[@]}" --override "ssl.keystore.location=$C/server.pem"

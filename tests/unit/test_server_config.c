@@ -144,12 +144,16 @@ static void test_listeners(void) {
     ASSERT_EQ(load_ov("listeners=PLAINTEXT://:9092", "advertised.listeners=SSL://h:9093", err), GR_ERR_INVALID_CONFIG);
     ASSERT_STREQ(err, "inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid "
                       "options based on currently configured listeners are SSL");
-    ASSERT_EQ(load_ov("listeners=PLAINTEXT://:9092,SASL_SSL://:9094",
-                      "advertised.listeners=PLAINTEXT://h:1,SSL://h:9093", err),
-              GR_ERR_INVALID_CONFIG);
+    ASSERT_EQ(
+        load_ov("listeners=PLAINTEXT://:9092,SSL://:9094", "advertised.listeners=PLAINTEXT://h:1,SASL_SSL://h:2", err),
+        GR_ERR_INVALID_CONFIG);
     ASSERT_STREQ(err, "advertised.listeners listener names must be equal to or a subset of the ones defined in "
-                      "listeners. Found PLAINTEXT,SSL. The valid options based on the current configuration are "
-                      "PLAINTEXT,SASL_SSL");
+                      "listeners. Found PLAINTEXT,SASL_SSL. The valid options based on the current configuration are "
+                      "PLAINTEXT,SSL");
+    /* SASL listeners are refused until SASL authentication is in the build */
+    ASSERT_EQ(load_ov("listeners=PLAINTEXT://:9092,SASL_SSL://:9094", NULL, err), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "listener SASL_SSL: security protocol SASL_SSL needs SASL authentication, which this gregord "
+                      "does not have yet; use PLAINTEXT or SSL");
     ASSERT_EQ(load_ov("listeners=SSL://:9093", "inter.broker.listener.name=SSL", err), GR_ERR_NONE);
     ASSERT_EQ(load_ov("listeners=SSL://:9093", "security.inter.broker.protocol=SSL", err), GR_ERR_NONE);
     ASSERT_EQ(load_ov("inter.broker.listener.name=PLAINTEXT", "security.inter.broker.protocol=PLAINTEXT", err),
