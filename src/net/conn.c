@@ -378,7 +378,7 @@ static void read_some(gr_conn_t *conn) {
     uint8_t *buf = direct ? conn->frame + conn->frame_have : conn->listener->rbuf;
     size_t cap = direct ? conn->frame_cap - conn->frame_have : GR__CONN_RBUF_SIZE;
     ssize_t n = conn->tls ? tls_recv(conn, buf, cap) : read(conn->io.fd, buf, cap);
-    if (n == 0 || n == GR_TLS_EOF) {
+    if (n == 0 || (conn->tls && n == GR_TLS_EOF)) { /* GR_TLS_EOF is -1: plain read errors are below */
         GR_DEBUG("net", "connection from %s closed by peer", conn->peer);
         conn_close(conn);
         return;
