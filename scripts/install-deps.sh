@@ -6,7 +6,7 @@
 #   scripts/install-deps.sh --build-only  only the build dependencies (what `make run` needs)
 #
 # Build (apt):  build-essential cmake pkg-config zlib1g-dev liblz4-dev libzstd-dev
-#               libsnappy-dev libssl-dev
+#               libsnappy-dev libssl-dev libpcre2-dev
 # Test (apt):   kcat, clang + libclang-rt-14-dev (libFuzzer, sanitizers), clang-format, python3-venv,
 #               nodejs + npm, default-jdk-headless + maven (when missing)
 # Test (other): npm ci in tests/interop/node (package-lock.json), a Python venv with
@@ -28,7 +28,7 @@ done
 say() { printf 'install-deps: %s\n' "$*" >&2; }
 t_start=$(date +%s)
 
-BUILD_PKGS=(build-essential cmake pkg-config zlib1g-dev liblz4-dev libzstd-dev libsnappy-dev libssl-dev)
+BUILD_PKGS=(build-essential cmake pkg-config zlib1g-dev liblz4-dev libzstd-dev libsnappy-dev libssl-dev libpcre2-dev)
 TEST_PKGS=(kcat clang libclang-rt-14-dev clang-format python3-venv)
 
 SUDO=""

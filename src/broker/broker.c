@@ -41,10 +41,6 @@ const gr_broker_feature_t *gr_broker_feature_find(const char *name) {
     return NULL;
 }
 int64_t gr_broker_features_epoch(const gr_broker_t *b) { return gr_meta_features_epoch(b->meta); }
-const char *gr_broker_host(const gr_broker_t *b) { return b->cfg->advertised_host; }
-int32_t gr_broker_adv_port(const gr_broker_t *b) {
-    return b->cfg->advertised_port ? b->cfg->advertised_port : gr_listener_port(b->listener);
-}
 int32_t gr_broker_node_id(const gr_broker_t *b) { return b->cfg->node_id; }
 uint16_t gr_broker_port(const gr_broker_t *b) { return gr_listener_port(b->listener); }
 
@@ -126,26 +122,6 @@ static gr_err_t open_state(gr_broker_t *b, char *errstr, size_t errstr_size) {
     return err;
 }
 
-static gr_err_t open_listener(gr_broker_t *b, char *errstr, size_t errstr_size) {
-    gr_conn_opts_t opts;
-    gr_conn_opts_default(&opts);
-    opts.max_request_bytes = (size_t)b->cfg->socket_request_max_bytes;
-    opts.idle_ms = b->cfg->connections_max_idle_ms;
-    opts.queued_max_bytes = b->cfg->queued_max_request_bytes > 0 ? (size_t)b->cfg->queued_max_request_bytes : 0;
-    opts.request_timeout_ms = b->cfg->socket_request_read_timeout_ms;
-    opts.max_connections = b->cfg->max_connections;
-    opts.max_connections_per_ip = b->cfg->max_connections_per_ip;
-    opts.per_ip_overrides = b->cfg->max_connections_per_ip_overrides;
-    opts.sec_proto = b->cfg->listener_sec_proto;
-    opts.listener_name = b->cfg->listener_name;
-    gr_conn_handler_t h = {.on_frame = gr_broker_on_frame,
-                           .on_close = gr_broker_on_close,
-                           .on_accept = gr_broker_sasl_on_accept,
-                           .ctx = b};
-    return gr_listener_open(b->loop, b->cfg->listen_host, b->cfg->listen_port, &opts, &h, &b->listener, errstr,
-                            errstr_size);
-}
-
 gr_err_t gr_broker_new(gr_loop_t *loop, const gr_server_config_t *cfg, gr_broker_t **out, char *errstr,
                        size_t errstr_size) {
     return gr_broker_new_ex(loop, cfg, NULL, NULL, out, errstr, errstr_size);
@@ -170,10 +146,8 @@ gr_err_t gr_broker_new_ex(gr_loop_t *loop, const gr_server_config_t *cfg, gr_bro
                  cfg->log_dir, why);
     } else if ((err = gr_broker_sasl_open(b, why, sizeof(why)))) {
         snprintf(errstr, errstr_size, "%s", why);
-    } else if ((err = open_listener(b, why, sizeof(why)))) {
-        snprintf(errstr, errstr_size, "listeners=%s://%s%s%s:%u: %s", cfg->listener_name,
-                 strchr(cfg->listen_host, ':') ? "[" : "", cfg->listen_host, strchr(cfg->listen_host, ':') ? "]" : "",
-                 cfg->listen_port, why);
+    } else {
+        err = gr__broker_open_listeners(b, errstr, errstr_size);
     }
     if (err) {
         gr_broker_free(b);
@@ -193,8 +167,7 @@ void gr_broker_free(gr_broker_t *b) {
     b->shutting_down = true;
     gr_timer_stop(&b->housekeeping);
     gr_loop_remove_before_sleep(b->loop, &b->before_sleep);
-    if (b->listener) gr_listener_close(b->listener);
-    b->listener = NULL;
+    gr__broker_close_listeners(b);
     /* Parked requests (long polls) answer now; their connections are closed
      * so the answers are dropped. */
     gr_broker_cancel_parked(b);

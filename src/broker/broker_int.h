@@ -43,7 +43,13 @@ struct gr_broker {
     gr_loop_t *loop;
     const gr_server_config_t *cfg;
     gr_meta_t *meta;
-    gr_listener_t *listener;
+    gr_listener_t *listener; /* the first of lst (single-listener callers) */
+    struct gr_broker_listener {
+        gr_listener_t *l;
+        struct gr_tls_ctx *tls;     /* SSL, SASL_SSL */
+        struct gr_ssl_rules *rules; /* its ssl.principal.mapping.rules */
+    } * lst;                        /* one per cfg->listeners entry (broker_listeners.c) */
+    size_t n_lst;
     gr_flusher_t *flusher;  /* background fsyncs: flush policy, share state */
     gr_sync_queue_t *syncq; /* acks=all fsyncs, run before the loop sleeps */
     gr_core_metrics_t cm;   /* requests, errors, durations, fsyncs (core_metrics.h) */
@@ -150,9 +156,13 @@ int16_t gr_broker_feature_level(const gr_broker_t *b, const char *name);
 /** A feature's static row (supported range, fresh node level), NULL if unknown. */
 const gr_broker_feature_t *gr_broker_feature_find(const char *name);
 
-/** The advertised endpoint of this broker. */
-const char *gr_broker_host(const gr_broker_t *b);
-int32_t gr_broker_adv_port(const gr_broker_t *b);
+/** The advertised endpoint of this broker on the listener conn came in on (Kafka answers
+ *  each listener with its own advertised.listeners entry). conn may be NULL: the first. */
+const char *gr_broker_host(const gr_broker_t *b, const gr_conn_t *conn);
+int32_t gr_broker_adv_port(const gr_broker_t *b, const gr_conn_t *conn);
+/** Open / close every client listener (broker_listeners.c). */
+gr_err_t gr__broker_open_listeners(gr_broker_t *b, char *errstr, size_t errstr_size);
+void gr__broker_close_listeners(gr_broker_t *b);
 int32_t gr_broker_node_id(const gr_broker_t *b);
 
 #endif

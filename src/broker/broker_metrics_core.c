@@ -74,7 +74,15 @@ static void collect_errors(const gr_core_metrics_t *m, gr_prom_t *p) {
 static void collect_connections(gr_broker_t *b, gr_prom_t *p) {
     gr_listener_stats_t st;
     memset(&st, 0, sizeof(st));
-    if (b->listener) gr_listener_stats(b->listener, &st);
+    for (size_t i = 0; i < b->n_lst; i++) { /* every client listener together */
+        gr_listener_stats_t one;
+        if (!b->lst[i].l) continue;
+        gr_listener_stats(b->lst[i].l, &one);
+        st.open += one.open;
+        st.accepted += one.accepted;
+        st.closed += one.closed;
+        for (int r = 0; r < GR_CONN_REFUSED__N; r++) st.refused[r] += one.refused[r];
+    }
     gr_prom_family(p, "gregor_connections_open", GR_PROM_GAUGE, "Open client connections (Kafka listener)");
     gr_prom_u64(p, "gregor_connections_open", NULL, st.open);
     gr_prom_family(p, "gregor_connections_accepted_total", GR_PROM_COUNTER,

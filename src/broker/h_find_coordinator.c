@@ -57,8 +57,8 @@ static gr_err_t check_key(gr_req_t *req, int8_t type, gr_str_t key, gr_str_t *ms
 void gr_h_find_coordinator(gr_req_t *req) {
     gr_FindCoordinatorRequest_t *freq = req->body;
     gr_FindCoordinatorResponse_t *resp = gr_req_resp_new(req);
-    gr_str_t host = gr_str_c(gr_broker_host(req->b));
-    int32_t port = gr_broker_adv_port(req->b), node = gr_broker_node_id(req->b);
+    gr_str_t host = gr_str_c(gr_broker_host(req->b, req->conn));
+    int32_t port = gr_broker_adv_port(req->b, req->conn), node = gr_broker_node_id(req->b);
     if (req->hdr.api_version < 4) {
         gr_str_t msg;
         gr_err_t err = check_key(req, freq->KeyType, freq->Key, &msg);

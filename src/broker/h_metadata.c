@@ -122,8 +122,8 @@ static void fill_brokers(gr_req_t *req, gr_MetadataResponse_t *resp) {
     resp->Brokers.v = gr_req_alloc(req, &gr_MetadataResponse_MetadataResponseBroker_sd, 1);
     resp->Brokers.n = 1;
     resp->Brokers.v[0].NodeId = gr_broker_node_id(req->b);
-    resp->Brokers.v[0].Host = gr_str_c(gr_broker_host(req->b));
-    resp->Brokers.v[0].Port = gr_broker_adv_port(req->b);
+    resp->Brokers.v[0].Host = gr_str_c(gr_broker_host(req->b, req->conn));
+    resp->Brokers.v[0].Port = gr_broker_adv_port(req->b, req->conn);
     resp->Brokers.v[0].Rack = GR_STR_NULL;
     resp->ClusterId = gr_str_c(gr_meta_cluster_id(req->b->meta));
     resp->ControllerId = gr_broker_node_id(req->b);
@@ -176,8 +176,8 @@ void gr_h_describe_cluster(gr_req_t *req) {
     resp->Brokers.v = gr_req_alloc(req, &gr_DescribeClusterResponse_DescribeClusterBroker_sd, 1);
     resp->Brokers.n = 1;
     resp->Brokers.v[0].BrokerId = gr_broker_node_id(req->b);
-    resp->Brokers.v[0].Host = gr_str_c(gr_broker_host(req->b));
-    resp->Brokers.v[0].Port = gr_broker_adv_port(req->b);
+    resp->Brokers.v[0].Host = gr_str_c(gr_broker_host(req->b, req->conn));
+    resp->Brokers.v[0].Port = gr_broker_adv_port(req->b, req->conn);
     resp->Brokers.v[0].Rack = GR_STR_NULL;
     resp->ClusterAuthorizedOperations = cluster_ops(req, dreq->IncludeClusterAuthorizedOperations);
     gr_req_respond(req, resp);

@@ -274,6 +274,18 @@ void gr_h_sasl_authenticate(gr_req_t *req) {
 
 static const char *get_cfg(void *ctx, const char *key) { return gr_props_get(ctx, key); }
 
+gr_err_t gr_broker_check_sasl(const gr_server_config_t *cfg, char *errstr, size_t errstr_size) {
+    for (size_t i = 0; i < cfg->n_listeners; i++) {
+        const gr_listener_config_t *l = &cfg->listeners[i];
+        if (l->sec_proto != GR_SEC_SASL_PLAINTEXT && l->sec_proto != GR_SEC_SASL_SSL) continue;
+        gr_sasl_config_t c;
+        gr_err_t err = gr_sasl_config_build(&c, l->name, get_cfg, (void *)&cfg->raw, errstr, errstr_size);
+        if (err) return err;
+        gr_sasl_config_free(&c);
+    }
+    return GR_ERR_NONE;
+}
+
 gr_err_t gr_broker_sasl_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
     const gr_server_config_t *cfg = b->cfg;
     gr_scram_store_init(&b->scram);
@@ -283,9 +295,12 @@ gr_err_t gr_broker_sasl_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
     b->sasl_fail_delay_ms = d ? atoll(d) : 100;
     const char *m = gr_props_get(&cfg->raw, "sasl.server.max.receive.size");
     b->sasl_max_receive = m ? (size_t)atoll(m) : 524288;
-    if (cfg->listener_sec_proto != GR_SEC_SASL_PLAINTEXT && cfg->listener_sec_proto != GR_SEC_SASL_SSL)
-        return GR_ERR_NONE;
-    return gr_broker_sasl_add_listener(b, cfg->listener_name, errstr, errstr_size);
+    for (size_t i = 0; i < cfg->n_listeners; i++) {
+        const gr_listener_config_t *l = &cfg->listeners[i];
+        if (l->sec_proto != GR_SEC_SASL_PLAINTEXT && l->sec_proto != GR_SEC_SASL_SSL) continue;
+        if ((err = gr_broker_sasl_add_listener(b, l->name, errstr, errstr_size))) return err;
+    }
+    return GR_ERR_NONE;
 }
 
 gr_err_t gr_broker_sasl_add_listener(gr_broker_t *b, const char *listener, char *errstr, size_t errstr_size) {

@@ -490,8 +490,8 @@ static void leader_hints(sf_state_t *st, part_out_t *out) {
     if (st->resp->NodeEndpoints.n > 0) return;
     gr_ShareFetchResponse_NodeEndpoint_t *ne = gr_req_alloc(req, &gr_ShareFetchResponse_NodeEndpoint_sd, 1);
     ne->NodeId = gr_broker_node_id(req->b);
-    ne->Host = gr_str_c(gr_broker_host(req->b));
-    ne->Port = gr_broker_adv_port(req->b);
+    ne->Host = gr_str_c(gr_broker_host(req->b, req->conn));
+    ne->Port = gr_broker_adv_port(req->b, req->conn);
     ne->Rack = GR_STR_NULL;
     st->resp->NodeEndpoints.v = ne;
     st->resp->NodeEndpoints.n = 1;

@@ -162,6 +162,7 @@ gr_err_t gr__client_new(const gr_conf_t *conf, gr__client_t **out, char *errstr,
     cl->now = gr_clock_mono_ms();
     cl->controller_id = -1;
     gr_err_t err = parse_bootstrap(cl, errstr, errstr_size);
+    if (!err) err = gr__tls_ctx_new(cl->conf, &cl->tls, errstr, errstr_size);
     if (err) {
         gr__client_destroy(cl);
         return err;
@@ -175,6 +176,7 @@ void gr__client_destroy(gr__client_t *cl) {
     for (size_t i = 0; i < cl->n_nodes; i++) gr__node_free(cl->nodes[i]);
     free(cl->nodes);
     gr__meta_free(cl);
+    gr__tls_ctx_free(cl->tls);
     gr_conf_destroy(cl->conf);
     free(cl);
 }

@@ -4,6 +4,7 @@
 #define GR_CLIENT_CLIENT_INT_H
 
 #include "client/client.h"
+#include "client/tls_int.h"
 
 struct gr__client {
     gr_conf_t *conf;
@@ -23,6 +24,7 @@ struct gr__client {
     bool auto_create;       /* AllowAutoTopicCreation in Metadata requests */
     int32_t controller_id;
     char *cluster_id;
+    gr__tls_ctx_t *tls; /* security.protocol=ssl; NULL for plaintext */
 };
 
 #endif

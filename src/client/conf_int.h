@@ -48,13 +48,23 @@ typedef enum gr__ctype {
     X(RECEIVE_BUFFER_BYTES, "receive.buffer.bytes", GR__ALL, GR__CT_INT, "65536", -1, GR__I32MAX, NULL)            \
     /* libgregor's own (no Kafka name): refused connections in a row, to every address, */                         \
     /* before calls fail with _ALL_BROKERS_DOWN instead of waiting their timeout; 0 = never. */                    \
-    X(SECURITY_PROTOCOL, "security.protocol", GR__ALL, GR__CT_ENUM, "PLAINTEXT", 0, 0, "PLAINTEXT,SASL_PLAINTEXT") \
     X(SASL_MECHANISM, "sasl.mechanism", GR__ALL, GR__CT_ENUM, "GSSAPI", 0, 0,                                      \
       "GSSAPI,PLAIN,SCRAM-SHA-256,SCRAM-SHA-512")                                                                  \
     X(SASL_MECHANISMS, "sasl.mechanisms", GR__ALL, GR__CT_ALIAS, NULL, 0, 0, "sasl.mechanism")                     \
     X(SASL_USERNAME, "sasl.username", GR__ALL, GR__CT_STRING, "", 0, 0, NULL)                                      \
     X(SASL_PASSWORD, "sasl.password", GR__ALL, GR__CT_STRING, "", 0, 0, NULL)                                      \
     X(UNREACHABLE_ATTEMPTS, "unreachable.connect.attempts", GR__ALL, GR__CT_INT, "3", 0, GR__I32MAX, NULL)         \
+    /* Security (librdkafka's names; tls.c, sasl_client.c). */                                                     \
+    X(SECURITY_PROTOCOL, "security.protocol", GR__ALL, GR__CT_ENUM, "plaintext", 0, 0,                             \
+      "plaintext,ssl,sasl_plaintext,sasl_ssl")                                                                     \
+    X(SSL_CA_LOCATION, "ssl.ca.location", GR__ALL, GR__CT_STRING, NULL, 0, 0, NULL)                                \
+    X(SSL_TRUSTSTORE_LOCATION, "ssl.truststore.location", GR__ALL, GR__CT_ALIAS, NULL, 0, 0, "ssl.ca.location")    \
+    X(SSL_TRUSTSTORE_TYPE, "ssl.truststore.type", GR__ALL, GR__CT_ENUM, "PEM", 0, 0, "PEM")                        \
+    X(SSL_CERT_LOCATION, "ssl.certificate.location", GR__ALL, GR__CT_STRING, NULL, 0, 0, NULL)                     \
+    X(SSL_KEY_LOCATION, "ssl.key.location", GR__ALL, GR__CT_STRING, NULL, 0, 0, NULL)                              \
+    X(SSL_KEY_PASSWORD, "ssl.key.password", GR__ALL, GR__CT_STRING, NULL, 0, 0, NULL)                              \
+    X(SSL_ENDPOINT_ID, "ssl.endpoint.identification.algorithm", GR__ALL, GR__CT_ENUM, "https", 0, 0, "none,https") \
+    X(SSL_VERIFY, "enable.ssl.certificate.verification", GR__ALL, GR__CT_BOOL, "true", 0, 0, NULL)                 \
     X(METADATA_MAX_AGE_MS, "metadata.max.age.ms", GR__ALL, GR__CT_LONG, "300000", 0, GR__I64MAX, NULL)             \
     X(RETRIES, "retries", GR__P | GR__A, GR__CT_INT, "2147483647", 0, GR__I32MAX, NULL)                            \
     X(ACKS, "acks", GR__P, GR__CT_ACKS, "all", 0, 0, "all,-1,0,1")                                                 \

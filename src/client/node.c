@@ -29,7 +29,7 @@
 #define GR__MAX_FRAME (256u << 20)
 #define GR__IOV_MAX   64
 
-enum { NODE_DOWN, NODE_CONNECTING, NODE_APIVERSIONS, NODE_SASL, NODE_UP };
+enum { NODE_DOWN, NODE_CONNECTING, NODE_TLS, NODE_APIVERSIONS, NODE_SASL, NODE_UP };
 
 typedef struct gr__req {
     struct gr__req *prev, *next;
@@ -54,6 +54,7 @@ struct gr__node {
     char name[300];
     int fd;
     int state;
+    gr__tls_t *tls; /* security.protocol=ssl, from the TCP connect on */
     int64_t connect_deadline, backoff_until, backoff_ms;
     int refused; /* connection attempts refused (or unresolvable) in a row */
     int32_t next_corr;
@@ -154,6 +155,11 @@ static void node_fail(gr__node_t *node, gr_err_t err, const char *fmt, ...) {
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     snprintf(node->last_err, sizeof(node->last_err), "%s: %s", node->name, msg);
+    /* TLS 1.3: a broker refusing our certificate says so after our side of the handshake
+     * ended, before ApiVersions is answered; it will refuse again (unreachable.connect.attempts). */
+    if (node->tls && node->state == NODE_APIVERSIONS) node->refused++;
+    gr__tls_free(node->tls);
+    node->tls = NULL;
     if (node->fd >= 0) close(node->fd);
     node->fd = -1;
     node->state = NODE_DOWN;
@@ -226,6 +232,7 @@ static void send_api_versions(gr__node_t *node);
 
 static void node_up(gr__node_t *node) {
     node->state = NODE_UP;
+    node->refused = 0;
     node->backoff_ms = 0;
     node->last_err[0] = 0;
 }
@@ -345,7 +352,8 @@ static void on_api_versions(gr__client_t *cl, gr_err_t err, const char *errmsg, 
         int16_t lo = av->MinVersion > cmin ? av->MinVersion : cmin;
         node->vmax[av->ApiKey] = (cmin >= 0 && hi >= lo) ? hi : -1;
     }
-    if (gr__conf_int(cl->conf, GR__CP_SECURITY_PROTOCOL) == 1) {
+    int64_t proto = gr__conf_int(cl->conf, GR__CP_SECURITY_PROTOCOL); /* plaintext,ssl,sasl_plaintext,sasl_ssl */
+    if (proto == 2 || proto == 3) {
         sasl_start(node);
         return;
     }
@@ -412,6 +420,20 @@ void gr__node_connect(gr__node_t *node) {
     node->connect_deadline = node->cl->now + gr__conf_int(node->cl->conf, GR__CP_SOCKET_SETUP_TIMEOUT_MS);
 }
 
+/* Advance the TLS handshake; ApiVersions follows once it is done. */
+static void tls_step(gr__node_t *node) {
+    char err[400] = "";
+    int rc = gr__tls_handshake(node->tls, err, sizeof(err));
+    if (rc < 0) {
+        node->refused++; /* it will fail the same way again: unreachable.connect.attempts applies */
+        node_fail(node, GR_ERR__TRANSPORT, "SSL handshake failed: %s", err);
+    } else if (rc > 0) {
+        node->state = NODE_APIVERSIONS; /* refused is reset once ApiVersions is answered */
+        node->apiver_try = 3;
+        send_api_versions(node);
+    }
+}
+
 static void on_connected(gr__node_t *node) {
     int soerr = 0;
     socklen_t len = sizeof(soerr);
@@ -419,6 +441,12 @@ static void on_connected(gr__node_t *node) {
     if (soerr) {
         node->refused = refusal_errno(soerr) ? node->refused + 1 : 0;
         node_fail(node, GR_ERR__TRANSPORT, "connect failed: %s", strerror(soerr));
+        return;
+    }
+    if (node->cl->tls) { /* a failed handshake counts as refused (bad certificate, not TLS): see tls_step */
+        node->tls = gr__tls_new(node->cl->tls, node->fd, node->host);
+        node->state = NODE_TLS;
+        tls_step(node);
         return;
     }
     node->refused = 0;
@@ -443,6 +471,22 @@ static void complete_written_noresp(gr__node_t *node) {
     }
 }
 
+/* writev through TLS: small segments are gathered into one record (a retry after "again"
+ * passes the same bytes again, from the unchanged send position). 0 = again. */
+static ssize_t tls_writev(gr__node_t *node, const struct iovec *iov, int n) {
+    static _Thread_local uint8_t buf[16384];
+    size_t used = 0;
+    for (int i = 0; i < n && iov[0].iov_len < sizeof(buf) && used + iov[i].iov_len <= sizeof(buf); i++) {
+        memcpy(buf + used, iov[i].iov_base, iov[i].iov_len);
+        used += iov[i].iov_len;
+    }
+    char err[400] = "";
+    ssize_t w = used ? gr__tls_write(node->tls, buf, used, err, sizeof(err))
+                     : gr__tls_write(node->tls, iov[0].iov_base, iov[0].iov_len, err, sizeof(err));
+    if (w < 0) node_fail(node, GR_ERR__TRANSPORT, "SSL write failed: %s", err);
+    return w;
+}
+
 static void do_write(gr__node_t *node) {
     while (node->send_pos) {
         struct iovec iov[GR__IOV_MAX];
@@ -460,12 +504,15 @@ static void do_write(gr__node_t *node) {
                 n++;
             }
         }
-        ssize_t w = writev(node->fd, iov, n);
+        bool tls = node->tls != NULL;
+        ssize_t w = tls ? tls_writev(node, iov, n) : writev(node->fd, iov, n);
+        if (w < 0 && tls) return; /* failed inside tls_writev */
         if (w < 0) {
             if (errno == EAGAIN || errno == EINTR) return;
             node_fail(node, GR_ERR__TRANSPORT, "write failed: %s", strerror(errno));
             return;
         }
+        if (w == 0) return; /* TLS: the socket is full */
         size_t left = (size_t)w;
         while (left && node->send_pos) {
             gr__req_t *r = node->send_pos;
@@ -484,7 +531,7 @@ static void do_write(gr__node_t *node) {
 }
 
 void gr__node_flush(gr__node_t *node) {
-    if (node->fd < 0 || node->state == NODE_CONNECTING || !node->send_pos) return;
+    if (node->fd < 0 || node->state == NODE_CONNECTING || node->state == NODE_TLS || !node->send_pos) return;
     do_write(node);
     if (node->fd >= 0) complete_written_noresp(node);
 }
@@ -545,7 +592,15 @@ static void do_read(gr__node_t *node) {
             node->rbuf = realloc(node->rbuf, node->rcap);
             if (!node->rbuf) abort();
         }
-        ssize_t n = read(node->fd, node->rbuf + node->rlen, node->rcap - node->rlen);
+        char err[400] = "";
+        ssize_t n = node->tls
+                        ? gr__tls_read(node->tls, node->rbuf + node->rlen, node->rcap - node->rlen, err, sizeof(err))
+                        : read(node->fd, node->rbuf + node->rlen, node->rcap - node->rlen);
+        if (node->tls && n <= 0) {
+            if (n == 0) break;
+            node_fail(node, GR_ERR__TRANSPORT, "SSL read failed: %s", err);
+            return;
+        }
         if (n == 0) {
             node_fail(node, GR_ERR__TRANSPORT, "connection closed by the broker");
             return;
@@ -556,7 +611,7 @@ static void do_read(gr__node_t *node) {
             return;
         }
         node->rlen += (size_t)n;
-        if ((size_t)n < node->rcap - node->rlen) break;
+        if (!node->tls && (size_t)n < node->rcap - node->rlen) break; /* TLS reads stop at a record */
     }
     size_t off = 0;
     while (node->rlen - off >= 4) {
@@ -587,8 +642,10 @@ int gr__node_pollfd(gr__node_t *node, short *events, int64_t *deadline) {
     if (node->fd < 0) return -1;
     *events = POLLIN;
     if (node->state == NODE_CONNECTING || node->send_pos) *events |= POLLOUT;
-    int64_t d =
-        node->state == NODE_CONNECTING ? node->connect_deadline : (node->head ? node->head->deadline : INT64_MAX);
+    if (node->tls && gr__tls_want_write(node->tls)) *events |= POLLOUT;
+    bool setup = node->state == NODE_CONNECTING || node->state == NODE_TLS;
+    int64_t d = setup ? node->connect_deadline : (node->head ? node->head->deadline : INT64_MAX);
+    if (node->tls && node->state > NODE_TLS && gr__tls_pending(node->tls)) d = node->cl->now; /* no waiting */
     if (d < *deadline) *deadline = d;
     return node->fd;
 }
@@ -597,7 +654,11 @@ void gr__node_on_events(gr__node_t *node, short revents) {
     if (node->fd < 0) return;
     if (node->state == NODE_CONNECTING) {
         if (revents & (POLLOUT | POLLERR | POLLHUP)) on_connected(node);
-        if (node->fd < 0) return;
+        if (node->fd < 0 || node->state == NODE_TLS) return;
+    }
+    if (node->state == NODE_TLS) {
+        tls_step(node);
+        if (node->fd < 0 || node->state == NODE_TLS) return;
     }
     if (revents & (POLLIN | POLLERR | POLLHUP)) do_read(node);
     if (node->fd >= 0 && node->send_pos) do_write(node);
@@ -605,6 +666,14 @@ void gr__node_on_events(gr__node_t *node, short revents) {
 }
 
 void gr__node_check_timeouts(gr__node_t *node, int64_t now) {
+    if (node->fd < 0) return;
+    if (node->state == NODE_TLS && now >= node->connect_deadline) {
+        node->refused = 0;
+        node_fail(node, GR_ERR__TRANSPORT, "SSL handshake not done after %lld ms (socket.connection.setup.timeout.ms)",
+                  (long long)gr__conf_int(node->cl->conf, GR__CP_SOCKET_SETUP_TIMEOUT_MS));
+        return;
+    }
+    if (node->tls && node->state > NODE_TLS && gr__tls_pending(node->tls)) do_read(node); /* records OpenSSL holds */
     if (node->fd < 0) return;
     if (node->state == NODE_CONNECTING && now >= node->connect_deadline) {
         node->refused = 0; /* a silent network: socket.connection.setup.timeout.ms rules */

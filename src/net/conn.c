@@ -23,6 +23,7 @@ static void settle(gr_conn_t *conn);
 static void conn_io_cb(gr_io_t *io, uint32_t events, int64_t now);
 static void idle_cb(gr_timer_t *timer, int64_t now);
 static void req_timer_cb(gr_timer_t *timer, int64_t now);
+static void tls_kick_cb(gr_timer_t *timer, int64_t now);
 
 void gr_conn_opts_default(gr_conn_opts_t *opts) {
     memset(opts, 0, sizeof(*opts));
@@ -127,7 +128,14 @@ void gr__conn_start(gr_listener_t *l, int fd, const char *peer, const uint8_t ad
     gr_io_init(&conn->io, fd, conn_io_cb, conn);
     gr_timer_init(l->loop, &conn->idle, idle_cb, conn);
     gr_timer_init(l->loop, &conn->req_timer, req_timer_cb, conn);
+    gr_timer_init(l->loop, &conn->tls_kick, tls_kick_cb, conn);
     if (conn->opts.idle_ms > 0) gr_timer_start(&conn->idle, conn->opts.idle_ms, 0);
+    if (conn->opts.tls) {
+        conn->tls = gr_tls_conn_new(conn->opts.tls, fd);
+        int64_t hs =
+            conn->opts.request_timeout_ms > 0 ? conn->opts.request_timeout_ms : GR_CONN_DEFAULT_REQUEST_TIMEOUT_MS;
+        gr_timer_start(&conn->req_timer, hs, 0); /* the handshake's bound */
+    }
     conn_ref(conn); /* on_accept may close the connection */
     if (conn->h.on_accept) conn->h.on_accept(conn->h.ctx, conn);
     settle(conn); /* registers read interest unless on_accept closed it */
@@ -171,9 +179,12 @@ static void conn_close(gr_conn_t *conn) {
     conn->closed = true;
     conn_ref(conn);
     gr_io_stop(&conn->io);
+    gr_tls_conn_free(conn->tls, true); /* close_notify, best effort */
+    conn->tls = NULL;
     close(conn->io.fd);
     gr_timer_stop(&conn->idle);
     gr_timer_stop(&conn->req_timer);
+    gr_timer_stop(&conn->tls_kick);
     free(conn->frame);
     free(conn->pend);
     conn->frame = conn->pend = NULL;
@@ -333,6 +344,36 @@ static bool can_read(gr_conn_t *conn) {
     return ok;
 }
 
+#define TLS_RETRY (-3) /* tls_recv: nothing now, epoll will tell */
+
+/* Advance a TLS handshake; true once it is done (the principal set). Closes on failure. */
+static bool tls_ready(gr_conn_t *conn) {
+    if (gr_tls_done(conn->tls)) return true;
+    char principal[GR_CONN_PRINCIPAL_MAX], err[256] = "";
+    int rc = gr_tls_handshake(conn->tls, principal, sizeof(principal), err, sizeof(err));
+    if (rc == GR_TLS_AGAIN) return false;
+    if (rc != GR_TLS_OK) {
+        GR_INFO("net", "closing connection from %s: TLS handshake failed: %s", conn->peer, err);
+        conn_close(conn);
+        return false;
+    }
+    gr_timer_stop(&conn->req_timer);
+    if (principal[0]) gr_conn_set_principal(conn, principal);
+    GR_DEBUG("net", "TLS connection from %s as %s", conn->peer, gr_conn_principal(conn));
+    return true;
+}
+
+/* read(2) through TLS: >0 bytes; TLS_RETRY to retry later; GR_TLS_EOF; other
+ * negatives after logging. Never 0, which read_some takes for end of stream. */
+static ssize_t tls_recv(gr_conn_t *conn, void *buf, size_t cap) {
+    char err[256] = "";
+    if (!tls_ready(conn)) return conn->closed ? GR_TLS_ERR : TLS_RETRY;
+    ssize_t n = gr_tls_read(conn->tls, buf, cap, err, sizeof(err));
+    if (n == GR_TLS_AGAIN) return TLS_RETRY;
+    if (n == GR_TLS_ERR) GR_DEBUG("net", "TLS read from %s: %s", conn->peer, err);
+    return n;
+}
+
 /* One read(2) per readiness event keeps many busy connections fair. A frame in
  * progress is read straight into its buffer (grown first when full), so big
  * produce requests are not copied twice; everything else goes through the
@@ -342,15 +383,16 @@ static void read_some(gr_conn_t *conn) {
     if (direct && conn->frame_have == conn->frame_cap) grow_frame(conn, conn->frame_cap + 1);
     uint8_t *buf = direct ? conn->frame + conn->frame_have : conn->listener->rbuf;
     size_t cap = direct ? conn->frame_cap - conn->frame_have : GR__CONN_RBUF_SIZE;
-    ssize_t n = read(conn->io.fd, buf, cap);
-    if (n == 0) {
+    ssize_t n = conn->tls ? tls_recv(conn, buf, cap) : read(conn->io.fd, buf, cap);
+    if (n == 0 || (conn->tls && n == GR_TLS_EOF)) { /* GR_TLS_EOF is -1: plain read errors are below */
         GR_DEBUG("net", "connection from %s closed by peer", conn->peer);
         conn_close(conn);
         return;
     }
     if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
-        GR_DEBUG("net", "read from %s: %s", conn->peer, strerror(errno));
+        if (!conn->tls && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+        if (conn->tls && n == TLS_RETRY) return; /* tls_recv: try again */
+        if (!conn->tls) GR_DEBUG("net", "read from %s: %s", conn->peer, strerror(errno));
         conn_close(conn);
         return;
     }
@@ -455,11 +497,43 @@ static int gather(gr_conn_t *conn, struct iovec *iov) {
     return n;
 }
 
+/* write_batch through TLS: small memory segments are coalesced (up to TLS_COALESCE bytes)
+ * so pipelined answers share records; a retry after "again" rebuilds the same bytes from
+ * the unchanged cursor, which is what SSL_write asks of a retry. */
+#define TLS_COALESCE (16u << 10)
+static ssize_t tls_write_batch(gr_conn_t *conn, gr__slot_t *slot) {
+    char err[256] = "";
+    ssize_t w;
+    if (!gr_tls_done(conn->tls)) return 0;
+    if (conn->cur_seg & 1) {
+        const gr_wbuf_ext_t *ext = &slot->wb.ext[conn->cur_seg / 2];
+        w = gr_tls_sendfile(conn->tls, ext->fd, (off_t)(ext->off + (int64_t)conn->cur_off), ext->len - conn->cur_off,
+                            err, sizeof(err));
+    } else {
+        struct iovec iov[IOV_BATCH];
+        int n = gather(conn, iov);
+        static uint8_t co[TLS_COALESCE]; /* one loop thread */
+        size_t used = 0;
+        for (int i = 0; i < n && iov[0].iov_len < TLS_COALESCE && used + iov[i].iov_len <= TLS_COALESCE; i++) {
+            memcpy(co + used, iov[i].iov_base, iov[i].iov_len);
+            used += iov[i].iov_len;
+        }
+        w = used ? gr_tls_write(conn->tls, co, used, err, sizeof(err))
+                 : gr_tls_write(conn->tls, iov[0].iov_base, iov[0].iov_len, err, sizeof(err));
+    }
+    if (w > 0) return w;
+    if (w == GR_TLS_AGAIN) return 0;
+    GR_DEBUG("net", "TLS write to %s: %s", conn->peer, err[0] ? err : "closed");
+    conn_close(conn);
+    return -1;
+}
+
 /* Write one batch. Returns >0 bytes written, 0 if the socket is full, -1 after
  * closing the connection on an error. */
 static ssize_t write_batch(gr_conn_t *conn, gr__slot_t *slot) {
     struct iovec iov[IOV_BATCH];
     ssize_t w;
+    if (conn->tls) return tls_write_batch(conn, slot);
     if (conn->cur_seg & 1) {
         const gr_wbuf_ext_t *ext = &slot->wb.ext[conn->cur_seg / 2];
         off_t off = (off_t)(ext->off + (int64_t)conn->cur_off);
@@ -498,6 +572,18 @@ static void flush(gr_conn_t *conn) {
     }
 }
 
+/* Extra epoll interest of a TLS connection: the handshake's direction, the other direction
+ * when OpenSSL needs it (TLS 1.3 key updates), and a kick for records OpenSSL already
+ * decrypted, which epoll cannot report. */
+static uint32_t tls_interest(gr_conn_t *conn, bool rd) {
+    if (!gr_tls_done(conn->tls)) return gr_tls_wants_write(conn->tls) ? GR_IO_WRITE : GR_IO_READ;
+    uint32_t ev = 0;
+    if (rd && gr_tls_wants_write(conn->tls)) ev |= GR_IO_WRITE;
+    if (conn->want_write && gr_tls_wants_read(conn->tls)) ev |= GR_IO_READ;
+    if (rd && gr_tls_pending(conn->tls) && !gr_timer_is_active(&conn->tls_kick)) gr_timer_start(&conn->tls_kick, 0, 0);
+    return ev;
+}
+
 /* Bring the connection to a stable state: write what can be written, parse
  * parked input that backpressure no longer holds back, then set the epoll
  * interest. Re-entrant calls (a response sent from inside on_frame) return at
@@ -512,7 +598,9 @@ static void settle(gr_conn_t *conn) {
     }
     if (!conn->closed) {
         uint32_t ev = conn->want_write ? GR_IO_WRITE : 0;
-        if (can_read(conn)) ev |= GR_IO_READ;
+        bool rd = can_read(conn);
+        if (rd) ev |= GR_IO_READ;
+        if (conn->tls) ev |= tls_interest(conn, rd);
         if (gr_io_start(conn->loop, &conn->io, ev)) conn_close(conn);
     }
     conn->busy = false;
@@ -523,8 +611,13 @@ static void conn_io_cb(gr_io_t *io, uint32_t events, int64_t now) {
     gr_conn_t *conn = io->data;
     conn_ref(conn);
     conn->busy = true;
-    if (events & GR_IO_WRITE) flush(conn);
-    if ((events & GR_IO_READ) && can_read(conn)) read_some(conn);
+    if (conn->tls && !gr_tls_done(conn->tls)) {
+        if (tls_ready(conn) && can_read(conn)) read_some(conn); /* application data may follow at once */
+    } else {
+        if ((events & GR_IO_WRITE) || (conn->tls && (events & GR_IO_READ) && gr_tls_wants_read(conn->tls))) flush(conn);
+        bool rd = (events & GR_IO_READ) || (conn->tls && (events & GR_IO_WRITE) && gr_tls_wants_write(conn->tls));
+        if (rd && !conn->closed && can_read(conn)) read_some(conn);
+    }
     if ((events & GR_IO_ERROR) && !(events & GR_IO_READ) && !conn->closed) {
         GR_DEBUG("net", "socket error or hang-up on connection from %s", conn->peer);
         conn_close(conn);
@@ -558,6 +651,13 @@ static void idle_cb(gr_timer_t *timer, int64_t now) {
 static void req_timer_cb(gr_timer_t *timer, int64_t now) {
     gr_conn_t *conn = timer->data;
     int64_t limit = conn->opts.request_timeout_ms;
+    if (conn->tls && !gr_tls_done(conn->tls)) {
+        GR_INFO("net", "closing connection from %s: TLS handshake not complete %lld ms after the connection (%s)",
+                conn->peer, (long long)(limit > 0 ? limit : GR_CONN_DEFAULT_REQUEST_TIMEOUT_MS),
+                "socket.request.read.timeout.ms");
+        conn_close(conn);
+        return;
+    }
     if (!conn->frame && conn->hdr_have == 0) return; /* between frames: nothing to time */
     if (conn->pend || over_limits(conn)) {
         conn->frame_start = now;
@@ -574,6 +674,11 @@ static void req_timer_cb(gr_timer_t *timer, int64_t now) {
             "socket.request.read.timeout.ms)",
             conn->peer, age, conn->frame ? conn->frame_have : conn->hdr_have, conn->frame ? conn->frame_len : 4);
     conn_close(conn);
+}
+
+static void tls_kick_cb(gr_timer_t *timer, int64_t now) {
+    gr_conn_t *conn = timer->data;
+    conn_io_cb(&conn->io, GR_IO_READ, now);
 }
 
 /* The pool has room again, or its owner finished: let paused connections try again

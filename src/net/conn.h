@@ -21,6 +21,12 @@
  * File segments go out with sendfile(2), which has no MSG_NOSIGNAL: the
  * process must ignore SIGPIPE (gregord does at start-up).
  *
+ * TLS (opts.tls): the handshake runs inside the loop like any read or write and must
+ * finish within request_timeout_ms of the accept (or GR_CONN_DEFAULT_REQUEST_TIMEOUT_MS if
+ * that is 0); no frame is handed out before it does. A verified client certificate sets
+ * the principal. File segments go out with SSL_sendfile under kTLS, else through pread
+ * and SSL_write (one extra copy). Closing sends close_notify without waiting.
+ *
  * Backpressure: a connection stops reading (and parsing already buffered
  * bytes) while it has max_inflight requests not yet fully written, or more
  * than max_out_bytes of responses queued; it resumes on its own.
@@ -71,6 +77,8 @@ typedef struct gr_conn_opts {
     const char *per_ip_overrides;   /* "host:n,host:n" (max.connections.per.ip.overrides); NULL/"" none */
     gr_sec_proto_t sec_proto;       /* the listener's security protocol */
     const char *listener_name;      /* e.g. "PLAINTEXT", "CLIENT"; must outlive the listener; NULL = "PLAINTEXT" */
+    struct gr_tls_ctx *tls;         /* SSL / SASL_SSL: the TLS context (net/tls.h), owned by the caller and
+                                       outliving the listener; NULL = plain TCP */
 } gr_conn_opts_t;
 
 /** Fill opts with the defaults above. */

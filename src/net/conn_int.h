@@ -4,6 +4,7 @@
 
 #include "base/metrics.h"
 #include "net/conn.h"
+#include "net/tls.h"
 
 /* Shared read buffer per listener: a connection reads into it, parses, and
  * copies only bytes it cannot consume yet (backpressure) into its own `pend`,
@@ -23,7 +24,9 @@ struct gr_conn {
     gr_loop_t *loop;
     gr_io_t io;
     gr_timer_t idle;
-    gr_timer_t req_timer;    /* socket.request.read.timeout.ms: a frame must arrive in full */
+    gr_timer_t req_timer;    /* socket.request.read.timeout.ms: a frame (or the TLS handshake) must arrive in full */
+    gr_timer_t tls_kick;     /* re-reads bytes OpenSSL buffered (epoll cannot see them) */
+    gr_tls_conn_t *tls;      /* NULL on plain TCP */
     gr_listener_t *listener; /* NULL once closed */
     gr_conn_t *lprev, *lnext;
     gr_conn_opts_t opts;

@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "meta/configdefs.h"
 #include "net/conn.h"
+#include "server/config_int.h"
 
 static char *xstrndup(const char *s, size_t n) {
     char *r = strndup(s, n);
@@ -72,6 +73,7 @@ static gr_err_t check_keys(gr_server_config_t *cfg, const char *path, char *errs
         char where[300] = "--override";
         if (e->line) snprintf(where, sizeof(where), "%s line %d", path ? path : "config", e->line);
         if (!gr_cfgdef_find(GR_CFG_SCOPE_BROKER, e->key)) {
+            if (gr__config_key_consumed(e->key)) continue; /* ssl.*: checked with the listeners */
             GR_WARN("config", "unknown configuration '%s' (%s) ignored", e->key, where);
             continue;
         }
@@ -106,105 +108,20 @@ static gr_err_t resolve_node_id(gr_server_config_t *cfg, char *errstr, size_t sz
     return GR_ERR_NONE;
 }
 
-/* Is listener `name` listed in the comma-separated list? */
-static bool name_in_list(const char *list, const char *name, size_t nlen) {
-    for (const char *p = list; *p;) {
-        while (*p == ',' || isspace((unsigned char)*p)) p++;
-        size_t len = strcspn(p, ",");
-        size_t tl = len;
-        while (tl && isspace((unsigned char)p[tl - 1])) tl--;
-        if (tl == nlen && !strncmp(p, name, nlen)) return true;
-        p += len;
-    }
-    return false;
-}
-
-/* Security protocol of a listener name per listener.security.protocol.map ("" if absent). */
-static void protocol_of(const char *map, const char *name, size_t nlen, char *out, size_t n) {
-    out[0] = '\0';
-    for (const char *p = map; *p;) {
-        while (*p == ',' || isspace((unsigned char)*p)) p++;
-        size_t len = strcspn(p, ",");
-        const char *colon = memchr(p, ':', len);
-        if (colon && (size_t)(colon - p) == nlen && !strncmp(p, name, nlen)) {
-            snprintf(out, n, "%.*s", (int)(len - (size_t)(colon - p) - 1), colon + 1);
-            return;
-        }
-        p += len;
-    }
-}
-
-typedef struct endpoint {
-    char name[64];
-    char host[256];
-    uint16_t port;
-} endpoint_t;
-
-/* Pick the endpoint of list (already syntax-checked) named want, or the first one not in skip. */
-static bool pick_endpoint(const char *list, const char *want, const char *skip, endpoint_t *ep) {
-    for (const char *p = list; *p;) {
-        while (*p == ',' || isspace((unsigned char)*p)) p++;
-        if (!*p) break;
-        size_t len = strcspn(p, ",");
-        const char *sep = strstr(p, "://");
-        const char *colon = p + len;
-        while (colon > sep && *colon != ':') colon--;
-        size_t nlen = (size_t)(sep - p);
-        bool match = want ? (strlen(want) == nlen && !strncmp(p, want, nlen)) : !name_in_list(skip, p, nlen);
-        if (match) {
-            snprintf(ep->name, sizeof(ep->name), "%.*s", (int)nlen, p);
-            const char *h = sep + 3;
-            size_t hl = (size_t)(colon - h);
-            if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') h++, hl -= 2;
-            snprintf(ep->host, sizeof(ep->host), "%.*s", (int)hl, h);
-            ep->port = (uint16_t)atoi(colon + 1);
-            return true;
-        }
-        p += len;
-    }
-    return false;
-}
-
+/* Every client listener (config_listeners.c); the first one also fills the single-listener fields. */
 static gr_err_t resolve_listeners(gr_server_config_t *cfg, char *errstr, size_t sz) {
-    char b1[32], b2[32], b3[32], proto[64];
+    char b1[32], b2[32], b3[128];
     const char *listeners = get_str(cfg, "listeners", b1, sizeof(b1));
-    const char *skip = get_str(cfg, "controller.listener.names", b2, sizeof(b2));
-    endpoint_t ep, adv;
-    if (!pick_endpoint(listeners, NULL, skip, &ep)) {
-        snprintf(errstr, sz, "Invalid value %s for configuration listeners: no listener to serve clients on",
-                 listeners);
-        return GR_ERR_INVALID_CONFIG;
-    }
-    protocol_of(get_str(cfg, "listener.security.protocol.map", b3, sizeof(b3)), ep.name, strlen(ep.name), proto,
-                sizeof(proto));
-    if (!proto[0]) snprintf(proto, sizeof(proto), "%s", ep.name);
-    if (strcmp(proto, "PLAINTEXT") != 0 && strcmp(proto, "SASL_PLAINTEXT") != 0) {
-        snprintf(errstr, sz,
-                 "Invalid value %s for configuration listeners: listener %s uses security protocol %s; "
-                 "gregor supports PLAINTEXT and SASL_PLAINTEXT only",
-                 listeners, ep.name, proto);
-        return GR_ERR_INVALID_CONFIG;
-    }
-    cfg->listener_sec_proto = strcmp(proto, "PLAINTEXT") ? GR_SEC_SASL_PLAINTEXT : GR_SEC_PLAINTEXT;
-    const char *advs = gr_props_get(&cfg->raw, "advertised.listeners");
-    if (!advs || !pick_endpoint(advs, ep.name, NULL, &adv)) adv = ep;
-    if (!adv.host[0]) {
-        if (gethostname(adv.host, sizeof(adv.host)) != 0 || !adv.host[0])
-            snprintf(adv.host, sizeof(adv.host), "localhost");
-        adv.host[sizeof(adv.host) - 1] = '\0';
-    }
-    if (!strcmp(adv.host, "0.0.0.0") || !strcmp(adv.host, "::")) {
-        snprintf(errstr, sz,
-                 "Invalid value %s for configuration advertised.listeners: "
-                 "the nonroutable meta-address %s cannot be advertised; use a routable address",
-                 advs ? advs : listeners, adv.host);
-        return GR_ERR_INVALID_CONFIG;
-    }
-    cfg->listener_name = xstrndup(ep.name, strlen(ep.name));
-    cfg->listen_host = xstrndup(ep.host, strlen(ep.host));
-    cfg->listen_port = ep.port;
-    cfg->advertised_host = xstrndup(adv.host, strlen(adv.host));
-    cfg->advertised_port = adv.port;
+    const char *controllers = get_str(cfg, "controller.listener.names", b2, sizeof(b2));
+    const char *map = get_str(cfg, "listener.security.protocol.map", b3, sizeof(b3));
+    gr_err_t err = gr__config_listeners(cfg, listeners, map, controllers, errstr, sz);
+    if (err) return err;
+    const gr_listener_config_t *l = &cfg->listeners[0];
+    cfg->listener_name = xstrndup(l->name, strlen(l->name));
+    cfg->listen_host = xstrndup(l->host, strlen(l->host));
+    cfg->listen_port = l->port;
+    cfg->advertised_host = xstrndup(l->adv_host, strlen(l->adv_host));
+    cfg->advertised_port = l->adv_port;
     return GR_ERR_NONE;
 }
 
@@ -476,6 +393,7 @@ fail:
 }
 
 void gr_server_config_free(gr_server_config_t *cfg) {
+    gr__config_listeners_free(cfg);
     gr_props_free(&cfg->raw);
     free(cfg->listener_name);
     free(cfg->listen_host);

@@ -10,6 +10,7 @@
 
 #include "base/err.h"
 #include "base/props.h"
+#include "net/tls.h"
 
 typedef struct gr_share_config {
     int32_t delivery_count_limit, min_delivery_count_limit, max_delivery_count_limit;
@@ -30,16 +31,31 @@ typedef struct gr_share_config {
     int32_t write_timeout_ms;
 } gr_share_config_t;
 
+/* One client listener (listeners minus controller.listener.names), in listeners order. */
+typedef struct gr_listener_config {
+    char *name;        /* upper-cased, as Kafka normalises it: "PLAINTEXT", "CLIENT" */
+    int sec_proto;     /* gr_sec_proto_t (net/conn.h) from listener.security.protocol.map */
+    char *host;        /* "" = all interfaces; IPv6 without brackets */
+    uint16_t port;     /* 0 = ephemeral */
+    char *adv_host;    /* advertised.listeners (else host, else the host name); never empty */
+    uint16_t adv_port; /* 0 = the bound port */
+    gr_tls_opts_t tls; /* SSL, SASL_SSL: ssl.* with listener.name.<name>.ssl.* applied (strings owned) */
+    char *ssl_rules;   /* ssl.principal.mapping.rules, effective */
+} gr_listener_config_t;
+
 typedef struct gr_server_config {
     /* Every key=value given (file first, then overrides, which win), unknown keys included.
      * This is the STATIC_BROKER_CONFIG layer for DescribeConfigs. */
     gr_props_t raw;
 
-    char *listener_name;    /* e.g. "PLAINTEXT" */
-    int listener_sec_proto; /* its security protocol, a gr_sec_proto_t (net/conn.h) */
-    char *listen_host;      /* "" = all interfaces; IPv6 without brackets */
-    uint16_t listen_port;   /* 0 = ephemeral */
-    char *advertised_host;  /* never empty */
+    gr_listener_config_t *listeners; /* client listeners, at least one */
+    size_t n_listeners;
+    char *inter_broker_listener; /* inter.broker.listener.name (validated; no other brokers) */
+    /* The first client listener, as before several were served. */
+    char *listener_name;   /* e.g. "PLAINTEXT" */
+    char *listen_host;     /* "" = all interfaces; IPv6 without brackets */
+    uint16_t listen_port;  /* 0 = ephemeral */
+    char *advertised_host; /* never empty */
     uint16_t advertised_port;
 
     int32_t node_id;         /* node.id, or broker.id, or 1 if neither is set */

@@ -141,27 +141,38 @@ static void report_start(const gr_server_config_t *cfg) {
                 "using Kafka's default data directory %s: /tmp may be emptied at reboot, and every broker "
                 "started without log.dirs shares it; set log.dirs to keep the data",
                 cfg->log_dir);
-    bool v6 = strchr(cfg->listen_host, ':') != NULL;
-    if (cfg->listen_port)
-        GR_INFO("server", "listener %s://%s%s%s:%u, advertised to clients as %s:%u", cfg->listener_name, v6 ? "[" : "",
-                cfg->listen_host, v6 ? "]" : "", cfg->listen_port, cfg->advertised_host,
-                cfg->advertised_port ? cfg->advertised_port : cfg->listen_port);
-    else
-        GR_INFO("server", "listener %s://%s%s%s:0 (a free port, logged once bound), advertised host %s",
-                cfg->listener_name, v6 ? "[" : "", cfg->listen_host, v6 ? "]" : "", cfg->advertised_host);
-    if (wildcard_host(cfg->listen_host) && cfg->listener_sec_proto == GR_SEC_PLAINTEXT)
-        GR_WARN("server",
-                "listening on all network interfaces%s without authentication or encryption (PLAINTEXT): anyone "
-                "who can reach port %u can read, write and delete topics; set listeners=PLAINTEXT://127.0.0.1:%u "
-                "(or a private address) to restrict",
-                gr_props_get(&cfg->raw, "listeners") ? "" : " (the default listeners=PLAINTEXT://:9092)",
-                cfg->listen_port, cfg->listen_port);
+    static const char *const proto[] = {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"};
+    for (size_t i = 0; i < cfg->n_listeners; i++) {
+        const gr_listener_config_t *l = &cfg->listeners[i];
+        bool v6 = strchr(l->host, ':') != NULL;
+        if (l->port)
+            GR_INFO("server", "listener %s://%s%s%s:%u (%s), advertised to clients as %s:%u", l->name, v6 ? "[" : "",
+                    l->host, v6 ? "]" : "", l->port, proto[l->sec_proto], l->adv_host,
+                    l->adv_port ? l->adv_port : l->port);
+        else
+            GR_INFO("server", "listener %s://%s%s%s:0 (%s; a free port, logged once bound), advertised host %s",
+                    l->name, v6 ? "[" : "", l->host, v6 ? "]" : "", proto[l->sec_proto], l->adv_host);
+        if (wildcard_host(l->host) && l->sec_proto == 0)
+            GR_WARN("server",
+                    "listening on all network interfaces%s without authentication or encryption (PLAINTEXT): anyone "
+                    "who can reach port %u can read, write and delete topics; set listeners=PLAINTEXT://127.0.0.1:%u "
+                    "(or a private address) to restrict",
+                    gr_props_get(&cfg->raw, "listeners") ? "" : " (the default listeners=PLAINTEXT://:9092)", l->port,
+                    l->port);
+    }
 }
 
 static int load_config(const args_t *a, gr_server_config_t *cfg) {
     char errstr[1024];
     gr_err_t err = gr_server_config_load(cfg, a->config, a->ovr, a->n_ovr, errstr, sizeof(errstr));
-    if (!err) return 0;
+    if (!err) {
+        /* Keystores, truststores, key passwords and SASL mechanisms are checked now: refused before
+         * any data is opened. */
+        if (!(err = gr_broker_check_tls(cfg, errstr, sizeof(errstr))) &&
+            !(err = gr_broker_check_sasl(cfg, errstr, sizeof(errstr))))
+            return 0;
+        gr_server_config_free(cfg);
+    }
     if (err == GR_ERR__IO || err == GR_ERR__MALFORMED)
         say_error("configuration error: cannot load the configuration file %s", errstr);
     else

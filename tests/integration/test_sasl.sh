@@ -45,7 +45,7 @@ GR_PORT="$(free_port)" ADMIN_PORT="$(free_port)"
 GR_DATA_DIR="$GR_TMP/gregord-data"
 mkdir -p "$GR_DATA_DIR"
 GR_GREGORD_ARGS=(--override "listeners=SASL_PLAINTEXT://127.0.0.1:$GR_PORT"
-  --override "advertised.listeners=SASL_PLAINTEXT://127.0.0.1:$GR_PORT" --override "admin.listener=127.0.0.1:$ADMIN_PORT")
+  --override "advertised.listeners=SASL_PLAINTEXT://127.0.0.1:$GR_PORT" --override "inter.broker.listener.name=SASL_PLAINTEXT" --override "admin.listener=127.0.0.1:$ADMIN_PORT")
 for kv in "${SASL[@]}"; do GR_GREGORD_ARGS+=(--override "$kv"); done
 _gregord_launch
 

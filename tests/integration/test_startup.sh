@@ -80,6 +80,58 @@ run_fail max-record-locks-range 2 \
 GREGOR_LOG=loud run_fail bad-GREGOR_LOG 2 "Invalid value loud for environment variable GREGOR_LOG" \
   --override log.dirs="$GR_TMP/unused"
 
+# ------------------------------------------------------------------ listeners and TLS (issue 10)
+# Kafka's listener refusals with Kafka's words; TLS material is read at start-up, so a bad
+# keystore, truststore or key password is one line and exit 2 before any data is touched.
+bash "$(dirname "${BASH_SOURCE[0]}")/tls_certs.sh" "$GR_TMP/certs" || die "cannot make test certificates"
+C="$GR_TMP/certs"
+PT="$(free_port)" ST="$(free_port)"
+TWO=(--override "listeners=PLAINTEXT://127.0.0.1:$PT,SSL://127.0.0.1:$ST" --override log.dirs="$GR_TMP/unused")
+run_fail ssl-only-inter-broker 2 "inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid options based on currently configured listeners are SSL$" \
+  --override "listeners=SSL://127.0.0.1:$ST" --override log.dirs="$GR_TMP/unused"
+run_fail no-protocol 2 "Error creating broker listeners from '\\[CLIENT://127.0.0.1:$ST\\]': No security protocol defined for listener CLIENT$" \
+  --override "listeners=CLIENT://127.0.0.1:$ST" --override log.dirs="$GR_TMP/unused"
+run_fail same-port 2 "one needs to be IPv4 and the other IPv6, listeners: \\[PLAINTEXT://127.0.0.1:$PT, SSL://127.0.0.1:$PT\\], port: $PT$" \
+  --override "listeners=PLAINTEXT://127.0.0.1:$PT,SSL://127.0.0.1:$PT" --override log.dirs="$GR_TMP/unused"
+run_fail adv-not-subset 2 "advertised.listeners listener names must be equal to or a subset of the ones defined in listeners. Found PLAINTEXT,SSL. The valid options based on the current configuration are PLAINTEXT$" \
+  --override "advertised.listeners=PLAINTEXT://h:1,SSL://h:2" --override log.dirs="$GR_TMP/unused"
+run_fail inter-broker-both 2 "Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.$" \
+  --override inter.broker.listener.name=PLAINTEXT --override security.inter.broker.protocol=PLAINTEXT \
+  --override log.dirs="$GR_TMP/unused"
+run_fail sasl-no-mechanism 2 "Invalid value GSSAPI for configuration sasl.enabled.mechanisms \\(listener sasl_plaintext\\)" \
+  --override "listeners=PLAINTEXT://127.0.0.1:$PT,SASL_PLAINTEXT://127.0.0.1:$ST" --override log.dirs="$GR_TMP/unused"
+run_fail sasl-no-jaas 2 "SASL mechanism PLAIN is enabled on listener sasl_plaintext but listener.name.sasl_plaintext.plain.sasl.jaas.config is not set" \
+  --override "listeners=PLAINTEXT://127.0.0.1:$PT,SASL_PLAINTEXT://127.0.0.1:$ST" --override sasl.enabled.mechanisms=PLAIN \
+  --override log.dirs="$GR_TMP/unused"
+run_fail no-keystore 2 "listener SSL: no keystore: set ssl.keystore.location" "${TWO[@]}"
+run_fail keystore-jks 2 "listener SSL: Invalid value JKS for configuration ssl.keystore.type: gregord reads PEM keystores only" \
+  "${TWO[@]}" --override "ssl.keystore.location=$C/server.pem"
+run_fail keystore-missing 2 "listener SSL: ssl.keystore.location=$C/nope.pem: cannot read: No such file or directory$" \
+  "${TWO[@]}" --override ssl.keystore.type=PEM --override "ssl.keystore.location=$C/nope.pem"
+run_fail keystore-not-pem 2 "listener SSL: ssl.keystore.location=$C/san.ext: no PEM certificate found$" \
+  "${TWO[@]}" --override ssl.keystore.type=PEM --override "ssl.keystore.location=$C/san.ext"
+run_fail key-password-wrong 2 "listener SSL: ssl.keystore.location=$C/server-enc.pem: cannot decrypt the private key: wrong ssl.key.password" \
+  "${TWO[@]}" --override ssl.keystore.type=PEM --override "ssl.keystore.location=$C/server-enc.pem" \
+  --override ssl.key.password=nope
+run_fail key-password-missing 2 "listener SSL: ssl.keystore.location=$C/server-enc.pem: cannot decrypt the private key: missing ssl.key.password" \
+  "${TWO[@]}" --override ssl.keystore.type=PEM --override "ssl.keystore.location=$C/server-enc.pem"
+run_fail key-mismatch 2 "listener SSL: ssl.keystore.certificate.chain/ssl.keystore.key: the private key does not match the certificate" \
+  "${TWO[@]}" --override ssl.keystore.type=PEM --override "ssl.keystore.certificate.chain=$(cat "$C/client.crt")" \
+  --override "ssl.keystore.key=$(cat "$C/server.key")"
+run_fail truststore-missing 2 "listener SSL: ssl.truststore.location=$C/nope.pem: cannot read: No such file or directory$" \
+  "${TWO[@]}" --override ssl.keystore.type=PEM --override "ssl.keystore.location=$C/server.pem" \
+  --override ssl.client.auth=required --override ssl.truststore.type=PEM --override "ssl.truststore.location=$C/nope.pem"
+run_fail bad-protocols 2 "listener SSL: Invalid value SSLv3 for configuration ssl.enabled.protocols: unsupported protocol SSLv3" \
+  "${TWO[@]}" --override ssl.keystore.type=PEM --override "ssl.keystore.location=$C/server.pem" \
+  --override ssl.enabled.protocols=SSLv3
+run_fail bad-cipher 2 "listener SSL: Invalid value TLS_FOO for configuration ssl.cipher.suites: unknown suite TLS_FOO$" \
+  "${TWO[@]}" --override ssl.keystore.type=PEM --override "ssl.keystore.location=$C/server.pem" \
+  --override ssl.cipher.suites=TLS_FOO
+run_fail bad-client-auth 2 "Invalid value maybe for configuration ssl.client.auth: String must be one of: required, requested, none$" \
+  "${TWO[@]}" --override listener.name.ssl.ssl.client.auth=maybe
+run_fail bad-mapping-rule 2 "Invalid value RULE:x for configuration ssl.principal.mapping.rules: Invalid rule: .RULE:x., unmatched substring" \
+  "${TWO[@]}" --override ssl.principal.mapping.rules=RULE:x
+
 # ------------------------------------------------------------------ data directory
 echo not-a-dir >"$GR_TMP/plainfile"
 P0="$(free_port)"

@@ -145,6 +145,38 @@ static void test_constructors(void) {
     gr_headers_destroy(h);
 }
 
+/* security.protocol and the ssl.* properties: parsed at set, files read by the constructor. */
+static void test_tls_conf(void) {
+    gr_conf_t *c = gr_conf_new(GR_CONF_ADMIN);
+    gr_admin_t *a = NULL;
+    ASSERT_EQ(gr_conf_set(c, "security.protocol", "SSL", err, sizeof(err)), GR_ERR_NONE);
+    ASSERT_EQ(gr_conf_set(c, "ssl.truststore.location", "/nonexistent/ca.pem", err, sizeof(err)), GR_ERR_NONE);
+    ASSERT_STREQ(gr_conf_get(c, "ssl.ca.location"), "/nonexistent/ca.pem"); /* Java's name is an alias */
+    expect_bad(c, "security.protocol", "tls",
+               "Invalid value tls for configuration security.protocol: String must be one of: "
+               "plaintext,ssl,sasl_plaintext,sasl_ssl");
+    expect_bad(c, "ssl.truststore.type", "JKS",
+               "Invalid value JKS for configuration ssl.truststore.type: String must be one of: PEM");
+    expect_bad(c, "ssl.endpoint.identification.algorithm", "dns",
+               "Invalid value dns for configuration ssl.endpoint.identification.algorithm: String must be one of: "
+               "none,https");
+    gr_conf_set(c, "bootstrap.servers", "127.0.0.1:1", NULL, 0);
+    ASSERT_EQ(gr_admin_new(c, &a, err, sizeof(err)), GR_ERR__INVALID_ARG);
+    ASSERT(strncmp(err, "ssl.ca.location=/nonexistent/ca.pem: cannot load CA certificates", 63) == 0);
+    gr_conf_set(c, "ssl.ca.location", "", NULL, 0);
+    gr_conf_set(c, "ssl.certificate.location", "/nonexistent/c.pem", NULL, 0);
+    ASSERT_EQ(gr_admin_new(c, &a, err, sizeof(err)), GR_ERR__INVALID_ARG);
+    ASSERT_STREQ(err, "ssl.certificate.location and ssl.key.location go together");
+    gr_conf_set(c, "security.protocol", "sasl_ssl", NULL, 0); /* SASL over TLS: the TLS settings are checked too */
+    ASSERT_EQ(gr_admin_new(c, &a, err, sizeof(err)), GR_ERR__INVALID_ARG);
+    ASSERT_STREQ(err, "ssl.certificate.location and ssl.key.location go together");
+    gr_conf_set(c, "security.protocol", "ssl", NULL, 0);
+    gr_conf_set(c, "ssl.certificate.location", "", NULL, 0);
+    ASSERT_EQ(gr_admin_new(c, &a, err, sizeof(err)), GR_ERR_NONE); /* system CAs */
+    gr_admin_destroy(a);
+    gr_conf_destroy(c);
+}
+
 static void test_murmur2(void) {
     /* Kafka clients/src/test/java/org/apache/kafka/common/utils/UtilsTest.java testMurmur2 */
     ASSERT_EQ(gr_murmur2("21", 2), -973932308);
@@ -172,6 +204,7 @@ static void test_error_table(void) {
 int main(void) {
     RUN_TEST(test_defaults);
     RUN_TEST(test_set_valid);
+    RUN_TEST(test_tls_conf);
     RUN_TEST(test_set_invalid);
     RUN_TEST(test_file_and_listing);
     RUN_TEST(test_constructors);

@@ -94,6 +94,83 @@ static gr_err_t load_ov(const char *o1, const char *o2, char *err) {
     return e;
 }
 
+/* Several listeners, custom names, per-listener ssl.* and Kafka's refusals. */
+static void test_listeners(void) {
+    char err[512];
+    gr_server_config_t c;
+    const char *ov[] = {"listeners=PLAINTEXT://127.0.0.1:9092,secure://[::1]:9093,CONTROLLER://:9094",
+                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SECURE:SSL,CONTROLLER:PLAINTEXT",
+                        "controller.listener.names=CONTROLLER",
+                        "advertised.listeners=PLAINTEXT://127.0.0.1:9092,SECURE://broker.example:19093",
+                        "ssl.keystore.location=/global.pem",
+                        "listener.name.secure.ssl.keystore.location=/secure.pem",
+                        "listener.name.secure.ssl.client.auth=required",
+                        "ssl.principal.mapping.rules=RULE:^CN=(.*?),.*$/$1/L,DEFAULT"};
+    ASSERT_EQ(gr_server_config_load(&c, NULL, ov, 8, err, sizeof(err)), GR_ERR_NONE);
+    ASSERT_EQ(c.n_listeners, 2);
+    ASSERT_STREQ(c.listeners[0].name, "PLAINTEXT");
+    ASSERT_EQ(c.listeners[0].sec_proto, 0);
+    ASSERT_STREQ(c.listeners[0].adv_host, "127.0.0.1");
+    ASSERT_EQ(c.listeners[0].adv_port, 9092);
+    ASSERT_STREQ(c.listeners[1].name, "SECURE");
+    ASSERT_EQ(c.listeners[1].sec_proto, 1);
+    ASSERT_STREQ(c.listeners[1].host, "::1");
+    ASSERT_EQ(c.listeners[1].port, 9093);
+    ASSERT_STREQ(c.listeners[1].adv_host, "broker.example");
+    ASSERT_EQ(c.listeners[1].adv_port, 19093);
+    ASSERT_STREQ(c.listeners[1].tls.keystore_location, "/secure.pem");
+    ASSERT_STREQ(c.listeners[1].tls.keystore_type, "JKS");
+    ASSERT_STREQ(c.listeners[1].tls.enabled_protocols, "TLSv1.2,TLSv1.3");
+    ASSERT_EQ(c.listeners[1].tls.client_auth, GR_TLS_AUTH_REQUIRED);
+    ASSERT_STREQ(c.listeners[1].ssl_rules, "RULE:^CN=(.*?),.*$/$1/L,DEFAULT");
+    ASSERT_STREQ(c.inter_broker_listener, "PLAINTEXT");
+    ASSERT_STREQ(c.listener_name, "PLAINTEXT");
+    gr_server_config_free(&c);
+
+    ASSERT_EQ(load_ov("listeners=CLIENT://:9092", NULL, err), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "Error creating broker listeners from '[CLIENT://:9092]': No security protocol defined for "
+                      "listener CLIENT");
+    ASSERT_EQ(load_ov("listeners=PLAINTEXT://:9092, SSL://:9092", NULL, err), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "Error creating broker listeners from '[PLAINTEXT://:9092, SSL://:9092]': If you have two "
+                      "listeners on the same port then one needs to be IPv4 and the other IPv6, listeners: "
+                      "[PLAINTEXT://:9092, SSL://:9092], port: 9092");
+    /* one IPv4 and one IPv6 address may share a port, as in Kafka */
+    ASSERT_EQ(load_ov("listeners=PLAINTEXT://127.0.0.1:9092,V6://[::1]:9092",
+                      "listener.security.protocol.map=PLAINTEXT:"
+                      "PLAINTEXT,V6:PLAINTEXT",
+                      err),
+              GR_ERR_NONE);
+    /* Kafka checks the inter-broker listener among the advertised names first */
+    ASSERT_EQ(load_ov("listeners=PLAINTEXT://:9092", "advertised.listeners=SSL://h:9093", err), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid "
+                      "options based on currently configured listeners are SSL");
+    ASSERT_EQ(
+        load_ov("listeners=PLAINTEXT://:9092,SSL://:9094", "advertised.listeners=PLAINTEXT://h:1,SASL_SSL://h:2", err),
+        GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "advertised.listeners listener names must be equal to or a subset of the ones defined in "
+                      "listeners. Found PLAINTEXT,SASL_SSL. The valid options based on the current configuration are "
+                      "PLAINTEXT,SSL");
+    /* SASL listeners are accepted (their mechanisms are checked when the broker opens them) */
+    ASSERT_EQ(load_ov("listeners=PLAINTEXT://:9092,SASL_SSL://:9094", NULL, err), GR_ERR_NONE);
+    ASSERT_EQ(load_ov("listeners=SSL://:9093", "inter.broker.listener.name=SSL", err), GR_ERR_NONE);
+    ASSERT_EQ(load_ov("listeners=SSL://:9093", "security.inter.broker.protocol=SSL", err), GR_ERR_NONE);
+    ASSERT_EQ(load_ov("inter.broker.listener.name=PLAINTEXT", "security.inter.broker.protocol=PLAINTEXT", err),
+              GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.");
+    ASSERT_EQ(load_ov("inter.broker.listener.name=FOO", NULL, err), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "Listener with name FOO defined in inter.broker.listener.name not found in "
+                      "listener.security.protocol.map.");
+    ASSERT_EQ(load_ov("listener.security.protocol.map=PLAINTEXT:TLS", NULL, err), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "Invalid security protocol `TLS` defined in listener.security.protocol.map");
+    ASSERT_EQ(load_ov("listeners=PLAINTEXT://:9092,SSL://:9093", "ssl.client.auth=maybe", err), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "Invalid value maybe for configuration ssl.client.auth: String must be one of: required, "
+                      "requested, none");
+    ASSERT_EQ(load_ov("listeners=PLAINTEXT://:9092,SSL://:9093", "ssl.principal.mapping.rules=DEFAULTX", err),
+              GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "Invalid value DEFAULTX for configuration ssl.principal.mapping.rules: Invalid rule: `DEFAULTX`, "
+                      "unmatched substring: `X`");
+}
+
 static void test_errors(void) {
     char err[512];
     ASSERT_EQ(load_ov("num.partitions=0", NULL, err), GR_ERR_INVALID_CONFIG);
@@ -102,8 +179,10 @@ static void test_errors(void) {
     ASSERT_EQ(load_ov("novalue", NULL, err), GR_ERR_INVALID_CONFIG);
     ASSERT_EQ(load_ov("node.id=2", "broker.id=3", err), GR_ERR_INVALID_CONFIG);
     ASSERT(strstr(err, "must be equal"));
+    /* Kafka: the inter-broker listener (security.inter.broker.protocol=PLAINTEXT) must exist. */
     ASSERT_EQ(load_ov("listeners=SSL://:9093", NULL, err), GR_ERR_INVALID_CONFIG);
-    ASSERT(strstr(err, "PLAINTEXT only"));
+    ASSERT_STREQ(err, "inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid "
+                      "options based on currently configured listeners are SSL");
     ASSERT_EQ(load_ov("listeners=PLAINTEXT://0.0.0.0:9092", NULL, err), GR_ERR_INVALID_CONFIG);
     ASSERT(strstr(err, "advertised.listeners"));
     ASSERT_EQ(load_ov("listeners=PLAINTEXT://:9092,CONTROLLER://:9093", "controller.listener.names=CONTROLLER", err),
@@ -201,5 +280,6 @@ int main(void) {
     RUN_TEST(test_admin_listener);
     RUN_TEST(test_sample_file_and_overrides);
     RUN_TEST(test_errors);
+    RUN_TEST(test_listeners);
     return 0;
 }
