@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "auth/authz_rules.h"
 #include "auth/sasl.h"
 #include "auth/scram_store.h"
-#include "auth/authz_rules.h"
 #include "broker/broker.h"
 #include "broker/core_metrics.h"
 #include "broker/partitions.h"
@@ -65,9 +65,9 @@ struct gr_broker {
     gr_topic_job_t *topic_jobs;   /* partition logs still to open (topic_open.c) */
     gr_timer_t topic_timer;
     bool shutting_down;
-    gr_acl_authz_t *authz;          /* ACLs; NULL: no authorizer configured (authz.c) */
+    gr_acl_authz_t *authz;                              /* ACLs; NULL: no authorizer configured (authz.c) */
     gr_broker_feature_t features[GR_BROKER_N_FEATURES]; /* gr_broker_features' answer */
-    struct gr_broker_sasl_listener *sasl; /* the SASL setup of each SASL listener (h_sasl.c) */
+    struct gr_broker_sasl_listener *sasl;               /* the SASL setup of each SASL listener (h_sasl.c) */
     size_t n_sasl;
     int64_t sasl_fail_delay_ms;     /* connection.failed.authentication.delay.ms */
     size_t sasl_max_receive;        /* sasl.server.max.receive.size: frames before authentication */
