@@ -1,6 +1,7 @@
 /* The authorization decision table (see authz_rules.h). Each row was read from
  * Apache Kafka 4.4.0: KafkaApis, AuthHelper, ControllerApis (CreateTopics, DeleteTopics,
- * CreatePartitions and the ACL APIs are answered by the controller in KRaft). */
+ * CreatePartitions, the ACL APIs, UpdateFeatures and AlterUserScramCredentials are answered
+ * by the controller in KRaft). */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +61,19 @@ static const gr_az_rule_t rules[GR_AZ_N] = {
     [GR_AZ_DESCRIBE_ACLS] = R(29, DESCRIBE, CLUSTER, CLUSTER_AUTHORIZATION_FAILED),
     [GR_AZ_CREATE_ACLS] = R(30, ALTER, CLUSTER, CLUSTER_AUTHORIZATION_FAILED),
     [GR_AZ_DELETE_ACLS] = R(31, ALTER, CLUSTER, CLUSTER_AUTHORIZATION_FAILED),
+    [GR_AZ_UPDATE_FEATURES] = R(57, ALTER, CLUSTER, CLUSTER_AUTHORIZATION_FAILED),
+    [GR_AZ_DESCRIBE_SCRAM] = R(50, DESCRIBE, CLUSTER, CLUSTER_AUTHORIZATION_FAILED),
+    [GR_AZ_ALTER_SCRAM] = R(51, ALTER, CLUSTER, CLUSTER_AUTHORIZATION_FAILED),
+    [GR_AZ_JOIN_GROUP] = R(11, READ, GROUP, GROUP_AUTHORIZATION_FAILED),
+    [GR_AZ_SYNC_GROUP] = R(14, READ, GROUP, GROUP_AUTHORIZATION_FAILED),
+    [GR_AZ_HEARTBEAT] = R(12, READ, GROUP, GROUP_AUTHORIZATION_FAILED),
+    [GR_AZ_LEAVE_GROUP] = R(13, READ, GROUP, GROUP_AUTHORIZATION_FAILED),
+    [GR_AZ_OFFSET_COMMIT] = R(8, READ, GROUP, GROUP_AUTHORIZATION_FAILED),
+    [GR_AZ_OFFSET_COMMIT_TOPIC] = R(8, READ, TOPIC, TOPIC_AUTHORIZATION_FAILED),
+    [GR_AZ_OFFSET_FETCH] = R(9, DESCRIBE, GROUP, GROUP_AUTHORIZATION_FAILED),
+    [GR_AZ_OFFSET_FETCH_TOPIC] = R(9, DESCRIBE, TOPIC, TOPIC_AUTHORIZATION_FAILED),
+    [GR_AZ_OFFSET_DELETE] = R(47, DELETE, GROUP, GROUP_AUTHORIZATION_FAILED),
+    [GR_AZ_OFFSET_DELETE_TOPIC] = R(47, READ, TOPIC, TOPIC_AUTHORIZATION_FAILED),
 };
 
 const gr_az_rule_t *gr_az_rule(gr_az_t check) { return &rules[check]; }

@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "auth/authz_rules.h"
 #include "auth/sasl.h"
 #include "auth/scram_store.h"
-#include "auth/authz_rules.h"
 #include "broker/broker.h"
 #include "broker/core_metrics.h"
 #include "broker/partitions.h"
@@ -59,9 +59,9 @@ struct gr_broker {
     gr_topic_job_t *topic_jobs;   /* partition logs still to open (topic_open.c) */
     gr_timer_t topic_timer;
     bool shutting_down;
-    gr_acl_authz_t *authz;          /* ACLs; NULL: no authorizer configured (authz.c) */
+    gr_acl_authz_t *authz;                              /* ACLs; NULL: no authorizer configured (authz.c) */
     gr_broker_feature_t features[GR_BROKER_N_FEATURES]; /* gr_broker_features' answer */
-    struct gr_broker_sasl_listener *sasl; /* the SASL setup of each SASL listener (h_sasl.c) */
+    struct gr_broker_sasl_listener *sasl;               /* the SASL setup of each SASL listener (h_sasl.c) */
     size_t n_sasl;
     int64_t sasl_fail_delay_ms;     /* connection.failed.authentication.delay.ms */
     size_t sasl_max_receive;        /* sasl.server.max.receive.size: frames before authentication */
@@ -139,6 +139,9 @@ gr_err_t gr_req_authz_s(gr_req_t *req, gr_az_t check, gr_str_t name);
 bool gr_req_allowed_any(gr_req_t *req, int8_t op, int8_t rtype);
 /** Authorized-operations bitfield of a resource for this request's principal. */
 int32_t gr_req_authz_ops(gr_req_t *req, int8_t rtype, const char *name);
+/** The message Kafka's controller gives a denied cluster operation:
+ *  "Request <request> needs ALTER permission." (Kafka prints its request object there). */
+gr_str_t gr_req_denied_msg(gr_req_t *req, gr_az_t check);
 
 /** Feature flags for ApiVersions v3+: supported ranges and the finalized levels
  *  (read from the metadata store at each call; valid until the next call). */
