@@ -17,6 +17,7 @@ typedef enum gr_az {
     GR_AZ_PRODUCE_TXN,                  /* WRITE TRANSACTIONAL_ID: transactional produce */
     GR_AZ_PRODUCE,                      /* WRITE TOPIC */
     GR_AZ_FETCH,                        /* READ TOPIC */
+    GR_AZ_FETCH_FOLLOWER,               /* CLUSTER_ACTION CLUSTER: a fetch with a replica id */
     GR_AZ_LIST_OFFSETS,                 /* DESCRIBE TOPIC */
     GR_AZ_METADATA,                     /* DESCRIBE TOPIC: unauthorized topics are hidden or denied */
     GR_AZ_AUTO_CREATE_CLUSTER,          /* CREATE CLUSTER: auto-creation of any topic ... */

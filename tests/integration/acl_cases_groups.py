@@ -16,7 +16,7 @@ import cgroup_differential as cgd  # noqa: E402
 import share_coord_wire as scw  # noqa: E402
 
 TOPIC, GROUP, CLUSTER = 2, 3, 4
-READ, DELETE, ALTER, DESCRIBE = 3, 6, 7, 8
+READ, DELETE, ALTER, DESCRIBE, CLUSTER_ACTION = 3, 6, 7, 8, 9
 T, T2 = "acl-t", "acl-t2"
 CG1 = "acl-cg1"  # Empty classic group with offsets on T and T2 (OffsetCommit / OffsetFetch)
 CG2 = "acl-cg2"  # JoinGroup, SyncGroup, Heartbeat, LeaveGroup
@@ -181,7 +181,16 @@ OFF_T = [T, [[0, 1, -1, "", 0]]]
 DENIED_T2 = [T2, [[0, -1, -1, "", 29]]]
 SCRAM_DENIED = [31, None]
 
+def follower_fetch(x):
+    """Fetch v11 with replica id 5 (a follower's fetch): the partition errors."""
+    import produce_fetch_wire as pfw
+    return [p["err"] for p in pfw.fetch(x.client_pfw(), T, 0, replica_id=5)["parts"]]
+
+
 CASES = [
+    ("Fetch from a follower: READ on the topic is not enough", [(TOPIC, T, READ)], follower_fetch, [29], [29]),
+    ("Fetch from a follower needs CLUSTER_ACTION", [(CLUSTER, "kafka-cluster", CLUSTER_ACTION)], follower_fetch,
+     [29], [6]),
     ("UpdateFeatures ALTER cluster", [(CLUSTER, "kafka-cluster", ALTER)], lambda x: update_features(x.client),
      [31, "Request ... needs ALTER permission.", []], [0, None, [["share.version", 0]]]),
     ("DescribeUserScramCredentials DESCRIBE cluster", [(CLUSTER, "kafka-cluster", DESCRIBE)],
