@@ -235,11 +235,6 @@ static void describe_group(gr_req_t *req, gr_str_t id, dg_t *o) {
     const gr_sg_group_t *g;
     gr_sg_state_t st;
     o->GroupId = id;
-    if (!gr_req_allowed(req, GR_AZ_SHARE_DESCRIBE, gid)) { /* DESCRIBE on the group */
-        o->ErrorCode = GR_ERR_GROUP_AUTHORIZATION_FAILED;
-        o->ErrorMessage = gr_str_c("Group authorization failed.");
-        return;
-    }
     gr_err_t err = gr_share_group_describe(req->b->share.groups, gid, gr_share_id_used_by_other_type(req->b, gid), &g,
                                            &st, errstr, sizeof(errstr));
     o->ErrorCode = (int16_t)err;
@@ -265,6 +260,19 @@ void gr_h_share_group_describe(gr_req_t *req) {
     int32_t n = r->GroupIds.n > 0 ? r->GroupIds.n : 0;
     resp->Groups.v = gr_req_alloc(req, &gr_ShareGroupDescribeResponse_DescribedGroup_sd, n);
     resp->Groups.n = n;
-    for (int32_t i = 0; i < n; i++) describe_group(req, r->GroupIds.v[i], &resp->Groups.v[i]);
+    /* DESCRIBE on each group: KafkaApis answers the denied ones first, the code alone. */
+    int32_t k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int32_t i = 0; i < n; i++) {
+            bool allowed = gr_req_allowed(req, GR_AZ_SHARE_DESCRIBE, gr_req_cstr(req, r->GroupIds.v[i]));
+            if (allowed != (pass == 1)) continue;
+            dg_t *o = &resp->Groups.v[k++];
+            if (allowed) {
+                describe_group(req, r->GroupIds.v[i], o);
+            } else {
+                o->GroupId = r->GroupIds.v[i];
+                o->ErrorCode = GR_ERR_GROUP_AUTHORIZATION_FAILED;
+            }
+        }
     gr_req_respond(req, resp);
 }
