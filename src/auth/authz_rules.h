@@ -17,6 +17,7 @@ typedef enum gr_az {
     GR_AZ_PRODUCE_TXN,                  /* WRITE TRANSACTIONAL_ID: transactional produce */
     GR_AZ_PRODUCE,                      /* WRITE TOPIC */
     GR_AZ_FETCH,                        /* READ TOPIC */
+    GR_AZ_FETCH_FOLLOWER,               /* CLUSTER_ACTION CLUSTER: a fetch with a replica id */
     GR_AZ_LIST_OFFSETS,                 /* DESCRIBE TOPIC */
     GR_AZ_METADATA,                     /* DESCRIBE TOPIC: unauthorized topics are hidden or denied */
     GR_AZ_AUTO_CREATE_CLUSTER,          /* CREATE CLUSTER: auto-creation of any topic ... */
@@ -63,6 +64,19 @@ typedef enum gr_az {
     GR_AZ_DESCRIBE_ACLS,                /* DESCRIBE CLUSTER */
     GR_AZ_CREATE_ACLS,                  /* ALTER CLUSTER */
     GR_AZ_DELETE_ACLS,                  /* ALTER CLUSTER */
+    GR_AZ_UPDATE_FEATURES,              /* ALTER CLUSTER (Kafka's controller) */
+    GR_AZ_DESCRIBE_SCRAM,               /* DESCRIBE CLUSTER */
+    GR_AZ_ALTER_SCRAM,                  /* ALTER CLUSTER (Kafka's controller) */
+    GR_AZ_JOIN_GROUP,                   /* READ GROUP */
+    GR_AZ_SYNC_GROUP,                   /* READ GROUP */
+    GR_AZ_HEARTBEAT,                    /* READ GROUP */
+    GR_AZ_LEAVE_GROUP,                  /* READ GROUP */
+    GR_AZ_OFFSET_COMMIT,                /* READ GROUP */
+    GR_AZ_OFFSET_COMMIT_TOPIC,          /* READ TOPIC */
+    GR_AZ_OFFSET_FETCH,                 /* DESCRIBE GROUP */
+    GR_AZ_OFFSET_FETCH_TOPIC,           /* DESCRIBE TOPIC: named topics denied, all-offsets leaves them out */
+    GR_AZ_OFFSET_DELETE,                /* DELETE GROUP */
+    GR_AZ_OFFSET_DELETE_TOPIC,          /* READ TOPIC */
     GR_AZ_N
 } gr_az_t;
 

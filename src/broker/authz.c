@@ -62,3 +62,11 @@ int32_t gr_req_authz_ops(gr_req_t *req, int8_t rtype, const char *name) {
         if ((sup & (1 << op)) && allowed(req, op, rtype, name)) out |= 1 << op;
     return out;
 }
+
+gr_str_t gr_req_denied_msg(gr_req_t *req, gr_az_t check) {
+    const gr_az_rule_t *r = gr_az_rule(check);
+    char host[64];
+    host_of(req, host, sizeof(host));
+    return gr_req_msg(req, "Request Request(apiKey=%d, principal=%s, host=%s) needs %s permission.", r->api_key,
+                      gr_conn_principal(req->conn), host, gr_acl_op_name(r->op));
+}

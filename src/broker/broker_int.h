@@ -145,6 +145,9 @@ gr_err_t gr_req_authz_s(gr_req_t *req, gr_az_t check, gr_str_t name);
 bool gr_req_allowed_any(gr_req_t *req, int8_t op, int8_t rtype);
 /** Authorized-operations bitfield of a resource for this request's principal. */
 int32_t gr_req_authz_ops(gr_req_t *req, int8_t rtype, const char *name);
+/** The message Kafka's controller gives a denied cluster operation:
+ *  "Request <request> needs ALTER permission." (Kafka prints its request object there). */
+gr_str_t gr_req_denied_msg(gr_req_t *req, gr_az_t check);
 
 /** Feature flags for ApiVersions v3+: supported ranges and the finalized levels
  *  (read from the metadata store at each call; valid until the next call). */

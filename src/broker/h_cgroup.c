@@ -5,6 +5,10 @@
  *
  * A group id that is a share group answers as Kafka 4.4.0 does (GroupMetadataManager):
  * JoinGroup INCONSISTENT_GROUP_PROTOCOL, the other three UNKNOWN_MEMBER_ID.
+ *
+ * Authorization as KafkaApis: READ on the group before anything else (for SyncGroup
+ * after its v5 protocol check), answered with Kafka's error shapes (LeaveGroup: a
+ * top-level GROUP_AUTHORIZATION_FAILED and no members).
  * @locality loop thread. */
 #include <string.h>
 
@@ -66,8 +70,9 @@ void gr_h_join_group(gr_req_t *req) {
     gr_JoinGroupRequest_t *r = req->body;
     gr_broker_t *b = req->b;
     char *gid = gr_req_cstr(req, r->GroupId);
-    if (*gid && is_share_group(req, gid)) {
-        gr_cg_answer_t a = {.error = GR_ERR_INCONSISTENT_GROUP_PROTOCOL, .generation = -1};
+    gr_err_t denied = gr_req_authz(req, GR_AZ_JOIN_GROUP, gid);
+    if (denied || (*gid && is_share_group(req, gid))) {
+        gr_cg_answer_t a = {.error = denied ? denied : GR_ERR_INCONSISTENT_GROUP_PROTOCOL, .generation = -1};
         a.leader = a.member_id = "";
         gr_cgroup_answer_join(req, &a);
         return;
@@ -111,8 +116,9 @@ void gr_h_sync_group(gr_req_t *req) {
     /* From v5 the protocol type and name are mandatory (Kafka's KafkaApis check). */
     if (req->hdr.api_version >= 5 && (gr_str_is_null(r->ProtocolType) || gr_str_is_null(r->ProtocolName)))
         err.error = GR_ERR_INCONSISTENT_GROUP_PROTOCOL;
-    else if (*gid && is_share_group(req, gid))
-        err.error = GR_ERR_UNKNOWN_MEMBER_ID;
+    else
+        err.error = (int16_t)gr_req_authz(req, GR_AZ_SYNC_GROUP, gid);
+    if (!err.error && *gid && is_share_group(req, gid)) err.error = GR_ERR_UNKNOWN_MEMBER_ID;
     if (err.error) return gr_cgroup_answer_sync(req, &err);
     int32_t n = r->Assignments.n > 0 ? r->Assignments.n : 0;
     gr_cg_assignment_t *as = gr_arena_alloc(&req->arena, sizeof(*as) * ((size_t)n + 1));
@@ -145,8 +151,9 @@ void gr_h_heartbeat(gr_req_t *req) {
     gr_broker_t *b = req->b;
     gr_HeartbeatResponse_t *resp = gr_req_resp_new(req);
     char *gid = gr_req_cstr(req, r->GroupId);
-    if (*gid && is_share_group(req, gid)) {
-        resp->ErrorCode = GR_ERR_UNKNOWN_MEMBER_ID;
+    gr_err_t denied = gr_req_authz(req, GR_AZ_HEARTBEAT, gid);
+    if (denied || (*gid && is_share_group(req, gid))) {
+        resp->ErrorCode = (int16_t)(denied ? denied : GR_ERR_UNKNOWN_MEMBER_ID);
         gr_req_respond(req, resp);
         return;
     }
@@ -166,6 +173,10 @@ void gr_h_leave_group(gr_req_t *req) {
     gr_broker_t *b = req->b;
     gr_LeaveGroupResponse_t *resp = gr_req_resp_new(req);
     char *gid = gr_req_cstr(req, r->GroupId);
+    if ((resp->ErrorCode = (int16_t)gr_req_authz(req, GR_AZ_LEAVE_GROUP, gid))) {
+        gr_req_respond(req, resp);
+        return;
+    }
     bool v3 = req->hdr.api_version >= 3;
     /* v0-2 name one member by id; v3+ a batch by member id and/or instance id. */
     int32_t n = v3 ? (r->Members.n > 0 ? r->Members.n : 0) : 1;

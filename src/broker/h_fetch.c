@@ -65,6 +65,7 @@ typedef struct fetch_state {
     int32_t n_read;    /* partitions that are read (resolved without error) */
     int64_t max_bytes; /* min(MaxBytes, fetch.max.bytes) */
     bool follower;
+    gr_err_t follower_denied; /* CLUSTER_ACTION on the cluster, checked once */
     bool read_committed;
     bool urgent;      /* a partition went away while parked: answer now */
     int64_t deadline; /* loop time when a parked request must answer */
@@ -331,9 +332,12 @@ static void resolve_topic(fetch_state_t *st, const gr_FetchRequest_FetchTopic_t 
                                       : gr_meta_topic_find(req->b->meta, gr_req_cstr(req, ft->Topic));
     rt->Topic = ft->Topic;
     rt->TopicId = ft->TopicId;
-    /* READ on the topic; an unknown id is UNKNOWN_TOPIC_ID before any authorization. */
-    gr_err_t denied = by_id ? (mt ? gr_req_authz(req, GR_AZ_FETCH, mt->name) : GR_ERR_NONE)
-                            : gr_req_authz_s(req, GR_AZ_FETCH, ft->Topic);
+    /* A consumer needs READ on the topic (an unknown id is UNKNOWN_TOPIC_ID before any
+     * authorization); a follower CLUSTER_ACTION on the cluster instead, else every
+     * partition is denied (KafkaApis.handleFetchRequest). */
+    gr_err_t denied = st->follower ? st->follower_denied
+                      : by_id      ? (mt ? gr_req_authz(req, GR_AZ_FETCH, mt->name) : GR_ERR_NONE)
+                                   : gr_req_authz_s(req, GR_AZ_FETCH, ft->Topic);
     int32_t n = ft->Partitions.n > 0 ? ft->Partitions.n : 0;
     rt->Partitions.v = gr_req_alloc(req, &gr_FetchResponse_PartitionData_sd, n);
     rt->Partitions.n = n;
@@ -371,6 +375,7 @@ static fetch_state_t *state_new(gr_req_t *req, gr_FetchResponse_t *resp) {
     int64_t cap = req->b->cfg->fetch_max_bytes > 0 ? req->b->cfg->fetch_max_bytes : INT32_MAX;
     st->max_bytes = rq->MaxBytes < cap ? rq->MaxBytes : cap;
     st->follower = replica_id(req) >= 0;
+    if (st->follower) st->follower_denied = gr_req_authz(req, GR_AZ_FETCH_FOLLOWER, NULL);
     st->read_committed = rq->IsolationLevel == 1;
     return st;
 }

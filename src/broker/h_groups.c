@@ -124,45 +124,62 @@ static bool describe_classic(gr_req_t *req, const char *gid, gr_DescribeGroupsRe
     return true;
 }
 
-/* The classic-group API on share groups and unknown ids (GroupMetadataManager.describeGroups):
- * v6+ answers GROUP_ID_NOT_FOUND, older versions a Dead group with no error. */
+/* Kafka's groupError for a group the principal may not DESCRIBE. */
+static void describe_denied(gr_str_t id, gr_DescribeGroupsResponse_DescribedGroup_t *o) {
+    o->GroupId = id;
+    o->ErrorCode = GR_ERR_GROUP_AUTHORIZATION_FAILED;
+    o->ErrorMessage = gr_str_c("Group authorization failed.");
+    o->GroupState = gr_str_c("");
+    o->ProtocolType = gr_str_c("");
+    o->ProtocolData = gr_str_c("");
+    o->Members.n = 0;
+}
+
+/* An authorized group. The classic-group API on share groups and unknown ids
+ * (GroupMetadataManager.describeGroups): v6+ answers GROUP_ID_NOT_FOUND, older versions a
+ * Dead group with no error. Kafka fills the authorized operations of every group answered
+ * without error. */
 static void describe_one(gr_req_t *req, gr_str_t id, gr_DescribeGroupsResponse_DescribedGroup_t *o) {
     char *gid = gr_req_cstr(req, id);
     bool v6 = req->hdr.api_version >= 6;
     bool share = gr_share_group_exists(req->b->share.groups, gid);
     o->GroupId = id;
-    if (*gid && describe_classic(req, gid, o)) return;
-    o->ProtocolType = gr_str_c("");
-    o->ProtocolData = gr_str_c("");
-    o->GroupState = gr_str_c("Dead");
-    o->Members.n = 0;
-    if (!gr_req_allowed(req, GR_AZ_DESCRIBE_GROUPS, gid)) { /* Kafka's groupError shape */
-        o->ErrorCode = GR_ERR_GROUP_AUTHORIZATION_FAILED;
-        o->GroupState = gr_str_c("");
-        o->ErrorMessage = gr_str_c("Group authorization failed.");
-        return;
+    if (!*gid || !describe_classic(req, gid, o)) {
+        o->ProtocolType = gr_str_c("");
+        o->ProtocolData = gr_str_c("");
+        o->GroupState = gr_str_c("Dead");
+        o->Members.n = 0;
+        if (!*gid) {
+            o->ErrorCode = GR_ERR_INVALID_GROUP_ID;
+            return;
+        }
+        if (v6) {
+            o->ErrorCode = GR_ERR_GROUP_ID_NOT_FOUND;
+            o->ErrorMessage = share ? gr_req_msg(req, "Group %s is not a classic group.", gid)
+                                    : gr_req_msg(req, "Group %s not found.", gid);
+            return;
+        }
     }
-    if (!*gid) {
-        o->ErrorCode = GR_ERR_INVALID_GROUP_ID;
-        return;
-    }
-    if (!v6) { /* Kafka fills the authorized operations of every group answered without error */
-        if (((gr_DescribeGroupsRequest_t *)req->body)->IncludeAuthorizedOperations)
-            o->AuthorizedOperations = gr_req_authz_ops(req, GR_ACL_RT_GROUP, gid);
-        return;
-    }
-    o->ErrorCode = GR_ERR_GROUP_ID_NOT_FOUND;
-    o->ErrorMessage =
-        share ? gr_req_msg(req, "Group %s is not a classic group.", gid) : gr_req_msg(req, "Group %s not found.", gid);
+    if (((gr_DescribeGroupsRequest_t *)req->body)->IncludeAuthorizedOperations)
+        o->AuthorizedOperations = gr_req_authz_ops(req, GR_ACL_RT_GROUP, gid);
 }
 
+/* KafkaApis answers the groups the principal may not DESCRIBE first, then the others. */
 void gr_h_describe_groups(gr_req_t *req) {
     gr_DescribeGroupsRequest_t *r = req->body;
     gr_DescribeGroupsResponse_t *resp = gr_req_resp_new(req);
-    int32_t n = r->Groups.n > 0 ? r->Groups.n : 0;
+    int32_t n = r->Groups.n > 0 ? r->Groups.n : 0, k = 0;
     resp->Groups.v = gr_req_alloc(req, &gr_DescribeGroupsResponse_DescribedGroup_sd, n);
     resp->Groups.n = n;
-    for (int32_t i = 0; i < n; i++) describe_one(req, r->Groups.v[i], &resp->Groups.v[i]);
+    for (int pass = 0; pass < 2; pass++)
+        for (int32_t i = 0; i < n; i++) {
+            bool allowed = gr_req_allowed(req, GR_AZ_DESCRIBE_GROUPS, gr_req_cstr(req, r->Groups.v[i]));
+            if (allowed != (pass == 1)) continue;
+            if (allowed)
+                describe_one(req, r->Groups.v[i], &resp->Groups.v[k++]);
+            else
+                describe_denied(r->Groups.v[i], &resp->Groups.v[k++]);
+        }
     gr_req_respond(req, resp);
 }
 
@@ -218,12 +235,16 @@ void gr_h_delete_groups(gr_req_t *req) {
     resp->Results.v = gr_req_alloc(req, &gr_DeleteGroupsResponse_DeletableGroupResult_sd, n);
     resp->Results.n = n;
     gr_share_wait_t *w = gr_share_wait_new(req, resp, delete_fix);
-    for (int32_t i = 0; i < n; i++) {
-        dgr_t *o = &resp->Results.v[i];
-        o->GroupId = r->GroupsNames.v[i];
-        gr_err_t denied = gr_req_authz_s(req, GR_AZ_DELETE_GROUPS, o->GroupId); /* DELETE on the group */
-        o->ErrorCode = (int16_t)(denied ? denied : delete_one(req, gr_req_cstr(req, o->GroupId), w));
-    }
+    /* DELETE on each group; KafkaApis answers the denied groups after the others. */
+    int32_t k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int32_t i = 0; i < n; i++) {
+            gr_err_t denied = gr_req_authz_s(req, GR_AZ_DELETE_GROUPS, r->GroupsNames.v[i]);
+            if ((pass == 0) != !denied) continue;
+            dgr_t *o = &resp->Results.v[k++];
+            o->GroupId = r->GroupsNames.v[i];
+            o->ErrorCode = (int16_t)(denied ? denied : delete_one(req, gr_req_cstr(req, o->GroupId), w));
+        }
     gr_share_rearm_expiry(req->b);
     gr_share_wait_arm(w);
 }

@@ -6,6 +6,10 @@
  * UNKNOWN_TOPIC_OR_PARTITION before the group is looked at, as KafkaApis does. A
  * share-group id answers GROUP_ID_NOT_FOUND to commits and deletes, and -1 offsets to
  * fetches (ShareGroup.validateOffset*).
+ *
+ * Authorization as KafkaApis: the group first (commit READ, fetch DESCRIBE, delete
+ * DELETE), then each topic by name (commit and delete READ, fetch DESCRIBE); a denied
+ * topic answers TOPIC_AUTHORIZATION_FAILED before it is known to exist or not.
  * @locality loop thread. */
 #include <string.h>
 
@@ -72,6 +76,7 @@ void gr_h_offset_commit(gr_req_t *req) {
     *c = (commit_ctx_t){.req = req, .resp = resp, .gid = gid};
     c->items = gr_arena_alloc(&req->arena, sizeof(*c->items) * ((size_t)total + 1));
     bool v10 = req->hdr.api_version >= 10;
+    gr_err_t gdenied = gr_req_authz(req, GR_AZ_OFFSET_COMMIT, gid); /* every partition answers it */
     char **names = gr_arena_alloc(&req->arena, sizeof(char *) * ((size_t)nt + 1));
     resp->Topics.v = gr_req_alloc(req, &gr_OffsetCommitResponse_OffsetCommitResponseTopic_sd, nt);
     resp->Topics.n = nt;
@@ -88,12 +93,15 @@ void gr_h_offset_commit(gr_req_t *req) {
         resp->Topics.v[i].Partitions.v =
             gr_req_alloc(req, &gr_OffsetCommitResponse_OffsetCommitResponsePartition_sd, np);
         resp->Topics.v[i].Partitions.n = np;
+        gr_err_t terr = gdenied  ? gdenied
+                        : !topic ? GR_ERR_UNKNOWN_TOPIC_ID
+                                 : gr_req_authz(req, GR_AZ_OFFSET_COMMIT_TOPIC, topic);
         for (int32_t j = 0; j < np; j++) {
             ocp_t *o = &resp->Topics.v[i].Partitions.v[j];
             gr_OffsetCommitRequest_OffsetCommitRequestPartition_t *p = &t->Partitions.v[j];
             o->PartitionIndex = p->PartitionIndex;
-            if (!topic || !partition_known(b, topic, p->PartitionIndex)) {
-                o->ErrorCode = topic ? GR_ERR_UNKNOWN_TOPIC_OR_PARTITION : GR_ERR_UNKNOWN_TOPIC_ID;
+            if (terr || !partition_known(b, topic, p->PartitionIndex)) {
+                o->ErrorCode = (int16_t)(terr ? terr : GR_ERR_UNKNOWN_TOPIC_OR_PARTITION);
                 continue;
             }
             valid++;
@@ -150,10 +158,12 @@ typedef struct all_ctx {
     ofg_t *g;
 } all_ctx_t;
 
-/* Topics null: every committed offset of the group, grouped by topic (sorted). */
+/* Topics null: every committed offset of the group, grouped by topic (sorted); the
+ * topics the principal may not DESCRIBE are left out. */
 static void all_one(void *arg, const char *topic, int32_t partition, const gr_cg_offset_t *o) {
     all_ctx_t *a = arg;
     ofg_t *g = a->g;
+    if (!gr_req_allowed(a->req, GR_AZ_OFFSET_FETCH_TOPIC, topic)) return;
     gr_OffsetFetchResponse_OffsetFetchResponseTopics_t *t = g->Topics.n ? &g->Topics.v[g->Topics.n - 1] : NULL;
     if (!t || !gr_str_eq_c(t->Name, topic)) {
         t = &g->Topics.v[g->Topics.n++];
@@ -186,40 +196,72 @@ static const char *topic_of_id(gr_broker_t *b, const gr_uuid_t *id) {
     return t ? t->name : NULL;
 }
 
-static void fetch_group(gr_req_t *req, gr_str_t gid_s, const req_topic_t *ts, int32_t nt, bool all, ofg_t *g) {
-    gr_broker_t *b = req->b;
-    bool by_id = req->hdr.api_version >= 10;
-    char *gid = gr_req_cstr(req, gid_s);
-    g->GroupId = gid_s;
-    if (!*gid) {
-        g->ErrorCode = GR_ERR_INVALID_GROUP_ID;
-        return;
-    }
-    bool visible = gr_cg_fetch_visible(b->cgroup->reg, gid);
-    if (all) {
-        int32_t n = 0;
-        if (visible) gr_cg_offsets_foreach(b->cgroup->reg, gid, cnt_one, &n);
-        g->Topics.v = gr_req_alloc(req, &gr_OffsetFetchResponse_OffsetFetchResponseTopics_sd, n);
-        g->Topics.n = 0;
-        all_ctx_t a = {req, g};
-        if (visible) gr_cg_offsets_foreach(b->cgroup->reg, gid, all_one, &a);
-        return;
-    }
+/* Kafka's groupError: from v2 the group's code alone; v1 has no group-level code, so
+ * each partition asked for carries it. */
+static void group_error(gr_req_t *req, const req_topic_t *ts, int32_t nt, gr_err_t err, ofg_t *g) {
+    g->ErrorCode = (int16_t)err;
+    g->Topics.n = 0;
+    if (req->hdr.api_version >= 2) return;
     g->Topics.v = gr_req_alloc(req, &gr_OffsetFetchResponse_OffsetFetchResponseTopics_sd, nt);
     g->Topics.n = nt;
     for (int32_t i = 0; i < nt; i++) {
         gr_OffsetFetchResponse_OffsetFetchResponseTopics_t *t = &g->Topics.v[i];
-        const char *topic = by_id ? topic_of_id(b, &ts[i].id) : gr_req_cstr(req, ts[i].name);
         t->Name = ts[i].name;
-        t->TopicId = ts[i].id;
         t->Partitions.v = gr_req_alloc(req, &gr_OffsetFetchResponse_OffsetFetchResponsePartitions_sd, ts[i].n);
         t->Partitions.n = ts[i].n;
         for (int32_t j = 0; j < ts[i].n; j++) {
-            put_part(req, &t->Partitions.v[j], ts[i].parts[j],
-                     visible && topic ? gr_cg_offset_get(b->cgroup->reg, gid, topic, ts[i].parts[j]) : NULL);
-            if (!topic) t->Partitions.v[j].ErrorCode = GR_ERR_UNKNOWN_TOPIC_ID;
+            put_part(req, &t->Partitions.v[j], ts[i].parts[j], NULL);
+            t->Partitions.v[j].ErrorCode = (int16_t)err;
         }
     }
+}
+
+/* Named topics: the offsets of those the principal may DESCRIBE, in request order, then
+ * (as KafkaApis appends them) the unknown topic ids and the denied topics. */
+static void fetch_named(gr_req_t *req, const char *gid, bool visible, const req_topic_t *ts, int32_t nt, ofg_t *g) {
+    gr_broker_t *b = req->b;
+    bool by_id = req->hdr.api_version >= 10;
+    g->Topics.v = gr_req_alloc(req, &gr_OffsetFetchResponse_OffsetFetchResponseTopics_sd, nt);
+    g->Topics.n = nt;
+    int32_t k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int32_t i = 0; i < nt; i++) {
+            const char *topic = by_id ? topic_of_id(b, &ts[i].id) : gr_req_cstr(req, ts[i].name);
+            gr_err_t err = !topic ? GR_ERR_UNKNOWN_TOPIC_ID : gr_req_authz(req, GR_AZ_OFFSET_FETCH_TOPIC, topic);
+            if ((pass == 0) != (err == GR_ERR_NONE)) continue;
+            gr_OffsetFetchResponse_OffsetFetchResponseTopics_t *t = &g->Topics.v[k++];
+            t->Name = ts[i].name;
+            t->TopicId = ts[i].id;
+            t->Partitions.v = gr_req_alloc(req, &gr_OffsetFetchResponse_OffsetFetchResponsePartitions_sd, ts[i].n);
+            t->Partitions.n = ts[i].n;
+            for (int32_t j = 0; j < ts[i].n; j++) {
+                put_part(req, &t->Partitions.v[j], ts[i].parts[j],
+                         visible && !err ? gr_cg_offset_get(b->cgroup->reg, gid, topic, ts[i].parts[j]) : NULL);
+                t->Partitions.v[j].ErrorCode = (int16_t)err;
+            }
+        }
+}
+
+static void fetch_group(gr_req_t *req, gr_str_t gid_s, const req_topic_t *ts, int32_t nt, bool all, ofg_t *g) {
+    gr_broker_t *b = req->b;
+    char *gid = gr_req_cstr(req, gid_s);
+    g->GroupId = gid_s;
+    gr_err_t denied = gr_req_authz(req, GR_AZ_OFFSET_FETCH, gid); /* DESCRIBE on the group, first */
+    if (denied || !*gid) {
+        group_error(req, ts, nt, denied ? denied : GR_ERR_INVALID_GROUP_ID, g);
+        return;
+    }
+    bool visible = gr_cg_fetch_visible(b->cgroup->reg, gid);
+    if (!all) {
+        fetch_named(req, gid, visible, ts, nt, g);
+        return;
+    }
+    int32_t n = 0;
+    if (visible) gr_cg_offsets_foreach(b->cgroup->reg, gid, cnt_one, &n);
+    g->Topics.v = gr_req_alloc(req, &gr_OffsetFetchResponse_OffsetFetchResponseTopics_sd, n);
+    g->Topics.n = 0;
+    all_ctx_t a = {req, g};
+    if (visible) gr_cg_offsets_foreach(b->cgroup->reg, gid, all_one, &a);
 }
 
 /* v1-7: one group, answered in the top-level Topics (and ErrorCode from v2). */
@@ -286,17 +328,21 @@ static void delete_done(void *arg, gr_err_t err) {
     gr_req_respond(req, resp);
 }
 
+/* The group-level answer (the code alone, no topics): DELETE on the group first. */
+static int16_t delete_group_check(gr_req_t *req, const char *gid) {
+    gr_err_t denied = gr_req_authz(req, GR_AZ_OFFSET_DELETE, gid);
+    if (denied) return (int16_t)denied;
+    if (!*gid) return GR_ERR_INVALID_GROUP_ID;
+    if (gr_share_group_exists(req->b->share.groups, gid)) return GR_ERR_GROUP_ID_NOT_FOUND;
+    return gr_cg_offset_delete_check(req->b->cgroup->reg, gid);
+}
+
 void gr_h_offset_delete(gr_req_t *req) {
     gr_OffsetDeleteRequest_t *r = req->body;
     gr_broker_t *b = req->b;
     gr_OffsetDeleteResponse_t *resp = gr_req_resp_new(req);
     char *gid = gr_req_cstr(req, r->GroupId);
-    if (!*gid)
-        resp->ErrorCode = GR_ERR_INVALID_GROUP_ID;
-    else if (gr_share_group_exists(b->share.groups, gid))
-        resp->ErrorCode = GR_ERR_GROUP_ID_NOT_FOUND;
-    else
-        resp->ErrorCode = gr_cg_offset_delete_check(b->cgroup->reg, gid);
+    resp->ErrorCode = delete_group_check(req, gid);
     if (resp->ErrorCode) {
         gr_req_respond(req, resp);
         return;
@@ -308,6 +354,7 @@ void gr_h_offset_delete(gr_req_t *req) {
     for (int32_t i = 0; i < nt; i++) {
         char *topic = gr_req_cstr(req, r->Topics.v[i].Name);
         int32_t np = r->Topics.v[i].Partitions.n > 0 ? r->Topics.v[i].Partitions.n : 0;
+        gr_err_t denied = gr_req_authz(req, GR_AZ_OFFSET_DELETE_TOPIC, topic);
         bool subscribed = gr_cg_subscribed_to(b->cgroup->reg, gid, topic);
         resp->Topics.v[i].Name = r->Topics.v[i].Name;
         resp->Topics.v[i].Partitions.v =
@@ -316,7 +363,9 @@ void gr_h_offset_delete(gr_req_t *req) {
         for (int32_t j = 0; j < np; j++) {
             int32_t p = r->Topics.v[i].Partitions.v[j].PartitionIndex;
             resp->Topics.v[i].Partitions.v[j].PartitionIndex = p;
-            if (!partition_known(b, topic, p)) {
+            if (denied) {
+                resp->Topics.v[i].Partitions.v[j].ErrorCode = (int16_t)denied;
+            } else if (!partition_known(b, topic, p)) {
                 resp->Topics.v[i].Partitions.v[j].ErrorCode = GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
             } else if (subscribed) {
                 resp->Topics.v[i].Partitions.v[j].ErrorCode = GR_ERR_GROUP_SUBSCRIBED_TO_TOPIC;

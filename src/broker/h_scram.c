@@ -1,6 +1,7 @@
 /* DescribeUserScramCredentials (50) and AlterUserScramCredentials (51): the SCRAM
  * credentials kafka-configs --entity-type users manages. Kafka's validation and messages
- * (src/auth/scram_alter.c); an answer without errors means the change is on disk. */
+ * (src/auth/scram_alter.c); an answer without errors means the change is on disk.
+ * Describing needs DESCRIBE on the cluster, altering ALTER (Kafka's controller). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +42,34 @@ static bool seen(char **names, size_t n, const char *name) {
     return false;
 }
 
+/* Kafka's error answer: the code at the top and once per user asked for (its name left
+ * empty). Kafka 4.4.0 never answers a denied request for every user (users null); we
+ * answer it with no results (docs/compatibility.md). */
+static void describe_denied(gr_req_t *req, gr_DescribeUserScramCredentialsResponse_t *resp, gr_err_t err) {
+    const gr_DescribeUserScramCredentialsRequest_t *r = req->body;
+    int32_t n = r->Users.n > 0 ? r->Users.n : 0;
+    resp->ErrorCode = (int16_t)err;
+    resp->ErrorMessage = GR_STR_NULL;
+    resp->Results.v =
+        gr_req_alloc(req, &gr_DescribeUserScramCredentialsResponse_DescribeUserScramCredentialsResult_sd, n);
+    resp->Results.n = n;
+    for (int32_t i = 0; i < n; i++) {
+        resp->Results.v[i].User = gr_str_c("");
+        resp->Results.v[i].ErrorCode = (int16_t)err;
+        resp->Results.v[i].ErrorMessage = GR_STR_NULL;
+    }
+    gr_req_respond(req, resp);
+}
+
 void gr_h_describe_user_scram_credentials(gr_req_t *req) {
     const gr_DescribeUserScramCredentialsRequest_t *r = req->body;
     gr_DescribeUserScramCredentialsResponse_t *resp = gr_req_resp_new(req);
     const gr_scram_store_t *s = &req->b->scram;
+    gr_err_t denied = gr_req_authz(req, GR_AZ_DESCRIBE_SCRAM, NULL);
+    if (denied) {
+        describe_denied(req, resp, denied);
+        return;
+    }
     bool all = r->Users.n <= 0;
     size_t cap = all ? s->n : (size_t)r->Users.n, n = 0;
     char **names = gr_arena_alloc(&req->arena, (cap + 1) * sizeof(char *));
@@ -107,10 +132,38 @@ static gr_err_t commit(gr_broker_t *b, const gr_scram_alter_op_t *ops, size_t n,
     return GR_ERR_NONE;
 }
 
+static int cmp_user(const void *a, const void *b) {
+    return strcmp(((const alter_result_t *)a)->User.ptr, ((const alter_result_t *)b)->User.ptr);
+}
+
+/* Kafka's error answer: every user named (once), sorted, with the error. */
+static void alter_denied(gr_req_t *req, gr_AlterUserScramCredentialsResponse_t *resp, const gr_scram_alter_op_t *ops,
+                         size_t n) {
+    gr_str_t msg = gr_req_denied_msg(req, GR_AZ_ALTER_SCRAM);
+    resp->Results.v =
+        gr_req_alloc(req, &gr_AlterUserScramCredentialsResponse_AlterUserScramCredentialsResult_sd, (int32_t)n);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool dup = false;
+        for (size_t j = 0; j < k && !dup; j++) dup = !strcmp(resp->Results.v[j].User.ptr, ops[i].user);
+        if (dup) continue;
+        resp->Results.v[k].User = gr_str_c(ops[i].user);
+        resp->Results.v[k].ErrorCode = GR_ERR_CLUSTER_AUTHORIZATION_FAILED;
+        resp->Results.v[k++].ErrorMessage = msg;
+    }
+    qsort(resp->Results.v, k, sizeof(*resp->Results.v), cmp_user);
+    resp->Results.n = (int32_t)k;
+    gr_req_respond(req, resp);
+}
+
 void gr_h_alter_user_scram_credentials(gr_req_t *req) {
     gr_AlterUserScramCredentialsResponse_t *resp = gr_req_resp_new(req);
     size_t n, n_res = 0, applied = 0;
     gr_scram_alter_op_t *ops = read_ops(req, &n);
+    if (!gr_req_allowed(req, GR_AZ_ALTER_SCRAM, NULL)) {
+        alter_denied(req, resp, ops, n);
+        return;
+    }
     gr_scram_alter_validate(&req->b->scram, ops, n);
     for (size_t i = 0; i < n; i++) applied += ops[i].applied;
     char why[512] = "";

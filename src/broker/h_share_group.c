@@ -101,27 +101,38 @@ static void hb_second_pass(gr_req_t *req, const gr_sg_heartbeat_req_t *h, gr_sg_
     gr_sg_heartbeat_res_free(&res2);
 }
 
-/* Kafka: READ on the group, then DESCRIBE on every subscribed topic (a member may not
- * subscribe to topics it cannot see). */
-static gr_err_t hb_denied(gr_req_t *req, gr_str_t *msg) {
-    const gr_ShareGroupHeartbeatRequest_t *r = req->body;
-    *msg = GR_STR_NULL;
-    if (gr_req_authz_s(req, GR_AZ_SHARE_HEARTBEAT, r->GroupId)) {
-        *msg = gr_str_c("Group authorization failed.");
-        return GR_ERR_GROUP_AUTHORIZATION_FAILED;
+/* Java's String.length() of a UTF-8 string: UTF-16 code units. */
+static int32_t java_length(gr_str_t s) {
+    int32_t n = 0;
+    for (int32_t i = 0; i < s.len; i++) {
+        uint8_t c = (uint8_t)s.ptr[i];
+        if ((c & 0xc0) != 0x80) n += c >= 0xf0 ? 2 : 1;
     }
+    return n;
+}
+
+/* KafkaApis, in its order: READ on the group; a member id of 1 to 36 characters
+ * (INVALID_REQUEST; the coordinator later refuses a blank one with its own message);
+ * DESCRIBE on every subscribed topic (a member may not subscribe to topics it cannot
+ * see). Kafka's answers carry the code only. */
+static gr_err_t hb_precheck(gr_req_t *req) {
+    const gr_ShareGroupHeartbeatRequest_t *r = req->body;
+    gr_err_t denied = gr_req_authz_s(req, GR_AZ_SHARE_HEARTBEAT, r->GroupId);
+    if (denied) return denied;
+    if (gr_str_is_null(r->MemberId) || r->MemberId.len == 0 || java_length(r->MemberId) > 36)
+        return GR_ERR_INVALID_REQUEST;
     for (int32_t i = 0; i < r->SubscribedTopicNames.n; i++)
-        if (gr_req_authz_s(req, GR_AZ_SHARE_HEARTBEAT_TOPIC, r->SubscribedTopicNames.v[i]))
-            return GR_ERR_TOPIC_AUTHORIZATION_FAILED;
+        if ((denied = gr_req_authz_s(req, GR_AZ_SHARE_HEARTBEAT_TOPIC, r->SubscribedTopicNames.v[i]))) return denied;
     return GR_ERR_NONE;
 }
 
 void gr_h_share_group_heartbeat(gr_req_t *req) {
     gr_broker_t *b = req->b;
     hb_resp_t *resp = gr_req_resp_new(req);
-    gr_err_t denied = hb_denied(req, &resp->ErrorMessage);
+    gr_err_t denied = hb_precheck(req);
     if (denied) {
         resp->ErrorCode = (int16_t)denied;
+        resp->ErrorMessage = GR_STR_NULL;
         resp->MemberId = GR_STR_NULL;
         gr_req_respond(req, resp);
         return;
@@ -224,11 +235,6 @@ static void describe_group(gr_req_t *req, gr_str_t id, dg_t *o) {
     const gr_sg_group_t *g;
     gr_sg_state_t st;
     o->GroupId = id;
-    if (!gr_req_allowed(req, GR_AZ_SHARE_DESCRIBE, gid)) { /* DESCRIBE on the group */
-        o->ErrorCode = GR_ERR_GROUP_AUTHORIZATION_FAILED;
-        o->ErrorMessage = gr_str_c("Group authorization failed.");
-        return;
-    }
     gr_err_t err = gr_share_group_describe(req->b->share.groups, gid, gr_share_id_used_by_other_type(req->b, gid), &g,
                                            &st, errstr, sizeof(errstr));
     o->ErrorCode = (int16_t)err;
@@ -254,6 +260,19 @@ void gr_h_share_group_describe(gr_req_t *req) {
     int32_t n = r->GroupIds.n > 0 ? r->GroupIds.n : 0;
     resp->Groups.v = gr_req_alloc(req, &gr_ShareGroupDescribeResponse_DescribedGroup_sd, n);
     resp->Groups.n = n;
-    for (int32_t i = 0; i < n; i++) describe_group(req, r->GroupIds.v[i], &resp->Groups.v[i]);
+    /* DESCRIBE on each group: KafkaApis answers the denied ones first, the code alone. */
+    int32_t k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int32_t i = 0; i < n; i++) {
+            bool allowed = gr_req_allowed(req, GR_AZ_SHARE_DESCRIBE, gr_req_cstr(req, r->GroupIds.v[i]));
+            if (allowed != (pass == 1)) continue;
+            dg_t *o = &resp->Groups.v[k++];
+            if (allowed) {
+                describe_group(req, r->GroupIds.v[i], o);
+            } else {
+                o->GroupId = r->GroupIds.v[i];
+                o->ErrorCode = GR_ERR_GROUP_AUTHORIZATION_FAILED;
+            }
+        }
     gr_req_respond(req, resp);
 }

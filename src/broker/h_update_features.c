@@ -4,7 +4,9 @@
  * (share.version >= 2 turns the share-group dead-letter queue on at once).
  *
  * Kafka checks every update before applying any: the first refused one fails the
- * request with a top-level INVALID_UPDATE_VERSION and no per-feature results. */
+ * request with a top-level INVALID_UPDATE_VERSION and no per-feature results. Before
+ * that, its controller requires ALTER on the cluster (a top-level
+ * CLUSTER_AUTHORIZATION_FAILED, no results). */
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +60,11 @@ void gr_h_update_features(gr_req_t *req) {
     const gr_UpdateFeaturesRequest_t *rq = req->body;
     gr_UpdateFeaturesResponse_t *resp = gr_req_resp_new(req);
     resp->ErrorMessage = GR_STR_NULL;
+    if ((resp->ErrorCode = (int16_t)gr_req_authz(req, GR_AZ_UPDATE_FEATURES, NULL))) {
+        resp->ErrorMessage = gr_req_denied_msg(req, GR_AZ_UPDATE_FEATURES);
+        gr_req_respond(req, resp);
+        return;
+    }
     int32_t n = rq->FeatureUpdates.n > 0 ? rq->FeatureUpdates.n : 0;
     char why[512];
     for (int32_t i = 0; i < n; i++) {

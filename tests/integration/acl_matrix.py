@@ -26,6 +26,7 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kwire as kw  # noqa: E402
 from kwire import TAGS, ZERO_UUID, boolean, carr, check, cstr, i8, i16, i32, i64  # noqa: E402
+import acl_cases_groups as acg  # noqa: E402
 import produce_fetch_wire as pfw  # noqa: E402
 import share_coord_wire as scw  # noqa: E402
 import share_fetch_wire as sfw  # noqa: E402
@@ -358,6 +359,7 @@ def fixtures(x):
     # G6: an empty share group for the seeds' "Delete group" row.
     err, _m, _p = scw.alter_offsets(x.admin, G6, {T: {0: 0}})
     assert err == 0, "create %s: %d" % (G6, err)
+    acg.fixtures(x.admin)
 
 
 def _share_fetch(x, group, topic):
@@ -521,7 +523,7 @@ CASES = [
      lambda x: describe_configs(x.client, 32, G5, "share.auto.offset.reset"), 30, 0),
     ("seeds: Alter default settings = ALTER_CONFIGS group", [(GROUP, G5, ALTER_CONFIGS)],
      lambda x: incr_alter_configs(x.client, 32, G5, "share.auto.offset.reset", "earliest"), 30, 0),
-]
+] + acg.CASES  # UpdateFeatures, SCRAM credentials, classic groups and their offsets
 
 
 def _desc_offsets(x, group, topic):

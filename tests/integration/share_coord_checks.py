@@ -20,8 +20,15 @@ def check_api_versions(w, c):
 
 
 def check_heartbeat_errors(w, c, t):
+    # KafkaApis refuses an empty or longer than 36 member id with the code alone; the
+    # coordinator refuses a blank one with its message.
     r = w.hb(c, "g-main", "", 0, [t])
-    w.check("heartbeat: empty MemberId -> 42", r["err"] == INVALID_REQUEST and "MemberId" in (r["msg"] or ""), r)
+    w.check("heartbeat: empty MemberId -> 42 (no message)", r["err"] == INVALID_REQUEST and r["msg"] is None, r)
+    r = w.hb(c, "g-main", "m" * 37, 0, [t])
+    w.check("heartbeat: MemberId of 37 characters -> 42", r["err"] == INVALID_REQUEST and r["msg"] is None, r)
+    r = w.hb(c, "g-main", " ", 0, [t])
+    w.check("heartbeat: blank MemberId -> 42 MemberId can't be empty.",
+            r["err"] == INVALID_REQUEST and r["msg"] == "MemberId can't be empty.", r)
     r = w.hb(c, "g-main", mid(), 0, None)
     w.check("heartbeat: join without subscription -> 42", r["err"] == INVALID_REQUEST, r)
     r = w.hb(c, "g-nope", mid(), 3)
