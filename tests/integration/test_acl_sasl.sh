@@ -30,7 +30,7 @@ case "$GR_TARGET" in
     GR_DATA_DIR="$GR_TMP/gregord-data"
     mkdir -p "$GR_DATA_DIR"
     GR_GREGORD_ARGS=(--override "listeners=SASL_PLAINTEXT://127.0.0.1:$GR_PORT"
-      --override "advertised.listeners=SASL_PLAINTEXT://127.0.0.1:$GR_PORT"
+      --override "advertised.listeners=SASL_PLAINTEXT://127.0.0.1:$GR_PORT" --override "inter.broker.listener.name=SASL_PLAINTEXT"
       --override sasl.enabled.mechanisms=PLAIN
       --override "listener.name.sasl_plaintext.plain.sasl.jaas.config=$JAAS"
       --override "authorizer.class.name=$SA" --override super.users=User:admin)
