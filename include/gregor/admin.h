@@ -145,6 +145,19 @@ gr_err_t gr_admin_delete_groups(gr_admin_t *a, const char *const *groups, size_t
 #define GR_ACL_PATTERN_LITERAL           3
 #define GR_ACL_PATTERN_PREFIXED          4
 
+/** Kafka's enum names of the ACL codes ("TOPIC", "PREFIXED", "DESCRIBE_CONFIGS", "ALLOW");
+ *  "UNKNOWN" for a code Kafka does not know. Static strings; any thread. */
+const char *gr_admin_acl_resource_type_name(int8_t code);
+const char *gr_admin_acl_pattern_type_name(int8_t code);
+const char *gr_admin_acl_operation_name(int8_t code);
+const char *gr_admin_acl_permission_name(int8_t code);
+/** The code of such a name, matched without regard to case as Kafka's fromString does;
+ *  0 (UNKNOWN) for NULL or a name Kafka does not know. Any thread. */
+int8_t gr_admin_acl_resource_type_code(const char *name);
+int8_t gr_admin_acl_pattern_type_code(const char *name);
+int8_t gr_admin_acl_operation_code(const char *name);
+int8_t gr_admin_acl_permission_code(const char *name);
+
 /** Create one ACL (CreateAcls): the resource (type, name, pattern type) and the entry
  *  (principal "User:name", host or "*", operation, permission). Columns: principal,
  *  operation, error, error_message (one row). */

@@ -28,9 +28,9 @@ static const char *const perm_names[] = {"UNKNOWN", "ANY", "DENY", "ALLOW"};
 
 #define NORM(code, n) ((code) >= 0 && (code) < (n) ? (code) : 0)
 int8_t gr_acl_rtype_norm(int8_t c) { return (int8_t)NORM(c, GR_ACL_RT_N); }
-int8_t gr_acl_ptype_norm(int8_t c) { return (int8_t)NORM(c, 5); }
+int8_t gr_acl_ptype_norm(int8_t c) { return (int8_t)NORM(c, GR_ACL_PT_N); }
 int8_t gr_acl_op_norm(int8_t c) { return (int8_t)NORM(c, GR_ACL_OP_N); }
-int8_t gr_acl_perm_norm(int8_t c) { return (int8_t)NORM(c, 4); }
+int8_t gr_acl_perm_norm(int8_t c) { return (int8_t)NORM(c, GR_ACL_PERM_N); }
 
 const char *gr_acl_rtype_name(int8_t c) { return rtype_names[gr_acl_rtype_norm(c)]; }
 const char *gr_acl_ptype_name(int8_t c) { return ptype_names[gr_acl_ptype_norm(c)]; }

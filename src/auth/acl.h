@@ -26,7 +26,14 @@ enum {
     GR_ACL_RT_USER = 7,
     GR_ACL_RT_N
 };
-enum { GR_ACL_PT_UNKNOWN = 0, GR_ACL_PT_ANY = 1, GR_ACL_PT_MATCH = 2, GR_ACL_PT_LITERAL = 3, GR_ACL_PT_PREFIXED = 4 };
+enum {
+    GR_ACL_PT_UNKNOWN = 0,
+    GR_ACL_PT_ANY = 1,
+    GR_ACL_PT_MATCH = 2,
+    GR_ACL_PT_LITERAL = 3,
+    GR_ACL_PT_PREFIXED = 4,
+    GR_ACL_PT_N
+};
 enum {
     GR_ACL_OP_UNKNOWN = 0,
     GR_ACL_OP_ANY = 1,
@@ -46,7 +53,7 @@ enum {
     GR_ACL_OP_TWO_PHASE_COMMIT = 15,
     GR_ACL_OP_N
 };
-enum { GR_ACL_PERM_UNKNOWN = 0, GR_ACL_PERM_ANY = 1, GR_ACL_PERM_DENY = 2, GR_ACL_PERM_ALLOW = 3 };
+enum { GR_ACL_PERM_UNKNOWN = 0, GR_ACL_PERM_ANY = 1, GR_ACL_PERM_DENY = 2, GR_ACL_PERM_ALLOW = 3, GR_ACL_PERM_N };
 
 #define GR_ACL_WILDCARD           "*"
 #define GR_ACL_WILDCARD_PRINCIPAL "User:*"
@@ -74,7 +81,9 @@ int8_t gr_acl_ptype_norm(int8_t code);
 int8_t gr_acl_op_norm(int8_t code);
 int8_t gr_acl_perm_norm(int8_t code);
 
-/** Kafka's enum names ("TOPIC", "PREFIXED", "DESCRIBE_CONFIGS", "ALLOW"). */
+/** Kafka's enum names ("TOPIC", "PREFIXED", "DESCRIBE_CONFIGS", "ALLOW"); static strings.
+ *  The one copy of these tables: libgregor compiles this file too (its public
+ *  gr_admin_acl_*_name / _code), so it must stay free of broker dependencies. */
 const char *gr_acl_rtype_name(int8_t code);
 const char *gr_acl_ptype_name(int8_t code);
 const char *gr_acl_op_name(int8_t code);

@@ -15,6 +15,21 @@
 
 static const char *opt_cstr(gr_req_t *req, gr_str_t s) { return gr_str_is_null(s) ? NULL : gr_req_cstr(req, s); }
 
+/* DescribeAcls' request and DeleteAcls' filters name the filter fields alike. */
+#define FILTER_OF(req, q)                                                                                       \
+    ((gr_acl_filter_t){(q)->ResourceTypeFilter, (q)->PatternTypeFilter, opt_cstr(req, (q)->ResourceNameFilter), \
+                       opt_cstr(req, (q)->PrincipalFilter), opt_cstr(req, (q)->HostFilter), (q)->Operation,     \
+                       (q)->PermissionType})
+
+/* Room for one more element after n in an arena array of capacity *cap (doubling). */
+static void *room_for_one(gr_req_t *req, const gr_struct_desc_t *sd, void *v, int32_t n, int32_t *cap) {
+    if (n < *cap) return v;
+    *cap = *cap ? *cap * 2 : 8;
+    void *grown = gr_req_alloc(req, sd, *cap);
+    if (n) memcpy(grown, v, (size_t)n * sd->size);
+    return grown;
+}
+
 static gr_err_t persist(gr_req_t *req, char *errstr, size_t n) {
     gr_err_t err = gr_acl_file_save(req->b->authz, req->b->cfg->log_dir, errstr, n);
     if (err) GR_ERROR("acl", "cannot persist ACLs: %s", errstr);
@@ -72,26 +87,26 @@ void gr_h_create_acls(gr_req_t *req) {
 /* Kafka cannot parse a filter with an UNKNOWN code (its request constructor throws) and
  * closes the connection, as for any malformed request. Returns true when it closed (req
  * is then gone). */
-static bool refuse_unknown(gr_req_t *req, int8_t rt, int8_t pt, int8_t op, int8_t perm) {
+static bool refuse_unknown(gr_req_t *req, const gr_acl_filter_t *f) {
     char msg[128];
-    gr_acl_filter_t f = {rt, pt, NULL, NULL, NULL, op, perm};
-    if (!gr_acl_validate_filter(&f, msg, sizeof(msg))) return false;
+    if (!gr_acl_validate_filter(f, msg, sizeof(msg))) return false;
     GR_INFO("acl", "closing connection from %s: %s (an UNKNOWN code in an ACL filter)", gr_conn_peer(req->conn), msg);
     gr_conn_close(req->conn);
     gr_req_respond_none(req);
     return true;
 }
 
-/* DescribeAcls groups the matching ACLs by resource pattern. */
-typedef struct describe_ctx {
+/* What the gr_acl_authz_list callbacks fill, in the request arena. */
+typedef struct list_ctx {
     gr_req_t *req;
-    gr_DescribeAclsResponse_t *resp;
-    int32_t cap;
-} describe_ctx_t;
+    void *out;   /* the DescribeAcls response, or one DeleteAcls filter result */
+    int32_t cap; /* capacity of the array being filled */
+} list_ctx_t;
 
+/* DescribeAcls groups the matching ACLs by resource pattern. */
 static void describe_one(void *arg, const gr_acl_binding_t *b) {
-    describe_ctx_t *d = arg;
-    gr_DescribeAclsResponse_t *resp = d->resp;
+    list_ctx_t *d = arg;
+    gr_DescribeAclsResponse_t *resp = d->out;
     gr_DescribeAclsResponse_DescribeAclsResource_t *res = NULL;
     for (int32_t i = 0; i < resp->Resources.n && !res; i++) {
         gr_DescribeAclsResponse_DescribeAclsResource_t *r = &resp->Resources.v[i];
@@ -99,13 +114,8 @@ static void describe_one(void *arg, const gr_acl_binding_t *b) {
             res = r;
     }
     if (!res) {
-        if (resp->Resources.n == d->cap) {
-            int32_t cap = d->cap ? d->cap * 2 : 8;
-            void *v = gr_req_alloc(d->req, &gr_DescribeAclsResponse_DescribeAclsResource_sd, cap);
-            if (resp->Resources.n) memcpy(v, resp->Resources.v, (size_t)resp->Resources.n * sizeof(*res));
-            resp->Resources.v = v;
-            d->cap = cap;
-        }
+        resp->Resources.v = room_for_one(d->req, &gr_DescribeAclsResponse_DescribeAclsResource_sd, resp->Resources.v,
+                                         resp->Resources.n, &d->cap);
         res = &resp->Resources.v[resp->Resources.n++];
         res->ResourceType = b->rtype;
         res->PatternType = b->ptype;
@@ -126,8 +136,8 @@ static void describe_one(void *arg, const gr_acl_binding_t *b) {
 
 void gr_h_describe_acls(gr_req_t *req) {
     gr_DescribeAclsRequest_t *dreq = req->body;
-    if (refuse_unknown(req, dreq->ResourceTypeFilter, dreq->PatternTypeFilter, dreq->Operation, dreq->PermissionType))
-        return;
+    gr_acl_filter_t f = FILTER_OF(req, dreq);
+    if (refuse_unknown(req, &f)) return;
     gr_DescribeAclsResponse_t *resp = gr_req_resp_new(req);
     resp->ErrorMessage = GR_STR_NULL;
     resp->Resources.n = 0;
@@ -138,37 +148,18 @@ void gr_h_describe_acls(gr_req_t *req) {
     } else if (err) {
         resp->ErrorCode = (int16_t)err;
     } else {
-        gr_acl_filter_t f = {dreq->ResourceTypeFilter,
-                             dreq->PatternTypeFilter,
-                             opt_cstr(req, dreq->ResourceNameFilter),
-                             opt_cstr(req, dreq->PrincipalFilter),
-                             opt_cstr(req, dreq->HostFilter),
-                             dreq->Operation,
-                             dreq->PermissionType};
-        describe_ctx_t d = {req, resp, 0};
+        list_ctx_t d = {req, resp, 0};
         gr_acl_authz_list(req->b->authz, &f, describe_one, &d);
     }
     gr_req_respond(req, resp);
 }
 
 /* The bindings one DeleteAcls filter matched, copied into the request arena. */
-typedef struct delete_ctx {
-    gr_req_t *req;
-    gr_DeleteAclsResponse_DeleteAclsFilterResult_t *fr;
-    int32_t cap;
-} delete_ctx_t;
-
 static void delete_match(void *arg, const gr_acl_binding_t *b) {
-    delete_ctx_t *d = arg;
-    gr_DeleteAclsResponse_DeleteAclsFilterResult_t *fr = d->fr;
-    if (fr->MatchingAcls.n == d->cap) {
-        int32_t cap = d->cap ? d->cap * 2 : 8;
-        gr_DeleteAclsResponse_DeleteAclsMatchingAcl_t *v =
-            gr_req_alloc(d->req, &gr_DeleteAclsResponse_DeleteAclsMatchingAcl_sd, cap);
-        if (fr->MatchingAcls.n) memcpy(v, fr->MatchingAcls.v, (size_t)fr->MatchingAcls.n * sizeof(*v));
-        fr->MatchingAcls.v = v;
-        d->cap = cap;
-    }
+    list_ctx_t *d = arg;
+    gr_DeleteAclsResponse_DeleteAclsFilterResult_t *fr = d->out;
+    fr->MatchingAcls.v = room_for_one(d->req, &gr_DeleteAclsResponse_DeleteAclsMatchingAcl_sd, fr->MatchingAcls.v,
+                                      fr->MatchingAcls.n, &d->cap);
     fr->MatchingAcls.v[fr->MatchingAcls.n++] =
         (gr_DeleteAclsResponse_DeleteAclsMatchingAcl_t){.ErrorMessage = GR_STR_NULL,
                                                         .ResourceType = b->rtype,
@@ -204,9 +195,10 @@ static int32_t apply_deletes(gr_req_t *req, gr_DeleteAclsResponse_t *resp, bool 
 void gr_h_delete_acls(gr_req_t *req) {
     gr_DeleteAclsRequest_t *dreq = req->body;
     int32_t n = dreq->Filters.n > 0 ? dreq->Filters.n : 0;
+    gr_acl_filter_t *fs = gr_arena_alloc(&req->arena, ((size_t)n + 1) * sizeof(*fs));
     for (int32_t i = 0; i < n; i++) {
-        const gr_DeleteAclsRequest_DeleteAclsFilter_t *q = &dreq->Filters.v[i];
-        if (refuse_unknown(req, q->ResourceTypeFilter, q->PatternTypeFilter, q->Operation, q->PermissionType)) return;
+        fs[i] = FILTER_OF(req, &dreq->Filters.v[i]);
+        if (refuse_unknown(req, &fs[i])) return;
     }
     gr_DeleteAclsResponse_t *resp = gr_req_resp_new(req);
     resp->FilterResults.v = gr_req_alloc(req, &gr_DeleteAclsResponse_DeleteAclsFilterResult_sd, n);
@@ -214,7 +206,6 @@ void gr_h_delete_acls(gr_req_t *req) {
     gr_err_t all = gr_req_authz(req, GR_AZ_DELETE_ACLS, NULL);
     if (!req->b->authz) all = GR_ERR_SECURITY_DISABLED;
     for (int32_t i = 0; i < n; i++) {
-        const gr_DeleteAclsRequest_DeleteAclsFilter_t *q = &dreq->Filters.v[i];
         gr_DeleteAclsResponse_DeleteAclsFilterResult_t *fr = &resp->FilterResults.v[i];
         fr->ErrorMessage = GR_STR_NULL;
         fr->MatchingAcls.n = 0;
@@ -223,15 +214,8 @@ void gr_h_delete_acls(gr_req_t *req) {
             if (all == GR_ERR_SECURITY_DISABLED) fr->ErrorMessage = GR_STR(NO_AUTHORIZER);
             continue;
         }
-        gr_acl_filter_t f = {q->ResourceTypeFilter,
-                             q->PatternTypeFilter,
-                             opt_cstr(req, q->ResourceNameFilter),
-                             opt_cstr(req, q->PrincipalFilter),
-                             opt_cstr(req, q->HostFilter),
-                             q->Operation,
-                             q->PermissionType};
-        delete_ctx_t d = {req, fr, 0};
-        gr_acl_authz_list(req->b->authz, &f, delete_match, &d);
+        list_ctx_t d = {req, fr, 0};
+        gr_acl_authz_list(req->b->authz, &fs[i], delete_match, &d);
     }
     char errstr[512];
     if (!all && apply_deletes(req, resp, false) && persist(req, errstr, sizeof(errstr))) {

@@ -208,6 +208,19 @@ bool gr_broker_sasl_gate(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t 
     return true;
 }
 
+/* Answer now, or when the exchange failed for good (close) answer after the delay and
+ * then close (fail_later). */
+static void respond(gr_req_t *req, sasl_conn_t *sc, const void *resp, bool close) {
+    if (!close) {
+        gr_req_respond(req, resp);
+        return;
+    }
+    gr_wbuf_t wb;
+    uint64_t seq;
+    gr_req_encode_detach(req, resp, &wb, &seq);
+    fail_later(sc, &wb, seq);
+}
+
 void gr_h_sasl_handshake(gr_req_t *req) {
     const gr_SaslHandshakeRequest_t *r = req->body;
     gr_SaslHandshakeResponse_t *resp = gr_req_resp_new(req);
@@ -225,14 +238,7 @@ void gr_h_sasl_handshake(gr_req_t *req) {
         resp->Mechanisms.n = (int32_t)c->n_names;
         for (size_t i = 0; i < c->n_names; i++) resp->Mechanisms.v[i] = gr_str_c(c->names[i]);
     }
-    if (!close) {
-        gr_req_respond(req, resp);
-        return;
-    }
-    gr_wbuf_t wb;
-    uint64_t seq;
-    gr_req_encode_detach(req, resp, &wb, &seq);
-    fail_later(sc, &wb, seq);
+    respond(req, sc, resp, close);
 }
 
 void gr_h_sasl_authenticate(gr_req_t *req) {
@@ -262,14 +268,7 @@ void gr_h_sasl_authenticate(gr_req_t *req) {
         fail_later(sc, NULL, 0);
         return;
     }
-    if (!st.close) {
-        gr_req_respond(req, resp);
-        return;
-    }
-    gr_wbuf_t wb;
-    uint64_t seq;
-    gr_req_encode_detach(req, resp, &wb, &seq);
-    fail_later(sc, &wb, seq);
+    respond(req, sc, resp, st.close);
 }
 
 static const char *get_cfg(void *ctx, const char *key) { return gr_props_get(ctx, key); }

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 
@@ -39,28 +38,6 @@ static const cli_opt_t opts[] = {
     {NULL, NULL, NULL},
 };
 
-static const char *const rtype_names[] = {"UNKNOWN",          "ANY", "TOPIC", "GROUP", "CLUSTER", "TRANSACTIONAL_ID",
-                                          "DELEGATION_TOKEN", "USER"};
-static const char *const ptype_names[] = {"UNKNOWN", "ANY", "MATCH", "LITERAL", "PREFIXED"};
-static const char *const op_names[] = {"UNKNOWN",
-                                       "ANY",
-                                       "ALL",
-                                       "READ",
-                                       "WRITE",
-                                       "CREATE",
-                                       "DELETE",
-                                       "ALTER",
-                                       "DESCRIBE",
-                                       "CLUSTER_ACTION",
-                                       "DESCRIBE_CONFIGS",
-                                       "ALTER_CONFIGS",
-                                       "IDEMPOTENT_WRITE",
-                                       "CREATE_TOKENS",
-                                       "DESCRIBE_TOKENS",
-                                       "TWO_PHASE_COMMIT"};
-static const char *const perm_names[] = {"UNKNOWN", "ANY", "DENY", "ALLOW"};
-#define NAME(tab, c) ((c) >= 0 && (size_t)(c) < sizeof(tab) / sizeof(tab[0]) ? tab[c] : "UNKNOWN")
-
 /* Operations each resource type supports (Kafka's AclEntry.supportedOperations), as bits. */
 #define B(op) (1u << (op))
 static unsigned supported(int8_t rt) {
@@ -81,20 +58,20 @@ static void squash(const char *s, char *out, size_t n) {
     out[j] = '\0';
 }
 
+/* Operations from ALL on; the names end at the first code libgregor calls UNKNOWN. */
 static int8_t parse_op(const char *s) {
     char want[64], name[64];
     squash(s, want, sizeof(want));
-    for (int8_t op = 2; op < (int8_t)(sizeof(op_names) / sizeof(op_names[0])); op++) {
-        squash(op_names[op], name, sizeof(name));
+    for (int8_t op = 2; strcmp(gr_admin_acl_operation_name(op), "UNKNOWN"); op++) {
+        squash(gr_admin_acl_operation_name(op), name, sizeof(name));
         if (!strcmp(want, name)) return op;
     }
     return -1;
 }
 
 static int8_t parse_ptype(const char *s) {
-    for (int8_t i = 1; i < 5; i++)
-        if (!strcasecmp(s, ptype_names[i])) return i;
-    return -1;
+    int8_t pt = gr_admin_acl_pattern_type_code(s);
+    return pt ? pt : -1;
 }
 
 typedef struct res {
@@ -103,13 +80,13 @@ typedef struct res {
 } res_t;
 
 static void print_pattern(int8_t rt, const char *name, int8_t pt) {
-    printf("ResourcePattern(resourceType=%s, name=%s, patternType=%s)", NAME(rtype_names, rt), name,
-           NAME(ptype_names, pt));
+    printf("ResourcePattern(resourceType=%s, name=%s, patternType=%s)", gr_admin_acl_resource_type_name(rt), name,
+           gr_admin_acl_pattern_type_name(pt));
 }
 
 static void print_entry(const char *principal, const char *host, int8_t op, int8_t perm) {
-    printf("(principal=%s, host=%s, operation=%s, permissionType=%s)", principal, host, NAME(op_names, op),
-           NAME(perm_names, perm));
+    printf("(principal=%s, host=%s, operation=%s, permissionType=%s)", principal, host, gr_admin_acl_operation_name(op),
+           gr_admin_acl_permission_name(perm));
 }
 
 /* The resources named by --topic/--group/--cluster/--transactional-id; n = 0 if none. */
@@ -175,10 +152,11 @@ static int do_add(const cli_vals_t *v, gr_admin_t *a, const res_t *rs, size_t nr
     for (size_t r = 0; r < nr; r++)
         for (size_t i = 0; i < ne; i++)
             if (!(supported(rs[r].rtype) & B(e[i].op))) {
-                fprintf(stderr, "ResourceType %s only supports operations", rtype_names[rs[r].rtype]);
+                fprintf(stderr, "ResourceType %s only supports operations",
+                        gr_admin_acl_resource_type_name(rs[r].rtype));
                 for (int op = 2, first = 1; op < 16; op++)
                     if (supported(rs[r].rtype) & B(op))
-                        fprintf(stderr, "%s%s", first ? " [" : ", ", op_names[op]), first = 0;
+                        fprintf(stderr, "%s%s", first ? " [" : ", ", gr_admin_acl_operation_name(op)), first = 0;
                 fprintf(stderr, "]\n");
                 return CLI_FAIL;
             }

@@ -22,7 +22,8 @@ gr_consumer_t *rd_consumer(const cli_vals_t *v) {
     return c;
 }
 
-void rd_msg_headers(const gr_consumer_msg_t *m, rd_hdr_t **out, size_t *n) {
+/* The headers of m as rd_hdr_t (*out malloc'd, *n their number). */
+static void msg_headers(const gr_consumer_msg_t *m, rd_hdr_t **out, size_t *n) {
     *n = gr_consumer_msg_header_count(m);
     *out = calloc(*n ? *n : 1, sizeof(**out));
     if (!*out) abort();
@@ -76,7 +77,14 @@ int rd_read(const cli_vals_t *v, const rd_range_t *r, size_t n, rd_rec_cb *cb, v
             done[i] = true, open--;
             continue;
         }
-        if (off >= r[i].start && !cb(opaque, m)) break;
+        if (off >= r[i].start) {
+            rd_hdr_t *h;
+            size_t nh;
+            msg_headers(m, &h, &nh);
+            bool more = cb(opaque, m, h, nh);
+            free(h);
+            if (!more) break;
+        }
         if (off >= r[i].end - 1) done[i] = true, open--;
     }
     free(done);

@@ -15,8 +15,9 @@ typedef struct rd_range {
     int64_t start, end;
 } rd_range_t;
 
-/** Called for each record read; false stops the read of every range. */
-typedef bool rd_rec_cb(void *opaque, const gr_consumer_msg_t *m);
+/** Called for each record read with its headers (h[0..nh), valid during the call only);
+ *  false stops the read of every range. */
+typedef bool rd_rec_cb(void *opaque, const gr_consumer_msg_t *m, const rd_hdr_t *h, size_t nh);
 
 /** A plain consumer from the common options (NULL after printing why). */
 gr_consumer_t *rd_consumer(const cli_vals_t *v);
@@ -25,8 +26,5 @@ gr_consumer_t *rd_consumer(const cli_vals_t *v);
  *  its record at end - 1, or the log has no more records below end (compaction, control
  *  records: nothing arrives for a while). CLI_OK or CLI_FAIL (after printing why). */
 int rd_read(const cli_vals_t *v, const rd_range_t *r, size_t n, rd_rec_cb *cb, void *opaque);
-
-/** The headers of m as rd_hdr_t (*out malloc'd, *n their number). */
-void rd_msg_headers(const gr_consumer_msg_t *m, rd_hdr_t **out, size_t *n);
 
 #endif

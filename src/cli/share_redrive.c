@@ -71,14 +71,10 @@ static void take_payload(rd_ent_t *e, const gr_consumer_msg_t *m) {
 
 /* ---- 1. the DLQ topic ---- */
 
-static bool on_dlq(void *opaque, const gr_consumer_msg_t *m) {
+static bool on_dlq(void *opaque, const gr_consumer_msg_t *m, const rd_hdr_t *h, size_t nh) {
     rd_run_t *r = opaque;
-    rd_hdr_t *h;
-    size_t nh;
-    rd_msg_headers(m, &h, &nh);
     rd_dlq_t d;
     rd_parse_t pr = rd_parse_dlq(h, nh, &d);
-    free(h);
     if (pr == RD_NOT_DLQ) return r->not_dlq++, true;
     if (!d.group || strcmp(d.group, r->group)) {
         r->other_groups++;
@@ -154,17 +150,14 @@ static int read_dlq(rd_run_t *r) {
 
 /* ---- 2. the targets: provenance already there ---- */
 
-static bool on_target(void *opaque, const gr_consumer_msg_t *m) {
+static bool on_target(void *opaque, const gr_consumer_msg_t *m, const rd_hdr_t *h, size_t nh) {
     rd_run_t *r = opaque;
-    rd_hdr_t *h;
-    size_t nh;
-    rd_msg_headers(m, &h, &nh);
     rd_prov_t p;
+    (void)m;
     if (rd_parse_prov(h, nh, &p)) {
         rd_prov_mark(&r->done, &p, r->dlq, r->dlq_id);
         rd_prov_free(&p);
     }
-    free(h);
     return true;
 }
 
@@ -221,20 +214,22 @@ typedef struct rd_fetch {
     size_t n;
 } rd_fetch_t;
 
-static void take_source(rd_ent_t *e, const gr_consumer_msg_t *m) {
+/* The source record m (headers h[0..nh)) gives e its payload and headers, copied. */
+static void take_source(rd_ent_t *e, const gr_consumer_msg_t *m, const rd_hdr_t *h, size_t nh) {
     free(e->key), free(e->val);
     take_payload(e, m);
     e->payload = e->from_source = true;
-    rd_hdr_t *h;
-    rd_msg_headers(m, &h, &e->n_src_h);
-    for (size_t k = 0; k < e->n_src_h; k++) {
-        h[k].key = memdup0(h[k].key, h[k].key_len);
-        if (h[k].val) h[k].val = memdup0(h[k].val, h[k].val_len);
+    e->src_h = calloc(nh ? nh : 1, sizeof(*e->src_h));
+    if (!e->src_h) abort();
+    e->n_src_h = nh;
+    for (size_t k = 0; k < nh; k++) {
+        e->src_h[k] = h[k];
+        e->src_h[k].key = memdup0(h[k].key, h[k].key_len);
+        if (h[k].val) e->src_h[k].val = memdup0(h[k].val, h[k].val_len);
     }
-    e->src_h = h;
 }
 
-static bool on_source(void *opaque, const gr_consumer_msg_t *m) {
+static bool on_source(void *opaque, const gr_consumer_msg_t *m, const rd_hdr_t *h, size_t nh) {
     rd_fetch_t *f = opaque;
     int64_t off = gr_consumer_msg_offset(m);
     size_t lo = 0, hi = f->n;
@@ -246,7 +241,7 @@ static bool on_source(void *opaque, const gr_consumer_msg_t *m) {
             hi = mid;
     }
     for (; lo < f->n && f->e[lo]->d.offset == off; lo++)
-        if (!f->e[lo]->from_source) take_source(f->e[lo], m);
+        if (!f->e[lo]->from_source) take_source(f->e[lo], m, h, nh);
     return true;
 }
 

@@ -8,15 +8,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 gr_init "$@"
-gr_require node
-NDIR="$GR_SOURCE_DIR/tests/interop/node"
-[[ -d "$NDIR/node_modules/kafkajs" ]] || die "kafkajs not installed in $NDIR (run scripts/install-deps.sh)"
+source "$GR_SOURCE_DIR/tests/interop/kafkajs_common.sh"
 start_target
-out="$(cd "$NDIR" && KAFKAJS_NO_PARTITIONER_WARNING=1 gr_timeout 300 node kafkajs_check.js \
-  "$BOOTSTRAP" "${GR_KAFKAJS_MESSAGES:-5000}" 2>"$GR_TMP/node.err")" || true
-echo "$out"
-GR_PASSED=$((GR_PASSED + $(grep -c '^ok ' <<<"$out" || true)))
-GR_FAILED=$((GR_FAILED + $(grep -c '^FAIL ' <<<"$out" || true)))
-grep -qx 'done' <<<"$out" || fail "kafkajs program did not finish: $(tail -n 5 "$GR_TMP/node.err")"
+kafkajs_run 300 kafkajs_check.js "$BOOTSTRAP" "${GR_KAFKAJS_MESSAGES:-5000}"
 stop_target
 gr_finish

@@ -6,16 +6,9 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 gr_init "$@"
-gr_require node
-NDIR="$GR_SOURCE_DIR/tests/interop/node"
-[[ -d "$NDIR/node_modules/kafkajs" ]] || die "kafkajs not installed in $NDIR (run scripts/install-deps.sh)"
+source "$GR_SOURCE_DIR/tests/interop/kafkajs_common.sh"
 start_target --override group.initial.rebalance.delay.ms=0
-out="$(cd "$NDIR" && KAFKAJS_NO_PARTITIONER_WARNING=1 gr_timeout 120 node kafkajs_group.js "$BOOTSTRAP" \
-  2>"$GR_TMP/node.err")" || true
-echo "$out"
-GR_PASSED=$((GR_PASSED + $(grep -c '^ok ' <<<"$out" || true)))
-GR_FAILED=$((GR_FAILED + $(grep -c '^FAIL ' <<<"$out" || true)))
-grep -qx 'done' <<<"$out" || fail "kafkajs program did not finish: $(tail -n 5 "$GR_TMP/node.err")"
+kafkajs_run 120 kafkajs_group.js "$BOOTSTRAP"
 stop_target
 [[ "$GR_TARGET" == gregord ]] && check_no_sanitizer_report
 gr_finish

@@ -5,7 +5,8 @@
  *    bootstrap.servers, wrong scope);
  *  - murmur2: the vectors of Kafka's UtilsTest.testMurmur2,
  *    and the partition choice (toPositive(murmur2) % n);
- *  - the public error table matches the library's names code by code. */
+ *  - the public error table matches the library's names code by code;
+ *  - the ACL code names both ways (Kafka's enum names, fromString ignoring case). */
 #include <gregor/gregor.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -201,6 +202,29 @@ static void test_error_table(void) {
     ASSERT_STREQ(gr_version_str(), "0.1.0");
 }
 
+static void test_acl_names(void) {
+    ASSERT_STREQ(gr_admin_acl_resource_type_name(GR_ACL_RESOURCE_TRANSACTIONAL_ID), "TRANSACTIONAL_ID");
+    ASSERT_STREQ(gr_admin_acl_resource_type_name(7), "USER");
+    ASSERT_STREQ(gr_admin_acl_resource_type_name(8), "UNKNOWN");
+    ASSERT_STREQ(gr_admin_acl_pattern_type_name(GR_ACL_PATTERN_MATCH), "MATCH");
+    ASSERT_STREQ(gr_admin_acl_pattern_type_name(-1), "UNKNOWN");
+    ASSERT_STREQ(gr_admin_acl_operation_name(10), "DESCRIBE_CONFIGS");
+    ASSERT_STREQ(gr_admin_acl_operation_name(15), "TWO_PHASE_COMMIT");
+    ASSERT_STREQ(gr_admin_acl_operation_name(16), "UNKNOWN");
+    ASSERT_STREQ(gr_admin_acl_permission_name(2), "DENY");
+    ASSERT_STREQ(gr_admin_acl_permission_name(4), "UNKNOWN");
+    ASSERT_EQ(gr_admin_acl_resource_type_code("group"), GR_ACL_RESOURCE_GROUP);
+    ASSERT_EQ(gr_admin_acl_resource_type_code("Delegation_Token"), 6);
+    ASSERT_EQ(gr_admin_acl_pattern_type_code("PREFIXED"), GR_ACL_PATTERN_PREFIXED);
+    ASSERT_EQ(gr_admin_acl_pattern_type_code("pre-fixed"), 0);
+    ASSERT_EQ(gr_admin_acl_operation_code("idempotent_write"), 12);
+    ASSERT_EQ(gr_admin_acl_operation_code("IdempotentWrite"), 0);
+    ASSERT_EQ(gr_admin_acl_operation_code("any"), 1);
+    ASSERT_EQ(gr_admin_acl_permission_code("Allow"), 3);
+    ASSERT_EQ(gr_admin_acl_permission_code(""), 0);
+    ASSERT_EQ(gr_admin_acl_permission_code(NULL), 0);
+}
+
 int main(void) {
     RUN_TEST(test_defaults);
     RUN_TEST(test_set_valid);
@@ -210,5 +234,6 @@ int main(void) {
     RUN_TEST(test_constructors);
     RUN_TEST(test_murmur2);
     RUN_TEST(test_error_table);
+    RUN_TEST(test_acl_names);
     return 0;
 }

@@ -41,6 +41,32 @@ static void test_check(void) {
     ASSERT_EQ(chk_target("anyname", "", false, false, true, why), GR_DLQ_CREATE);
 }
 
+/* A built batch read back: its bytes, the batch and an iterator over its records. */
+typedef struct readback {
+    gr_wbuf_t wb, scratch;
+    gr_batch_view_t bv;
+    gr_record_iter_t ri;
+} readback_t;
+
+/* Finish bb (and free it) into rb, positioned at the first record. */
+static void read_back(gr_batch_builder_t *bb, readback_t *rb) {
+    gr_batch_builder_opts_t bo;
+    gr_batch_builder_opts_init(&bo);
+    gr_wbuf_init(&rb->wb);
+    gr_wbuf_init(&rb->scratch);
+    ASSERT_EQ(gr_batch_builder_finish(bb, &bo, &rb->wb), GR_ERR_NONE);
+    gr_batch_builder_free(bb);
+    gr_batch_iter_t it;
+    gr_batch_iter_init(&it, rb->wb.mem, rb->wb.len);
+    ASSERT_EQ(gr_batch_iter_next(&it, &rb->bv, NULL, 0), GR_ERR_NONE);
+    ASSERT_EQ(gr_record_iter_init(&rb->ri, &rb->bv, &rb->scratch, 0, NULL, 0), GR_ERR_NONE);
+}
+
+static void read_back_free(readback_t *rb) {
+    gr_wbuf_free(&rb->wb);
+    gr_wbuf_free(&rb->scratch);
+}
+
 /* Build one batch of DLQ records and read it back. */
 static void test_record(void) {
     gr_batch_builder_t bb;
@@ -49,24 +75,13 @@ static void test_record(void) {
     gr_dlq_add(&bb, 1700000000123, &r);
     r = (gr_dlq_rec_t){"src", 3, 7, "grp", 1, GR_DLQ_REJECT, NULL, -1, NULL, -1};
     gr_dlq_add(&bb, 1700000000123, &r);
-    gr_batch_builder_opts_t bo;
-    gr_batch_builder_opts_init(&bo);
-    gr_wbuf_t wb, scratch;
-    gr_wbuf_init(&wb);
-    gr_wbuf_init(&scratch);
-    ASSERT_EQ(gr_batch_builder_finish(&bb, &bo, &wb), GR_ERR_NONE);
-    gr_batch_builder_free(&bb);
-    gr_batch_iter_t it;
-    gr_batch_view_t bv;
-    gr_batch_iter_init(&it, wb.mem, wb.len);
-    ASSERT_EQ(gr_batch_iter_next(&it, &bv, NULL, 0), GR_ERR_NONE);
-    ASSERT_EQ(bv.producer_id, -1);
-    ASSERT_EQ(bv.record_count, 2);
-    ASSERT_EQ(bv.attributes, 0); /* uncompressed, CreateTime, not transactional */
-    gr_record_iter_t ri;
+    readback_t rb;
+    read_back(&bb, &rb);
+    ASSERT_EQ(rb.bv.producer_id, -1);
+    ASSERT_EQ(rb.bv.record_count, 2);
+    ASSERT_EQ(rb.bv.attributes, 0); /* uncompressed, CreateTime, not transactional */
     gr_record_t rec;
-    ASSERT_EQ(gr_record_iter_init(&ri, &bv, &scratch, 0, NULL, 0), GR_ERR_NONE);
-    ASSERT_EQ(gr_record_iter_next(&ri, &rec, NULL, 0), GR_ERR_NONE);
+    ASSERT_EQ(gr_record_iter_next(&rb.ri, &rec, NULL, 0), GR_ERR_NONE);
     ASSERT_EQ(rec.timestamp, 1700000000123);
     ASSERT_EQ(rec.key_len, 1);
     ASSERT_MEMEQ(rec.key, "k", 1);
@@ -95,13 +110,12 @@ static void test_record(void) {
     ASSERT_EQ(s.delivery_count, 2);
     ASSERT_EQ(s.topic_len, 3);
     ASSERT_MEMEQ(s.group, "grp", 3);
-    ASSERT_EQ(gr_record_iter_next(&ri, &rec, NULL, 0), GR_ERR_NONE);
+    ASSERT_EQ(gr_record_iter_next(&rb.ri, &rec, NULL, 0), GR_ERR_NONE);
     ASSERT_EQ(rec.key_len, -1);
     gr_header_iter_init(&hi, &rec);
     for (int i = 0; i < 6; i++) ASSERT(gr_header_iter_next(&hi, &h));
     ASSERT_MEMEQ(h.value, "Offset rejected by client.", 26);
-    gr_wbuf_free(&wb);
-    gr_wbuf_free(&scratch);
+    read_back_free(&rb);
 }
 
 static void test_parse_foreign(void) {
@@ -110,25 +124,13 @@ static void test_parse_foreign(void) {
     gr_batch_builder_init(&bb);
     gr_header_t h = {(const uint8_t *)"__dlq.errors.offset", 19, (const uint8_t *)"x1", 2};
     gr_batch_builder_add(&bb, 1, "k", 1, "v", 1, &h, 1);
-    gr_batch_builder_opts_t bo;
-    gr_batch_builder_opts_init(&bo);
-    gr_wbuf_t wb, scratch;
-    gr_wbuf_init(&wb);
-    gr_wbuf_init(&scratch);
-    ASSERT_EQ(gr_batch_builder_finish(&bb, &bo, &wb), GR_ERR_NONE);
-    gr_batch_builder_free(&bb);
-    gr_batch_iter_t it;
-    gr_batch_view_t bv;
-    gr_record_iter_t ri;
+    readback_t rb;
+    read_back(&bb, &rb);
     gr_record_t rec;
     gr_dlq_src_t s;
-    gr_batch_iter_init(&it, wb.mem, wb.len);
-    ASSERT_EQ(gr_batch_iter_next(&it, &bv, NULL, 0), GR_ERR_NONE);
-    ASSERT_EQ(gr_record_iter_init(&ri, &bv, &scratch, 0, NULL, 0), GR_ERR_NONE);
-    ASSERT_EQ(gr_record_iter_next(&ri, &rec, NULL, 0), GR_ERR_NONE);
+    ASSERT_EQ(gr_record_iter_next(&rb.ri, &rec, NULL, 0), GR_ERR_NONE);
     ASSERT(!gr_dlq_parse(&rec, &s));
-    gr_wbuf_free(&wb);
-    gr_wbuf_free(&scratch);
+    read_back_free(&rb);
 }
 
 static void test_committed(void) {
