@@ -15,7 +15,7 @@
 typedef struct gr_broker gr_broker_t;
 
 /** Append every broker metric family (requests, connections, topics,
- *  partitions, storage, share groups) to out. */
+ *  partitions, storage, share groups, consumer groups) to out. */
 void gr_broker_metrics_write(gr_broker_t *b, gr_wbuf_t *out);
 
 /** True while the broker serves and every partition log is online; otherwise
@@ -26,6 +26,7 @@ bool gr_broker_healthy(gr_broker_t *b, char *why, size_t why_size);
  *  fill it and gr_broker_metrics_write writes gregor_metrics_series_dropped. */
 typedef struct gr_metrics_dropped {
     uint64_t topic, partition, group, share_partition;
+    uint64_t consumer_group, consumer_group_partition; /* committed offsets */
 } gr_metrics_dropped_t;
 
 /** GET /v1/share-groups/<group>/capacity (share_capacity.c): 0 with the JSON document
@@ -37,7 +38,8 @@ gr_err_t gr_broker_share_capacity_json(gr_broker_t *b, const char *group, gr_wbu
 gr_err_t gr_broker_share_delayed_json(gr_broker_t *b, const char *group, gr_wbuf_t *out);
 
 /** Collectors, one per area (each in its own file). */
-void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped);  /* broker_metrics_core.c */
-void gr_broker_collect_share(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped); /* share_metrics.c */
+void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped);   /* broker_metrics_core.c */
+void gr_broker_collect_share(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped);  /* share_metrics.c */
+void gr_broker_collect_cgroup(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped); /* cgroup_metrics.c */
 
 #endif

@@ -19,6 +19,7 @@ struct gr_cgroup_ctx {
     gr_cstore_t *store;
     gr_timer_t timer;
     int32_t metadata_max_bytes;
+    uint64_t offset_commits; /* offsets committed (durable), for /metrics */
 };
 
 gr_err_t gr_cgroup_open(gr_broker_t *b, char *errstr, size_t errstr_size);

@@ -15,6 +15,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/metrics.h"
 #include "broker/cgroup_coord.h"
 #include "broker/handlers.h"
 #include "broker/share_coord.h"
@@ -51,6 +52,7 @@ static void commit_done(void *arg, gr_err_t err) {
             gr_cg_offset_put(c->req->b->cgroup->reg, c->gid, c->items[i].topic, c->items[i].partition, &c->items[i].o);
     }
     if (err) GR_ERROR("cgroup", "offset commit for group %s not durable: %s", c->gid, gr_err_str(err));
+    if (!err) GR_METRIC(c->req->b->cgroup->offset_commits += (uint64_t)c->n);
     gr_req_respond(c->req, c->resp);
 }
 

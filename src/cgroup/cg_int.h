@@ -67,7 +67,8 @@ typedef struct cg_group {
     int32_t init_delay_ms, init_remaining_ms;
     int64_t sync_deadline;
     int32_t sync_generation;
-    gr_htab_t offsets; /* (topic, partition) -> cg_offset_entry_t */
+    uint64_t rebalances; /* completed: leader's assignment applied (Kafka's CompletedRebalances) */
+    gr_htab_t offsets;   /* (topic, partition) -> cg_offset_entry_t */
 } cg_group_t;
 
 struct gr_cg_registry {

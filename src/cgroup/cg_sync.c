@@ -32,6 +32,7 @@ static void apply_assignment(cg_group_t *g, const gr_cg_sync_req_t *req, int64_t
         g->members[i]->hb_deadline = now + g->members[i]->session_ms;
     }
     cg_transition(g, GR_CG_STABLE, now);
+    g->rebalances++;
     cg_mark_changed(out, g->id);
 }
 
@@ -251,6 +252,11 @@ void gr_cg_view_free(gr_cg_group_view_t *v) {
 }
 
 int32_t gr_cg_count(const gr_cg_registry_t *reg) { return reg->n_order; }
+
+void gr_cg_stats_at(const gr_cg_registry_t *reg, int32_t i, gr_cg_group_stats_t *st) {
+    const cg_group_t *g = reg->order[i];
+    *st = (gr_cg_group_stats_t){g->id, g->state, g->generation, g->n_members, g->rebalances, (int32_t)g->offsets.n};
+}
 
 int32_t gr_cg_list(const gr_cg_registry_t *reg, const char ***ids, gr_cg_state_t **states) {
     *ids = calloc((size_t)reg->n_order + 1, sizeof(char *));

@@ -191,6 +191,18 @@ void gr_cg_view_free(gr_cg_group_view_t *v);
 const char *gr_cg_state_name(gr_cg_state_t s);
 /** Number of groups. */
 int32_t gr_cg_count(const gr_cg_registry_t *reg);
+/** What /metrics reports of one group (broker/cgroup_metrics.c). */
+typedef struct gr_cg_group_stats {
+    const char *group_id; /* into the registry, valid until the next change */
+    gr_cg_state_t state;
+    int32_t generation;
+    int32_t n_members;   /* joined members (not those only handed an id) */
+    uint64_t rebalances; /* completed rebalances (CompletingRebalance -> Stable) since loaded */
+    int32_t n_offsets;   /* committed offsets */
+} gr_cg_group_stats_t;
+
+/** The i-th group in registry order, 0 <= i < gr_cg_count(reg). */
+void gr_cg_stats_at(const gr_cg_registry_t *reg, int32_t i, gr_cg_group_stats_t *st);
 /** Groups in registry order: ids and states. Returns the count; *ids malloc'd array of
  *  pointers into the registry. */
 int32_t gr_cg_list(const gr_cg_registry_t *reg, const char ***ids, gr_cg_state_t **states);

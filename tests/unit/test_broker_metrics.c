@@ -9,6 +9,7 @@
 #include "broker/broker.h"
 #include "broker/broker_int.h"
 #include "broker/broker_metrics.h"
+#include "broker/cgroup_coord.h"
 #include "proto_msgs.h"
 #include "testutil.h"
 
@@ -180,10 +181,78 @@ static void test_collector(void) {
     rmrf(dir);
 }
 
+/* Consumer groups (cgroup_metrics.c) with metrics.partition.series.max=3: four groups,
+ * four committed offsets; the fourth of each is counted as dropped; lag = log end
+ * offset (0 here) - committed offset, unclamped, none for a committed -1. */
+static void test_cgroup_collector(void) {
+    char dir[] = "/tmp/gr-test-broker-metrics.XXXXXX";
+    ASSERT(mkdtemp(dir));
+    char logdirs[300];
+    snprintf(logdirs, sizeof(logdirs), "log.dirs=%s", dir);
+    const char *ov[] = {logdirs, "listeners=PLAINTEXT://127.0.0.1:0", "metrics.partition.series.max=3"};
+    gr_server_config_t cfg;
+    char errstr[512];
+    ASSERT_EQ(gr_server_config_parse(&cfg, NULL, 0, NULL, ov, 3, errstr, sizeof(errstr)), GR_ERR_NONE);
+    gr_loop_t *loop;
+    ASSERT_EQ(gr_loop_new(&loop, errstr, sizeof(errstr)), GR_ERR_NONE);
+    gr_broker_t *b;
+    ASSERT_EQ(gr_broker_new(loop, &cfg, &b, errstr, sizeof(errstr)), GR_ERR_NONE);
+    const gr_meta_topic_t *mt;
+    ASSERT_EQ(gr_broker_topic_create(b, "b", 3, NULL, false, &mt, errstr, sizeof(errstr)), GR_ERR_NONE);
+    gr_cg_registry_t *reg = b->cgroup->reg;
+    gr_cg_offset_put(reg, "gd", "b", 0, &(gr_cg_offset_t){9, -1, "", 1, -1});
+    gr_cg_offset_put(reg, "gc", "b", 0, &(gr_cg_offset_t){1, -1, "", 1, -1});
+    gr_cg_offset_put(reg, "ga", "b", 1, &(gr_cg_offset_t){-1, -1, "", 1, -1});
+    gr_cg_offset_put(reg, "ga", "b", 0, &(gr_cg_offset_t){2, -1, "", 1, -1});
+    gr_cg_offset_put(reg, "gb", "b", 2, &(gr_cg_offset_t){0, -1, "", 1, -1});
+    b->cgroup->offset_commits = 5;
+    gr_wbuf_t wb;
+    gr_wbuf_init(&wb);
+    char *t = metrics_text(b, &wb);
+    ASSERT_LINE(t, "gregor_consumer_group_committed_offset{group=\"ga\",topic=\"b\",partition=\"0\"} 2");
+    ASSERT_LINE(t, "gregor_consumer_group_committed_offset{group=\"ga\",topic=\"b\",partition=\"1\"} -1");
+    ASSERT_LINE(t, "gregor_consumer_group_committed_offset{group=\"gb\",topic=\"b\",partition=\"2\"} 0");
+    ASSERT_EQ(count_lines(t, "gregor_consumer_group_committed_offset{"), 3);
+    ASSERT_LINE(t, "gregor_consumer_group_lag{group=\"ga\",topic=\"b\",partition=\"0\"} -2");
+    ASSERT_LINE(t, "gregor_consumer_group_lag{group=\"gb\",topic=\"b\",partition=\"2\"} 0");
+    ASSERT_EQ(count_lines(t, "gregor_consumer_group_lag{"), 2);
+    ASSERT_LINE(t, "gregor_consumer_group_members{group=\"ga\"} 0");
+    ASSERT_LINE(t, "gregor_consumer_group_generation{group=\"gc\"} 0");
+    ASSERT_LINE(t, "gregor_consumer_group_rebalances_total{group=\"gb\"} 0");
+    ASSERT_LINE(t, "gregor_consumer_group_state{group=\"ga\",state=\"Empty\"} 1");
+    ASSERT_LINE(t, "gregor_consumer_group_state{group=\"ga\",state=\"Stable\"} 0");
+    ASSERT_EQ(count_lines(t, "gregor_consumer_group_state{group=\"ga\""), 5);
+    ASSERT_EQ(count_lines(t, "gregor_consumer_group_members{"), 3);
+    ASSERT_EQ(count_lines(t, "gregor_consumer_group_members{group=\"gd\"}"), 0);
+    ASSERT_LINE(t, "gregor_consumer_groups{state=\"Empty\"} 4");
+    ASSERT_LINE(t, "gregor_consumer_groups{state=\"Stable\"} 0");
+    ASSERT_LINE(t, "gregor_offset_commits_total 5");
+    ASSERT_LINE(t, "gregor_metrics_series_dropped{kind=\"consumer_group\"} 1");
+    ASSERT_LINE(t, "gregor_metrics_series_dropped{kind=\"consumer_group_partition\"} 2");
+    /* A deleted group's series go. */
+    gr_cg_out_t o;
+    gr_cg_out_init(&o);
+    gr_cg_delete(reg, "ga", &o);
+    gr_cg_out_free(&o);
+    t = metrics_text(b, &wb);
+    ASSERT(!strstr(t, "group=\"ga\""));
+    ASSERT_LINE(t, "gregor_consumer_group_lag{group=\"gc\",topic=\"b\",partition=\"0\"} -1");
+    ASSERT_LINE(t, "gregor_consumer_group_members{group=\"gd\"} 0");
+    ASSERT_LINE(t, "gregor_consumer_groups{state=\"Empty\"} 3");
+    ASSERT_LINE(t, "gregor_metrics_series_dropped{kind=\"consumer_group\"} 0");
+    ASSERT_LINE(t, "gregor_metrics_series_dropped{kind=\"consumer_group_partition\"} 0");
+    gr_wbuf_free(&wb);
+    gr_broker_free(b);
+    gr_loop_free(loop);
+    gr_server_config_free(&cfg);
+    rmrf(dir);
+}
+
 int main(void) {
     RUN_TEST(test_error_rule);
     RUN_TEST(test_error_bound);
     RUN_TEST(test_api_names);
     RUN_TEST(test_collector);
+    RUN_TEST(test_cgroup_collector);
     return 0;
 }

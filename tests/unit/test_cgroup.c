@@ -423,6 +423,79 @@ static void test_empty_group_retention(void) {
     gr_cg_registry_free(r);
 }
 
+static gr_cg_group_stats_t stats_of(gr_cg_registry_t *r, const char *gid) {
+    gr_cg_group_stats_t st = {0};
+    for (int32_t i = 0; i < gr_cg_count(r); i++) {
+        gr_cg_stats_at(r, i, &st);
+        if (!strcmp(st.group_id, gid)) return st;
+    }
+    GR__FAIL("no group %s", gid);
+    return st;
+}
+
+/* The /metrics accessor: members, state, generation, committed offsets and the
+ * completed rebalances, which count a leader's SyncGroup that makes the group Stable
+ * (Kafka's CompletedRebalances), not a join phase that ends Empty. */
+static void test_stats(void) {
+    gr_cg_registry_t *r = reg_new(100);
+    int64_t now = 1000;
+    two_members_stable(r, &now);
+    gr_cg_offset_put(r, "g", "t", 1, &(gr_cg_offset_t){5, -1, "", now, -1});
+    gr_cg_offset_put(r, "g", "t", 0, &(gr_cg_offset_t){7, -1, "", now, -1});
+    gr_cg_offset_put(r, "simple", "t", 0, &(gr_cg_offset_t){3, -1, "", now, -1});
+    ASSERT_EQ(gr_cg_count(r), 2);
+    gr_cg_group_stats_t st = stats_of(r, "g");
+    ASSERT_EQ(st.state, GR_CG_STABLE);
+    ASSERT_EQ(st.generation, 1);
+    ASSERT_EQ(st.n_members, 2);
+    ASSERT_EQ(st.rebalances, 1);
+    ASSERT_EQ(st.n_offsets, 2);
+    st = stats_of(r, "simple");
+    ASSERT_EQ(st.state, GR_CG_EMPTY);
+    ASSERT_EQ(st.generation, 0);
+    ASSERT_EQ(st.n_members, 0);
+    ASSERT_EQ(st.rebalances, 0);
+    ASSERT_EQ(st.n_offsets, 1);
+    /* m2 leaves: PreparingRebalance, not counted until m1's SyncGroup makes it Stable. */
+    gr_cg_out_t o;
+    gr_cg_out_init(&o);
+    gr_cg_leave_member_t lm[1] = {{m2, NULL, -1}};
+    ASSERT_EQ(gr_cg_leave(r, "g", lm, 1, now, &o), 0);
+    st = stats_of(r, "g");
+    ASSERT_EQ(st.state, GR_CG_PREPARING_REBALANCE);
+    ASSERT_EQ(st.n_members, 1);
+    ASSERT_EQ(st.rebalances, 1);
+    int w1 = 0, w2 = 0;
+    join(r, "g", (join_args_t){.member = m1}, &w1, now + 5, &o);
+    st = stats_of(r, "g");
+    ASSERT_EQ(st.state, GR_CG_COMPLETING_REBALANCE);
+    ASSERT_EQ(st.generation, 2);
+    ASSERT_EQ(st.rebalances, 1);
+    gr_cg_assignment_t as[1] = {{m1, (const uint8_t *)"A", 1}};
+    sync_req(r, "g", m1, 2, as, 1, &w2, now + 6, &o);
+    ASSERT_EQ(answer_for(&o, &w2)->error, 0);
+    st = stats_of(r, "g");
+    ASSERT_EQ(st.state, GR_CG_STABLE);
+    ASSERT_EQ(st.rebalances, 2);
+    /* A follower's SyncGroup in a Stable group changes nothing. */
+    sync_req(r, "g", m1, 2, NULL, 0, &w2, now + 7, &o);
+    ASSERT_EQ(stats_of(r, "g").rebalances, 2);
+    /* The last member leaves: the join phase ends Empty (generation 3), no completed rebalance. */
+    lm[0] = (gr_cg_leave_member_t){m1, NULL, -1};
+    ASSERT_EQ(gr_cg_leave(r, "g", lm, 1, now + 8, &o), 0);
+    st = stats_of(r, "g");
+    ASSERT_EQ(st.state, GR_CG_EMPTY);
+    ASSERT_EQ(st.generation, 3);
+    ASSERT_EQ(st.n_members, 0);
+    ASSERT_EQ(st.rebalances, 2);
+    gr_cg_delete(r, "simple", &o);
+    ASSERT_EQ(gr_cg_count(r), 1);
+    gr_cg_stats_at(r, 0, &st);
+    ASSERT_STREQ(st.group_id, "g");
+    gr_cg_out_free(&o);
+    gr_cg_registry_free(r);
+}
+
 int main(void) {
     RUN_TEST(test_join_sync_leave);
     RUN_TEST(test_session_expiry);
@@ -432,5 +505,6 @@ int main(void) {
     RUN_TEST(test_offsets);
     RUN_TEST(test_subscribed);
     RUN_TEST(test_empty_group_retention);
+    RUN_TEST(test_stats);
     return 0;
 }
