@@ -23,8 +23,8 @@
 
 #include "base/err.h"
 #include "base/props.h"
+#include "base/uuid.h"
 #include "meta/configdefs.h"
-#include "proto/codec.h"   /* gr_uuid_t */
 #include "server/config.h" /* gr_share_config_t */
 
 /* ------------------------------------------------------------------------------------
