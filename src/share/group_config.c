@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/duration.h"
 #include "share/group_int.h"
 
 enum {
@@ -114,79 +115,6 @@ static void int_bounds(const gr_share_config_t *b, int i, int32_t *dflt, int32_t
     }
 }
 
-/* ---- ISO-8601 durations, as java.time.Duration.parse accepts them ---- */
-
-/* [-+]?[0-9]+ followed by unit; *p advanced past the unit on success. */
-static bool dur_num(const char **p, char unit, __int128 *out, bool *neg_out) {
-    const char *s = *p;
-    bool neg = false;
-    if (*s == '-' || *s == '+') neg = *s++ == '-';
-    if (!isdigit((unsigned char)*s)) return false;
-    __int128 v = 0;
-    while (isdigit((unsigned char)*s)) {
-        v = v * 10 + (*s++ - '0');
-        if (v > (__int128)INT64_MAX) return false; /* Long.parseLong overflow */
-    }
-    if (toupper((unsigned char)*s) != unit) return false;
-    *p = s + 1;
-    *out = neg ? -v : v;
-    if (neg_out) *neg_out = neg;
-    return true;
-}
-
-/* Seconds with an optional fraction ([.,][0-9]{0,9}) then 'S'. Result in nanoseconds. */
-static bool dur_seconds(const char **p, __int128 *nanos) {
-    const char *s = *p;
-    bool neg = false;
-    if (*s == '-' || *s == '+') neg = *s++ == '-';
-    if (!isdigit((unsigned char)*s)) return false;
-    __int128 v = 0, frac = 0;
-    while (isdigit((unsigned char)*s)) {
-        v = v * 10 + (*s++ - '0');
-        if (v > (__int128)INT64_MAX) return false;
-    }
-    if (*s == '.' || *s == ',') {
-        s++;
-        int digits = 0;
-        while (isdigit((unsigned char)*s) && digits < 9) frac = frac * 10 + (*s++ - '0'), digits++;
-        if (isdigit((unsigned char)*s)) return false;
-        for (; digits < 9; digits++) frac *= 10;
-    }
-    if (toupper((unsigned char)*s) != 'S') return false;
-    *p = s + 1;
-    __int128 n = v * 1000000000 + frac;
-    *nanos = neg ? -n : n;
-    return true;
-}
-
-/* PnDTnHnMn.nS with optional signs (letters case-insensitive). */
-static bool parse_duration(const char *s, __int128 *nanos) {
-    bool neg = false;
-    if (*s == '-' || *s == '+') neg = *s++ == '-';
-    if (toupper((unsigned char)*s++) != 'P') return false;
-    __int128 total = 0, v = 0;
-    bool any = false;
-    const char *q = s;
-    if (dur_num(&q, 'D', &v, NULL)) s = q, total += v * 86400 * 1000000000, any = true;
-    if (toupper((unsigned char)*s) == 'T') {
-        s++;
-        bool any_t = false;
-        q = s;
-        if (dur_num(&q, 'H', &v, NULL)) s = q, total += v * 3600 * 1000000000, any_t = true;
-        q = s;
-        if (dur_num(&q, 'M', &v, NULL)) s = q, total += v * 60 * 1000000000, any_t = true;
-        q = s;
-        if (dur_seconds(&q, &v)) s = q, total += v, any_t = true;
-        if (!any_t) return false;
-        any = true;
-    }
-    if (*s || !any) return false;
-    __int128 lim = (__int128)INT64_MAX * 1000000000;
-    if (total > lim || total < -lim) return false; /* Duration seconds overflow */
-    *nanos = neg ? -total : total;
-    return true;
-}
-
 bool gr_sgc_parse_reset(const char *value, gr_sgc_reset_t *type, int64_t *duration_ms) {
     gr_sgc_reset_t t;
     int64_t ms = 0;
@@ -196,10 +124,9 @@ bool gr_sgc_parse_reset(const char *value, gr_sgc_reset_t *type, int64_t *durati
     else if (!strcmp(value, "earliest"))
         t = GR_SGC_RESET_EARLIEST;
     else if (!strncmp(value, "by_duration:", 12)) {
-        __int128 nanos;
-        if (!parse_duration(value + 12, &nanos) || nanos < 0) return false;
-        __int128 m = nanos / 1000000;
-        ms = m > INT64_MAX ? INT64_MAX : (int64_t)m;
+        gr_duration_t d;
+        if (!gr_duration_parse(value + 12, &d) || gr_duration_is_negative(d)) return false;
+        ms = gr_duration_to_ms(d);
         t = GR_SGC_RESET_BY_DURATION;
     } else
         return false;

@@ -193,6 +193,16 @@ static void test_auto_offset_reset(void) {
     ASSERT_EQ(ms, 23 * 3600000LL);
     ASSERT(gr_sgc_parse_reset("earliest", &t, &ms));
     ASSERT_EQ(t, GR_SGC_RESET_EARLIEST);
+    /* Edges where Kafka 4.4.0 (java.time.Duration.parse) differs from a plain grammar. */
+    ASSERT(gr_sgc_parse_reset("by_duration:P1Dt", &t, &ms)); /* lowercase lone 't' */
+    ASSERT_EQ(ms, 86400000);
+    ASSERT(!gr_sgc_parse_reset("by_duration:P1DT", &t, &ms));
+    ASSERT(gr_sgc_parse_reset("by_duration:PT9223372036854775807.999999999S", &t, &ms));
+    ASSERT_EQ(ms, INT64_MAX);
+    ASSERT(!gr_sgc_parse_reset("by_duration:P106751991167301DT-1148578M", &t, &ms)); /* days overflow */
+    ASSERT(!gr_sgc_parse_reset("by_duration:PT-0.0001S", &t, &ms));                  /* negative */
+    ASSERT(gr_sgc_parse_reset("by_duration:-PT-0.5S", &t, &ms));
+    ASSERT_EQ(ms, 500);
     ASSERT(!gr_sgc_parse_reset(NULL, &t, &ms));
 }
 
