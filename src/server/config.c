@@ -128,28 +128,28 @@ static gr_err_t resolve_listeners(gr_server_config_t *cfg, char *errstr, size_t 
 static void fill_share(gr_server_config_t *cfg) {
     gr_share_config_t *s = &cfg->share;
 #define S(field, name) s->field = (int32_t)get_i64(cfg, "group.share." name)
-    S(delivery_count_limit, "delivery.count.limit");
-    S(min_delivery_count_limit, "min.delivery.count.limit");
-    S(max_delivery_count_limit, "max.delivery.count.limit");
-    S(record_lock_duration_ms, "record.lock.duration.ms");
-    S(min_record_lock_duration_ms, "min.record.lock.duration.ms");
-    S(max_record_lock_duration_ms, "max.record.lock.duration.ms");
-    S(partition_max_record_locks, "partition.max.record.locks");
-    S(min_partition_max_record_locks, "min.partition.max.record.locks");
-    S(max_partition_max_record_locks, "max.partition.max.record.locks");
-    S(session_timeout_ms, "session.timeout.ms");
-    S(min_session_timeout_ms, "min.session.timeout.ms");
-    S(max_session_timeout_ms, "max.session.timeout.ms");
-    S(heartbeat_interval_ms, "heartbeat.interval.ms");
-    S(min_heartbeat_interval_ms, "min.heartbeat.interval.ms");
-    S(max_heartbeat_interval_ms, "max.heartbeat.interval.ms");
-    S(assignment_interval_ms, "assignment.interval.ms");
-    S(min_assignment_interval_ms, "min.assignment.interval.ms");
-    S(max_assignment_interval_ms, "max.assignment.interval.ms");
-    S(max_size, "max.size");
+    S(sg.delivery_count_limit, "delivery.count.limit");
+    S(sg.min_delivery_count_limit, "min.delivery.count.limit");
+    S(sg.max_delivery_count_limit, "max.delivery.count.limit");
+    S(sg.record_lock_duration_ms, "record.lock.duration.ms");
+    S(sg.min_record_lock_duration_ms, "min.record.lock.duration.ms");
+    S(sg.max_record_lock_duration_ms, "max.record.lock.duration.ms");
+    S(sg.partition_max_record_locks, "partition.max.record.locks");
+    S(sg.min_partition_max_record_locks, "min.partition.max.record.locks");
+    S(sg.max_partition_max_record_locks, "max.partition.max.record.locks");
+    S(sg.session_timeout_ms, "session.timeout.ms");
+    S(sg.min_session_timeout_ms, "min.session.timeout.ms");
+    S(sg.max_session_timeout_ms, "max.session.timeout.ms");
+    S(sg.heartbeat_interval_ms, "heartbeat.interval.ms");
+    S(sg.min_heartbeat_interval_ms, "min.heartbeat.interval.ms");
+    S(sg.max_heartbeat_interval_ms, "max.heartbeat.interval.ms");
+    S(sg.assignment_interval_ms, "assignment.interval.ms");
+    S(sg.min_assignment_interval_ms, "min.assignment.interval.ms");
+    S(sg.max_assignment_interval_ms, "max.assignment.interval.ms");
+    S(sg.max_size, "max.size");
     S(max_groups, "max.groups");
     S(max_share_sessions, "max.share.sessions");
-    S(initialize_retry_interval_ms, "initialize.retry.interval.ms");
+    S(sg.initialize_retry_interval_ms, "initialize.retry.interval.ms");
 #undef S
     s->state_topic_num_partitions = (int32_t)get_i64(cfg, "share.coordinator.state.topic.num.partitions");
     s->state_topic_segment_bytes = (int32_t)get_i64(cfg, "share.coordinator.state.topic.segment.bytes");
@@ -179,24 +179,24 @@ static gr_err_t check_triple(const char *what, int32_t min, int32_t dflt, int32_
 
 static gr_err_t check_share(const gr_share_config_t *s, char *errstr, size_t sz) {
     gr_err_t err;
-    if ((err = check_triple("delivery.count.limit", s->min_delivery_count_limit, s->delivery_count_limit,
-                            s->max_delivery_count_limit, errstr, sz)) ||
-        (err = check_triple("record.lock.duration.ms", s->min_record_lock_duration_ms, s->record_lock_duration_ms,
-                            s->max_record_lock_duration_ms, errstr, sz)) ||
-        (err = check_triple("partition.max.record.locks", s->min_partition_max_record_locks,
-                            s->partition_max_record_locks, s->max_partition_max_record_locks, errstr, sz)) ||
-        (err = check_triple("session.timeout.ms", s->min_session_timeout_ms, s->session_timeout_ms,
-                            s->max_session_timeout_ms, errstr, sz)) ||
-        (err = check_triple("heartbeat.interval.ms", s->min_heartbeat_interval_ms, s->heartbeat_interval_ms,
-                            s->max_heartbeat_interval_ms, errstr, sz)) ||
-        (err = check_triple("assignment.interval.ms", s->min_assignment_interval_ms, s->assignment_interval_ms,
-                            s->max_assignment_interval_ms, errstr, sz)))
+    if ((err = check_triple("delivery.count.limit", s->sg.min_delivery_count_limit, s->sg.delivery_count_limit,
+                            s->sg.max_delivery_count_limit, errstr, sz)) ||
+        (err = check_triple("record.lock.duration.ms", s->sg.min_record_lock_duration_ms, s->sg.record_lock_duration_ms,
+                            s->sg.max_record_lock_duration_ms, errstr, sz)) ||
+        (err = check_triple("partition.max.record.locks", s->sg.min_partition_max_record_locks,
+                            s->sg.partition_max_record_locks, s->sg.max_partition_max_record_locks, errstr, sz)) ||
+        (err = check_triple("session.timeout.ms", s->sg.min_session_timeout_ms, s->sg.session_timeout_ms,
+                            s->sg.max_session_timeout_ms, errstr, sz)) ||
+        (err = check_triple("heartbeat.interval.ms", s->sg.min_heartbeat_interval_ms, s->sg.heartbeat_interval_ms,
+                            s->sg.max_heartbeat_interval_ms, errstr, sz)) ||
+        (err = check_triple("assignment.interval.ms", s->sg.min_assignment_interval_ms, s->sg.assignment_interval_ms,
+                            s->sg.max_assignment_interval_ms, errstr, sz)))
         return err;
-    if (s->max_share_sessions < s->max_size) {
+    if (s->max_share_sessions < s->sg.max_size) {
         snprintf(errstr, sz,
                  "Invalid value %d for configuration group.share.max.share.sessions: must be greater "
                  "than or equal to group.share.max.size (%d)",
-                 s->max_share_sessions, s->max_size);
+                 s->max_share_sessions, s->sg.max_size);
         return GR_ERR_INVALID_CONFIG;
     }
     return GR_ERR_NONE;

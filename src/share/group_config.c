@@ -88,7 +88,7 @@ const gr_sgc_def_t *gr_sgc_find(const char *name) {
 }
 
 /* Default, min and max from the broker config for the integer configs. */
-static void int_bounds(const gr_share_config_t *b, int i, int32_t *dflt, int32_t *min, int32_t *max) {
+static void int_bounds(const gr_sg_broker_cfg_t *b, int i, int32_t *dflt, int32_t *min, int32_t *max) {
     switch (i) {
     case C_SESSION:
         *dflt = b->session_timeout_ms, *min = b->min_session_timeout_ms, *max = b->max_session_timeout_ms;
@@ -200,7 +200,7 @@ static gr_err_t parse_value(int i, const char *value, int64_t *ival, char *errst
     return GR_ERR_NONE;
 }
 
-static gr_err_t check_bounds(int i, int64_t v, const gr_share_config_t *b, char *errstr, size_t n) {
+static gr_err_t check_bounds(int i, int64_t v, const gr_sg_broker_cfg_t *b, char *errstr, size_t n) {
     int32_t dflt, min, max;
     int_bounds(b, i, &dflt, &min, &max);
     /* Apache Kafka 4.4.0's text, the same for both ends (share differential test,
@@ -212,7 +212,7 @@ static gr_err_t check_bounds(int i, int64_t v, const gr_share_config_t *b, char 
     return GR_ERR_NONE;
 }
 
-gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_share_config_t *broker, char *errstr,
+gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_sg_broker_cfg_t *broker, char *errstr,
                          size_t errstr_size) {
     int64_t v[C_N];
     gr_err_t err;
@@ -241,7 +241,7 @@ gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_share_config_t *br
 
 /* ---- effective values and DescribeConfigs ---- */
 
-static int32_t resolve_int(const gr_props_t *stored, int i, const gr_share_config_t *b) {
+static int32_t resolve_int(const gr_props_t *stored, int i, const gr_sg_broker_cfg_t *b) {
     int32_t dflt, min, max;
     int_bounds(b, i, &dflt, &min, &max);
     const char *s = stored ? gr_props_get(stored, defs[i].name) : NULL;
@@ -252,7 +252,7 @@ static int32_t resolve_int(const gr_props_t *stored, int i, const gr_share_confi
     return (int32_t)v;
 }
 
-void gr_sgc_resolve(const gr_props_t *stored, const gr_share_config_t *broker, gr_sgc_values_t *out) {
+void gr_sgc_resolve(const gr_props_t *stored, const gr_sg_broker_cfg_t *broker, gr_sgc_values_t *out) {
     memset(out, 0, sizeof(*out));
     out->session_timeout_ms = resolve_int(stored, C_SESSION, broker);
     out->heartbeat_interval_ms = resolve_int(stored, C_HEARTBEAT, broker);
@@ -287,7 +287,7 @@ void gr_sgc_resolve(const gr_props_t *stored, const gr_share_config_t *broker, g
     }
 }
 
-void gr_sgc_describe(const gr_props_t *stored, const gr_share_config_t *broker, gr_sgc_entry_t *out) {
+void gr_sgc_describe(const gr_props_t *stored, const gr_sg_broker_cfg_t *broker, gr_sgc_entry_t *out) {
     for (int i = 0; i < C_N; i++) {
         gr_sgc_entry_t *e = &out[i];
         memset(e, 0, sizeof(*e));
