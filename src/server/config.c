@@ -8,15 +8,10 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/xalloc.h"
 #include "meta/configdefs.h"
 #include "net/conn.h"
 #include "server/config_int.h"
-
-static char *xstrndup(const char *s, size_t n) {
-    char *r = strndup(s, n);
-    if (!r) abort();
-    return r;
-}
 
 static const gr_cfg_layers_t *layers_of(const gr_server_config_t *cfg, gr_cfg_layers_t *l) {
     memset(l, 0, sizeof(*l));
@@ -46,7 +41,7 @@ static char *first_item(const char *s) {
     while (*s == ',' || isspace((unsigned char)*s)) s++;
     size_t len = strcspn(s, ",");
     while (len && isspace((unsigned char)s[len - 1])) len--;
-    return xstrndup(s, len);
+    return gr_xstrndup(s, len);
 }
 
 static gr_err_t apply_overrides(gr_server_config_t *cfg, const char *const *ov, int n, char *errstr, size_t sz) {
@@ -56,7 +51,7 @@ static gr_err_t apply_overrides(gr_server_config_t *cfg, const char *const *ov, 
             snprintf(errstr, sz, "Invalid --override '%s': expected key=value", ov[i]);
             return GR_ERR_INVALID_CONFIG;
         }
-        char *key = xstrndup(ov[i], (size_t)(eq - ov[i]));
+        char *key = gr_xstrndup(ov[i], (size_t)(eq - ov[i]));
         size_t kl = strlen(key);
         while (kl && isspace((unsigned char)key[kl - 1])) key[--kl] = '\0';
         gr_props_set(&cfg->raw, key, eq + 1, 0);
@@ -117,10 +112,10 @@ static gr_err_t resolve_listeners(gr_server_config_t *cfg, char *errstr, size_t 
     gr_err_t err = gr__config_listeners(cfg, listeners, map, controllers, errstr, sz);
     if (err) return err;
     const gr_listener_config_t *l = &cfg->listeners[0];
-    cfg->listener_name = xstrndup(l->name, strlen(l->name));
-    cfg->listen_host = xstrndup(l->host, strlen(l->host));
+    cfg->listener_name = gr_xstrndup(l->name, strlen(l->name));
+    cfg->listen_host = gr_xstrndup(l->host, strlen(l->host));
     cfg->listen_port = l->port;
-    cfg->advertised_host = xstrndup(l->adv_host, strlen(l->adv_host));
+    cfg->advertised_host = gr_xstrndup(l->adv_host, strlen(l->adv_host));
     cfg->advertised_port = l->adv_port;
     return GR_ERR_NONE;
 }
@@ -210,7 +205,7 @@ static void fill_limits(gr_server_config_t *cfg) {
     cfg->max_connections_per_ip = (int32_t)get_i64(cfg, "max.connections.per.ip");
     const char *ov = gr_props_get(&cfg->raw, "max.connections.per.ip.overrides");
     if (!ov) ov = get_str(cfg, "max.connections.per.ip.overrides", buf, sizeof(buf));
-    cfg->max_connections_per_ip_overrides = xstrndup(ov, strlen(ov));
+    cfg->max_connections_per_ip_overrides = gr_xstrndup(ov, strlen(ov));
 }
 
 /* Kafka's rule: a per-IP limit of 0 only makes sense with overrides that let someone in. */
@@ -281,8 +276,8 @@ static gr_err_t parse_admin_listener(gr_server_config_t *cfg, char *errstr, size
                  (int)len, v);
         return GR_ERR_INVALID_CONFIG;
     }
-    cfg->admin_listener = xstrndup(v, len);
-    cfg->admin_host = xstrndup(host, hl);
+    cfg->admin_listener = gr_xstrndup(v, len);
+    cfg->admin_host = gr_xstrndup(host, hl);
     cfg->admin_port = (uint16_t)port;
     return GR_ERR_NONE;
 }
@@ -322,7 +317,7 @@ static void fill_typed(gr_server_config_t *cfg) {
     cfg->log_message_timestamp_log_append_time =
         strcmp(get_str(cfg, "log.message.timestamp.type", buf, sizeof(buf)), "LogAppendTime") == 0;
     const char *ct = get_str(cfg, "compression.type", buf, sizeof(buf));
-    cfg->compression_type = xstrndup(ct, strlen(ct));
+    cfg->compression_type = gr_xstrndup(ct, strlen(ct));
     cfg->metrics_partition_series_max = (int32_t)get_i64(cfg, "metrics.partition.series.max");
     fill_share(cfg);
 }
@@ -341,7 +336,7 @@ static gr_err_t parse_authorizer(gr_server_config_t *cfg, char *errstr, size_t s
                  cls);
         return GR_ERR_INVALID_CONFIG;
     }
-    cfg->super_users = xstrndup(su ? su : "", su ? strlen(su) : 0);
+    cfg->super_users = gr_xstrndup(su ? su : "", su ? strlen(su) : 0);
     cfg->allow_everyone_if_no_acl_found = get_bool(cfg, "allow.everyone.if.no.acl.found");
     return GR_ERR_NONE;
 }
