@@ -4,8 +4,6 @@
  *
  * @locality the thread that owns the SP. */
 #include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "share/sp_int.h"
@@ -45,30 +43,22 @@ void gr_sp_init_offset(gr_sp_t *sp, int64_t start_offset, int32_t state_epoch) {
     sp->state_epoch = state_epoch;
 }
 
-static gr_err_t fail(char *errstr, size_t n, const char *fmt, ...) {
-    if (errstr && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(errstr, n, fmt, ap);
-        va_end(ap);
-    }
-    return GR_ERR__MALFORMED;
-}
-
 /* §1.10 step 3: persisted batches become cached ranges with their state and
  * count and no owner; holes up to the last batch are the gap window. */
 gr_err_t gr_sp_init_persisted(gr_sp_t *sp, int64_t start_offset, int32_t state_epoch, const gr_sp_batch_t *b, size_t n,
                               char *errstr, size_t errstr_size) {
-    if (start_offset < 0) return fail(errstr, errstr_size, "start offset %" PRId64, start_offset);
+    if (start_offset < 0)
+        return gr_err_fmt(GR_ERR__MALFORMED, errstr, errstr_size, "start offset %" PRId64, start_offset);
     for (size_t i = 0; i < n; i++) {
         if (b[i].first_offset < start_offset)
-            return fail(errstr, errstr_size, "batch %" PRId64 " below start offset %" PRId64, b[i].first_offset,
-                        start_offset);
+            return gr_err_fmt(GR_ERR__MALFORMED, errstr, errstr_size, "batch %" PRId64 " below start offset %" PRId64,
+                              b[i].first_offset, start_offset);
         if (b[i].first_offset > b[i].last_offset || b[i].delivery_count < 0 ||
             (b[i].state != GR_SP_AVAILABLE && !gr__sp_terminal(b[i].state)))
-            return fail(errstr, errstr_size, "bad batch %" PRId64 "-%" PRId64, b[i].first_offset, b[i].last_offset);
+            return gr_err_fmt(GR_ERR__MALFORMED, errstr, errstr_size, "bad batch %" PRId64 "-%" PRId64,
+                              b[i].first_offset, b[i].last_offset);
         if (i && b[i].first_offset <= b[i - 1].last_offset)
-            return fail(errstr, errstr_size, "batches overlap at %" PRId64, b[i].first_offset);
+            return gr_err_fmt(GR_ERR__MALFORMED, errstr, errstr_size, "batches overlap at %" PRId64, b[i].first_offset);
     }
     gr_sp_init_offset(sp, start_offset, state_epoch);
     for (size_t i = 0; i < n; i++) {
@@ -150,17 +140,7 @@ int64_t gr_sp_delayed_count(const gr_sp_t *sp, int64_t *next_due) {
 
 /* ---- invariants -------------------------------------------------------- */
 
-#define BAD(...) return chk_fail(errstr, errstr_size, __VA_ARGS__)
-
-static gr_err_t chk_fail(char *errstr, size_t n, const char *fmt, ...) {
-    if (errstr && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(errstr, n, fmt, ap);
-        va_end(ap);
-    }
-    return GR_ERR__STATE;
-}
+#define BAD(...) return gr_err_fmt(GR_ERR__STATE, errstr, errstr_size, __VA_ARGS__)
 
 static gr_err_t check_range(const gr_sp_t *sp, const gr__sp_rng_t *e, const gr_sp_conf_t *conf, char *errstr,
                             size_t errstr_size) {
