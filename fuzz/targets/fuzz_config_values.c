@@ -25,7 +25,7 @@
 #include "server/config.h"
 #include "share/group.h"
 
-static gr_share_config_t g_share; /* the broker's default group.share.* bounds */
+static gr_sg_broker_cfg_t g_share; /* the broker's default group.share.* bounds */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     gr_log_set_level(GR_LOG_ERROR);
@@ -33,7 +33,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     char err[512];
     const char *ov[] = {"log.dirs=/nonexistent"};
     if (gr_server_config_parse(&cfg, NULL, 0, NULL, ov, 1, err, sizeof(err)) != GR_ERR_NONE) abort();
-    g_share = cfg.share;
+    g_share = cfg.share.sg;
     gr_server_config_free(&cfg);
     return 0;
 }

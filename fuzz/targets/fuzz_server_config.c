@@ -39,10 +39,11 @@ static void check_accepted(const gr_server_config_t *cfg) {
     assert(cfg->listener_name[0] && cfg->advertised_host[0] && cfg->log_dir[0]);
     assert(strcmp(cfg->advertised_host, "0.0.0.0") && strcmp(cfg->advertised_host, "::"));
     const gr_share_config_t *s = &cfg->share;
-    assert(s->min_delivery_count_limit <= s->delivery_count_limit);
-    assert(s->delivery_count_limit <= s->max_delivery_count_limit);
-    assert(s->min_session_timeout_ms <= s->session_timeout_ms && s->session_timeout_ms <= s->max_session_timeout_ms);
-    assert(s->max_share_sessions >= s->max_size);
+    assert(s->sg.min_delivery_count_limit <= s->sg.delivery_count_limit);
+    assert(s->sg.delivery_count_limit <= s->sg.max_delivery_count_limit);
+    assert(s->sg.min_session_timeout_ms <= s->sg.session_timeout_ms &&
+           s->sg.session_timeout_ms <= s->sg.max_session_timeout_ms);
+    assert(s->max_share_sessions >= s->sg.max_size);
     assert(cfg->max_connections >= 0 && cfg->max_connections_per_ip >= 0);
     assert(cfg->max_connections_per_ip > 0 || cfg->max_connections_per_ip_overrides[0]);
     char *text = gr_props_format(&cfg->raw);

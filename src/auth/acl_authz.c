@@ -16,6 +16,7 @@
 #include "auth/acl.h"
 #include "base/hash.h"
 #include "base/htab.h"
+#include "base/xalloc.h"
 
 typedef struct ace {
     char *principal, *host;
@@ -51,19 +52,6 @@ typedef struct key {
     size_t len;
 } rkey_t;
 
-static void *xalloc(size_t n) {
-    void *p = calloc(1, n ? n : 1);
-    if (!p) abort();
-    return p;
-}
-
-static char *xstrdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *p = xalloc(n);
-    memcpy(p, s, n);
-    return p;
-}
-
 static uint64_t key_hash(const rkey_t *k) {
     gr_hasher_t h;
     gr_hasher_init(&h);
@@ -94,7 +82,7 @@ static void split_supers(gr_acl_authz_t *a, const char *list) {
         if (e > s) {
             a->supers = realloc(a->supers, (a->n_supers + 1) * sizeof(char *));
             if (!a->supers) abort();
-            char *c = xalloc((size_t)(e - s) + 1);
+            char *c = gr_xcalloc(1, (size_t)(e - s) + 1);
             memcpy(c, s, (size_t)(e - s));
             a->supers[a->n_supers++] = c;
         }
@@ -103,7 +91,7 @@ static void split_supers(gr_acl_authz_t *a, const char *list) {
 }
 
 gr_acl_authz_t *gr_acl_authz_new(const char *super_users, bool allow_if_no_acl) {
-    gr_acl_authz_t *a = xalloc(sizeof(*a));
+    gr_acl_authz_t *a = gr_xcalloc(1, sizeof(*a));
     gr_htab_init(&a->tab, 64);
     a->allow_if_no_acl = allow_if_no_acl;
     split_supers(a, super_users);
@@ -171,11 +159,11 @@ bool gr_acl_authz_add(gr_acl_authz_t *a, const gr_acl_binding_t *b) {
     size_t len = strlen(b->name);
     res_t *r = find(a, b->rtype, b->ptype, b->name, len);
     if (!r) {
-        r = xalloc(sizeof(*r));
+        r = gr_xcalloc(1, sizeof(*r));
         r->rtype = b->rtype;
         r->ptype = b->ptype;
         r->name_len = len;
-        r->name = xstrdup(b->name);
+        r->name = gr_xstrdup(b->name);
         rkey_t k = {b->rtype, b->ptype, r->name, len};
         gr_htab_insert(&a->tab, &r->node, key_hash(&k));
         if (b->ptype == GR_ACL_PT_PREFIXED) plen_update(&a->plen[b->rtype], len, 1);
@@ -187,7 +175,7 @@ bool gr_acl_authz_add(gr_acl_authz_t *a, const gr_acl_binding_t *b) {
         r->v = realloc(r->v, r->cap * sizeof(ace_t));
         if (!r->v) abort();
     }
-    r->v[r->n++] = (ace_t){xstrdup(b->principal), xstrdup(b->host), b->op, b->perm};
+    r->v[r->n++] = (ace_t){gr_xstrdup(b->principal), gr_xstrdup(b->host), b->op, b->perm};
     a->count++;
     return true;
 }

@@ -7,6 +7,13 @@
 #ifndef GR_BASE_ERR_WRAPPER_H
 #define GR_BASE_ERR_WRAPPER_H
 
+#include <stddef.h>
+
 #include "gregor/error.h"
+
+/** Format a reason into errstr (when errstr is not NULL and errstr_size > 0) and
+ *  return err, so a failure path is one `return gr_err_fmt(...)`. */
+gr_err_t gr_err_fmt(gr_err_t err, char *errstr, size_t errstr_size, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

@@ -8,18 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xrealloc(void *p, size_t n) {
-    void *r = realloc(p, n ? n : 1);
-    if (!r) abort(); /* small internal allocation: abort on OOM (STYLE 4) */
-    return r;
-}
-
-static char *xstrdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *r = xrealloc(NULL, n);
-    memcpy(r, s, n);
-    return r;
-}
+#include "base/xalloc.h"
 
 void gr_props_init(gr_props_t *p) { memset(p, 0, sizeof(*p)); }
 
@@ -51,7 +40,7 @@ const char *gr_props_get(const gr_props_t *p, const char *key) {
 void gr_props_set(gr_props_t *p, const char *key, const char *value, int line) {
     gr_prop_t *e = (gr_prop_t *)gr_props_find(p, key);
     if (e) {
-        char *v = xstrdup(value); /* value may alias e->value */
+        char *v = gr_xstrdup(value); /* value may alias e->value */
         free(e->value);
         e->value = v;
         e->line = line;
@@ -59,10 +48,10 @@ void gr_props_set(gr_props_t *p, const char *key, const char *value, int line) {
     }
     if (p->n == p->cap) {
         p->cap = p->cap ? p->cap * 2 : 8;
-        p->v = xrealloc(p->v, p->cap * sizeof(*p->v));
+        p->v = gr_xrealloc(p->v, p->cap * sizeof(*p->v));
     }
-    p->v[p->n].key = xstrdup(key);
-    p->v[p->n].value = xstrdup(value);
+    p->v[p->n].key = gr_xstrdup(key);
+    p->v[p->n].value = gr_xstrdup(value);
     p->v[p->n].line = line;
     p->n++;
 }
@@ -89,7 +78,7 @@ typedef struct sbuf {
 static void sb_put(sbuf_t *b, char c) {
     if (b->n + 1 >= b->cap) {
         b->cap = b->cap ? b->cap * 2 : 64;
-        b->p = xrealloc(b->p, b->cap);
+        b->p = gr_xrealloc(b->p, b->cap);
     }
     b->p[b->n++] = c;
     b->p[b->n] = '\0';
@@ -337,6 +326,6 @@ char *gr_props_format(const gr_props_t *p) {
         put_escaped(&b, p->v[i].value, false);
         sb_put(&b, '\n');
     }
-    if (!b.p) b.p = xstrdup("");
+    if (!b.p) b.p = gr_xstrdup("");
     return b.p;
 }

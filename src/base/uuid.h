@@ -6,7 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "proto/codec.h" /* gr_uuid_t */
+/** A Kafka UUID, 16 bytes in wire (big-endian) order. */
+typedef struct gr_uuid {
+    uint8_t b[16];
+} gr_uuid_t;
 
 /** A random, non-zero UUID from getrandom(2). Kafka reserves ids whose
  *  base64 starts with '-' and the all-zero/one ids; this never returns those. */

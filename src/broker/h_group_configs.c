@@ -28,7 +28,7 @@ gr_err_t gr_share_describe_group_configs(gr_broker_t *b, const char *group_id,
     size_t n = gr_sgc_count();
     gr_sgc_entry_t *es = calloc(n, sizeof(*es));
     if (!es) abort();
-    gr_sgc_describe(gr_share_group_configs(b, group_id), &b->cfg->share, es);
+    gr_sgc_describe(gr_share_group_configs(b, group_id), &b->cfg->share.sg, es);
     for (size_t i = 0; i < n; i++)
         if (wanted(ctx, es[i].name)) put(ctx, &es[i]);
     free(es);
@@ -41,7 +41,7 @@ gr_err_t gr_share_alter_group_configs(gr_broker_t *b, const char *group_id, cons
         snprintf(errstr, errstr_size, "Group name must not be empty.");
         return GR_ERR_INVALID_REQUEST;
     }
-    gr_err_t err = gr_sgc_validate(proposed, &b->cfg->share, errstr, errstr_size);
+    gr_err_t err = gr_sgc_validate(proposed, &b->cfg->share.sg, errstr, errstr_size);
     if (!err && proposed->n && !gr_share_group_configs(b, group_id) &&
         !gr_share_group_may_create(b, group_id, errstr, errstr_size)) {
         snprintf(errstr, errstr_size,

@@ -149,7 +149,7 @@ void gr_share_group_configs_set(gr_broker_t *b, const char *group_id, const gr_p
 }
 
 void gr_share_group_values(gr_broker_t *b, const char *group_id, gr_sgc_values_t *out) {
-    gr_sgc_resolve(gr_share_group_configs(b, group_id), &b->cfg->share, out);
+    gr_sgc_resolve(gr_share_group_configs(b, group_id), &b->cfg->share.sg, out);
 }
 
 bool gr_share_id_used_by_other_type(gr_broker_t *b, const char *group_id) {
@@ -411,7 +411,7 @@ static gr_err_t open_stores(gr_broker_t *b, char *errstr, size_t errstr_size) {
 }
 
 gr_err_t gr_share_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
-    b->share.groups = gr_share_group_registry_new(&b->cfg->share);
+    b->share.groups = gr_share_group_registry_new(&b->cfg->share.sg);
     b->share.gconfs = calloc(1, sizeof(*b->share.gconfs));
     if (!b->share.gconfs) abort();
     gr_timer_init(b->loop, &b->share.expiry_timer, expiry_fire, b);

@@ -7,18 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *xstrdup(const char *s) {
-    char *d = strdup(s ? s : "");
-    if (!d) abort();
-    return d;
-}
+#include "base/xalloc.h"
 
 gr_err_t gr__sasl_client_init(gr__sasl_client_t *c, const char *mech, const char *user, const char *password,
                               const char *nonce) {
     memset(c, 0, sizeof(*c));
     c->mech = gr_scram_mech_from_name(mech);
     if (c->mech == GR_SCRAM_UNKNOWN && strcmp(mech, "PLAIN")) return GR_ERR__INVALID_ARG;
-    c->password = xstrdup(password);
+    c->password = gr_xstrdup(password);
     /* saslname: ',' and '=' escaped as =2C and =3D */
     size_t n = strlen(user ? user : ""), o = 0;
     char *name = malloc(3 * n + 1);
@@ -32,7 +28,7 @@ gr_err_t gr__sasl_client_init(gr__sasl_client_t *c, const char *mech, const char
         }
     }
     name[o] = '\0';
-    c->nonce = xstrdup(nonce);
+    c->nonce = gr_xstrdup(nonce);
     size_t bl = o + strlen(nonce) + 8;
     c->first_bare = malloc(bl);
     if (!c->first_bare) abort();

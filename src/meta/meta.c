@@ -7,13 +7,8 @@
 
 #include "base/hash.h"
 #include "base/uuid.h"
+#include "base/xalloc.h"
 #include "meta/meta_int.h"
-
-static char *xstrdup(const char *s) {
-    char *r = strdup(s);
-    if (!r) abort();
-    return r;
-}
 
 /* ---- indexes: rebuilt after every insert/remove (changes are rare and O(n) anyway) ---- */
 
@@ -104,7 +99,7 @@ void gr__meta_topic_free(gr_meta_topic_t *t) {
 /* ---- open / close ---- */
 
 static gr_err_t mkdir_p(const char *dir, char *errstr, size_t sz) {
-    char *p = xstrdup(dir);
+    char *p = gr_xstrdup(dir);
     gr_err_t err = GR_ERR_NONE;
     for (char *c = p + 1;; c++) {
         if (*c != '/' && *c != '\0') continue;
@@ -126,7 +121,7 @@ gr_err_t gr_meta_open(gr_meta_t **out, const char *log_dir, int32_t node_id, con
                       char *errstr, size_t errstr_size) {
     gr_meta_t *meta = calloc(1, sizeof(*meta));
     if (!meta) abort();
-    meta->log_dir = xstrdup(log_dir);
+    meta->log_dir = gr_xstrdup(log_dir);
     meta->node_id = node_id;
     meta->meta_path = malloc(strlen(log_dir) + 32);
     if (!meta->meta_path) abort();
@@ -254,7 +249,7 @@ gr_err_t gr_meta_topic_create(gr_meta_t *meta, const char *name, int32_t partiti
     if (err || validate_only) return err;
     gr_meta_topic_t *t = calloc(1, sizeof(*t));
     if (!t) abort();
-    t->name = xstrdup(name);
+    t->name = gr_xstrdup(name);
     do t->id = gr_uuid_random();
     while (gr_meta_topic_find_id(meta, &t->id));
     t->partitions = partitions;

@@ -18,8 +18,8 @@
 
 #include "base/err.h"
 #include "base/props.h"
+#include "base/uuid.h"
 #include "meta/configdefs.h"
-#include "proto/codec.h" /* gr_uuid_t */
 
 #define GR_META_MAX_PARTITIONS 100000 /* per topic; guards allocations sized from requests */
 

@@ -31,10 +31,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/err.h"
-
-typedef struct gr_uuid {
-    uint8_t b[16];
-} gr_uuid_t;
+#include "base/uuid.h" /* gr_uuid_t */
 
 /** A string view; len == -1 is null. Not NUL-terminated. */
 typedef struct gr_str {

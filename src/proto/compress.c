@@ -9,10 +9,8 @@
 #include <limits.h>
 #include <lz4frame.h>
 #include <snappy-c.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -27,17 +25,6 @@ static const uint8_t xerial_magic[8] = {0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0};
 const char *gr_codec_name(int codec) {
     static const char *names[] = {"none", "gzip", "snappy", "lz4", "zstd"};
     return codec >= 0 && codec <= 4 ? names[codec] : "unknown";
-}
-
-__attribute__((format(printf, 4, 5))) static gr_err_t fail(gr_err_t err, char *errstr, size_t errstr_size,
-                                                           const char *fmt, ...) {
-    if (errstr && errstr_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(errstr, errstr_size, fmt, ap);
-        va_end(ap);
-    }
-    return err;
 }
 
 /* Decompression state shared by the codecs: where the output started and the cap. */
@@ -64,13 +51,13 @@ static bool out_commit(dctx_t *d, size_t avail, size_t used) {
 
 static gr_err_t too_large(dctx_t *d, const char *codec) {
     d->out->len = d->start;
-    return fail(GR_ERR_MESSAGE_TOO_LARGE, d->errstr, d->errstr_size,
-                "%s: decompressed size exceeds the limit of %zu bytes", codec, d->max_out);
+    return gr_err_fmt(GR_ERR_MESSAGE_TOO_LARGE, d->errstr, d->errstr_size,
+                      "%s: decompressed size exceeds the limit of %zu bytes", codec, d->max_out);
 }
 
 static gr_err_t corrupt(dctx_t *d, const char *codec, const char *why) {
     d->out->len = d->start;
-    return fail(GR_ERR_CORRUPT_MESSAGE, d->errstr, d->errstr_size, "%s: %s", codec, why);
+    return gr_err_fmt(GR_ERR_CORRUPT_MESSAGE, d->errstr, d->errstr_size, "%s: %s", codec, why);
 }
 
 /* ---- gzip ---- */
@@ -103,7 +90,8 @@ static gr_err_t gzip_decompress(dctx_t *d, const uint8_t *in, size_t len) {
     z_stream zs;
     memset(&zs, 0, sizeof(zs));
     if (len > UINT_MAX) return corrupt(d, "gzip", "input too large");
-    if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return fail(GR_ERR__NOMEM, d->errstr, d->errstr_size, "gzip: init");
+    if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+        return gr_err_fmt(GR_ERR__NOMEM, d->errstr, d->errstr_size, "gzip: init");
     zs.next_in = (Bytef *)in;
     zs.avail_in = (uInt)len;
     gr_err_t err = GR_ERR_NONE;
@@ -224,7 +212,7 @@ static gr_err_t lz4_compress(const uint8_t *in, size_t len, gr_wbuf_t *out) {
 static gr_err_t lz4_decompress(dctx_t *d, const uint8_t *in, size_t len) {
     LZ4F_dctx *dc;
     if (LZ4F_isError(LZ4F_createDecompressionContext(&dc, LZ4F_VERSION)))
-        return fail(GR_ERR__NOMEM, d->errstr, d->errstr_size, "lz4: init");
+        return gr_err_fmt(GR_ERR__NOMEM, d->errstr, d->errstr_size, "lz4: init");
     gr_err_t err = GR_ERR_NONE;
     size_t off = 0, hint = 1;
     while (hint != 0) {
@@ -268,7 +256,7 @@ static gr_err_t zstd_compress(const uint8_t *in, size_t len, gr_wbuf_t *out) {
 /* Streaming, since producers (librdkafka, zstd-jni) may leave the content size out. */
 static gr_err_t zstd_decompress(dctx_t *d, const uint8_t *in, size_t len) {
     ZSTD_DStream *zs = ZSTD_createDStream();
-    if (!zs) return fail(GR_ERR__NOMEM, d->errstr, d->errstr_size, "zstd: init");
+    if (!zs) return gr_err_fmt(GR_ERR__NOMEM, d->errstr, d->errstr_size, "zstd: init");
     ZSTD_inBuffer ib = {in, len, 0};
     gr_err_t err = GR_ERR_NONE;
     size_t hint = 1;
@@ -322,6 +310,7 @@ gr_err_t gr_decompress(int codec, const void *in, size_t len, gr_wbuf_t *out, si
     case GR_CODEC_LZ4: return lz4_decompress(&d, p, len);
     case GR_CODEC_ZSTD: return zstd_decompress(&d, p, len);
     default:
-        return fail(GR_ERR_UNSUPPORTED_COMPRESSION_TYPE, errstr, errstr_size, "unknown compression codec %d", codec);
+        return gr_err_fmt(GR_ERR_UNSUPPORTED_COMPRESSION_TYPE, errstr, errstr_size, "unknown compression codec %d",
+                          codec);
     }
 }

@@ -30,17 +30,6 @@
 #include "base/crc32c.h"
 #include "proto/compress.h"
 
-__attribute__((format(printf, 4, 5))) static gr_err_t fail(gr_err_t err, char *errstr, size_t errstr_size,
-                                                           const char *fmt, ...) {
-    if (errstr && errstr_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(errstr, errstr_size, fmt, ap);
-        va_end(ap);
-    }
-    return err;
-}
-
 /* ---- batch iteration ---- */
 
 void gr_batch_iter_init(gr_batch_iter_t *it, const void *blob, size_t len) {
@@ -76,12 +65,12 @@ gr_err_t gr_batch_iter_next(gr_batch_iter_t *it, gr_batch_view_t *bv, char *errs
     int32_t length = (int32_t)gr_be32(it->pos + 8);
     /* 14 is the legacy v0 record overhead, the smallest any magic allows. */
     if (length < 14)
-        return fail(GR_ERR_CORRUPT_MESSAGE, errstr, errstr_size,
-                    "Record size %" PRId32 " is less than the minimum record overhead (14)", length);
+        return gr_err_fmt(GR_ERR_CORRUPT_MESSAGE, errstr, errstr_size,
+                          "Record size %" PRId32 " is less than the minimum record overhead (14)", length);
     if (remaining < 17) return GR_ERR__INCOMPLETE;
     int8_t magic = (int8_t)it->pos[16];
     if (magic < 0 || magic > 2)
-        return fail(GR_ERR_CORRUPT_MESSAGE, errstr, errstr_size, "Invalid magic found in record: %d", magic);
+        return gr_err_fmt(GR_ERR_CORRUPT_MESSAGE, errstr, errstr_size, "Invalid magic found in record: %d", magic);
     size_t size = (size_t)length + GR_LOG_OVERHEAD;
     if (remaining < size) return GR_ERR__INCOMPLETE;
     decode_header(it->pos, size, bv);
@@ -100,10 +89,10 @@ bool gr_batch_crc_ok(const gr_batch_view_t *bv) { return bv->has_header && batch
 gr_err_t gr_record_iter_init(gr_record_iter_t *it, const gr_batch_view_t *bv, gr_wbuf_t *scratch,
                              size_t max_uncompressed, char *errstr, size_t errstr_size) {
     memset(it, 0, sizeof(*it));
-    if (!bv->has_header) return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size, "not a complete magic 2 batch");
+    if (!bv->has_header) return gr_err_fmt(GR_ERR_INVALID_RECORD, errstr, errstr_size, "not a complete magic 2 batch");
     if (bv->record_count < 0)
-        return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size,
-                    "Found invalid record count %" PRId32 " in magic v2 batch", bv->record_count);
+        return gr_err_fmt(GR_ERR_INVALID_RECORD, errstr, errstr_size,
+                          "Found invalid record count %" PRId32 " in magic v2 batch", bv->record_count);
     it->base_offset = bv->base_offset;
     it->base_timestamp = bv->base_timestamp;
     it->log_append_time = (bv->attributes & GR_BATCH_ATTR_LOG_APPEND_TIME) ? bv->max_timestamp : -1;
@@ -143,7 +132,8 @@ static gr_err_t read_headers(gr_rbuf_t *rb, int32_t count, char *errstr, size_t 
         const uint8_t *p;
         if (!gr_rbuf_varint(rb, &klen)) return GR_ERR_INVALID_RECORD;
         if (klen < 0)
-            return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size, "Invalid negative header key size %" PRId32, klen);
+            return gr_err_fmt(GR_ERR_INVALID_RECORD, errstr, errstr_size, "Invalid negative header key size %" PRId32,
+                              klen);
         if (!gr_rbuf_bytes(rb, (size_t)klen, &p) || !read_nullable(rb, &p, &klen)) return GR_ERR_INVALID_RECORD;
     }
     return GR_ERR_NONE;
@@ -157,24 +147,25 @@ static gr_err_t read_body(gr_record_iter_t *it, gr_rbuf_t *rb, int32_t size, gr_
     if (!gr_rbuf_i8(rb, &rec->attributes) || !gr_rbuf_varlong(rb, &ts_delta) ||
         !gr_rbuf_varint(rb, &rec->offset_delta) || !read_nullable(rb, &rec->key, &rec->key_len) ||
         !read_nullable(rb, &rec->value, &rec->value_len) || !gr_rbuf_varint(rb, &rec->header_count))
-        return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size, "%s", structure);
+        return gr_err_fmt(GR_ERR_INVALID_RECORD, errstr, errstr_size, "%s", structure);
     if (rec->header_count < 0)
-        return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size, "Found invalid number of record headers %" PRId32,
-                    rec->header_count);
+        return gr_err_fmt(GR_ERR_INVALID_RECORD, errstr, errstr_size, "Found invalid number of record headers %" PRId32,
+                          rec->header_count);
     if ((size_t)rec->header_count > gr_rbuf_remaining(rb))
-        return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size,
-                    "Found invalid number of record headers. %" PRId32
-                    " is larger than the remaining size of the buffer",
-                    rec->header_count);
+        return gr_err_fmt(GR_ERR_INVALID_RECORD, errstr, errstr_size,
+                          "Found invalid number of record headers. %" PRId32
+                          " is larger than the remaining size of the buffer",
+                          rec->header_count);
     rec->headers = rb->pos;
     gr_err_t err = read_headers(rb, rec->header_count, errstr, errstr_size);
-    if (err && rb->err) return fail(err, errstr, errstr_size, "%s", structure);
+    if (err && rb->err) return gr_err_fmt(err, errstr, errstr_size, "%s", structure);
     if (err) return err;
     rec->headers_size = (size_t)(rb->pos - rec->headers);
     if (gr_rbuf_remaining(rb) != 0)
-        return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size,
-                    "Invalid record size: expected to read %" PRId32 " bytes in record payload, but instead read %zu",
-                    size, gr_rbuf_offset(rb));
+        return gr_err_fmt(GR_ERR_INVALID_RECORD, errstr, errstr_size,
+                          "Invalid record size: expected to read %" PRId32
+                          " bytes in record payload, but instead read %zu",
+                          size, gr_rbuf_offset(rb));
     /* Java long arithmetic wraps; so does ours, through unsigned. */
     rec->timestamp =
         it->log_append_time >= 0 ? it->log_append_time : (int64_t)((uint64_t)it->base_timestamp + (uint64_t)ts_delta);
@@ -184,8 +175,8 @@ static gr_err_t read_body(gr_record_iter_t *it, gr_rbuf_t *rb, int32_t size, gr_
 
 static gr_err_t records_left_over(gr_record_iter_t *it, char *errstr, size_t errstr_size) {
     if (gr_rbuf_remaining(&it->rb) == 0) return GR_ERR_NONE;
-    return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size,
-                "Incorrect declared batch size, records still remaining in file");
+    return gr_err_fmt(GR_ERR_INVALID_RECORD, errstr, errstr_size,
+                      "Incorrect declared batch size, records still remaining in file");
 }
 
 gr_err_t gr_record_iter_next(gr_record_iter_t *it, gr_record_t *rec, char *errstr, size_t errstr_size) {
@@ -195,15 +186,15 @@ gr_err_t gr_record_iter_next(gr_record_iter_t *it, gr_record_t *rec, char *errst
     int32_t size;
     if (!gr_rbuf_varint(&it->rb, &size)) {
         if (it->rb.err == GR_ERR__INCOMPLETE)
-            return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size,
-                        "Incorrect declared batch size, premature EOF reached");
-        return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size, "Found invalid record structure");
+            return gr_err_fmt(GR_ERR_INVALID_RECORD, errstr, errstr_size,
+                              "Incorrect declared batch size, premature EOF reached");
+        return gr_err_fmt(GR_ERR_INVALID_RECORD, errstr, errstr_size, "Found invalid record structure");
     }
     if (size < 0 || (size_t)size > gr_rbuf_remaining(&it->rb))
-        return fail(GR_ERR_INVALID_RECORD, errstr, errstr_size,
-                    "Invalid record size: expected %" PRId32
-                    " bytes in record payload, but instead the buffer has only %zu remaining bytes.",
-                    size, gr_rbuf_remaining(&it->rb));
+        return gr_err_fmt(GR_ERR_INVALID_RECORD, errstr, errstr_size,
+                          "Invalid record size: expected %" PRId32
+                          " bytes in record payload, but instead the buffer has only %zu remaining bytes.",
+                          size, gr_rbuf_remaining(&it->rb));
     gr_rbuf_t body;
     gr_rbuf_init(&body, it->rb.pos, (size_t)size);
     gr_err_t err = read_body(it, &body, size, rec, errstr, errstr_size);

@@ -8,15 +8,10 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/xalloc.h"
 #include "meta/configdefs.h"
 #include "net/conn.h"
 #include "server/config_int.h"
-
-static char *xstrndup(const char *s, size_t n) {
-    char *r = strndup(s, n);
-    if (!r) abort();
-    return r;
-}
 
 static const gr_cfg_layers_t *layers_of(const gr_server_config_t *cfg, gr_cfg_layers_t *l) {
     memset(l, 0, sizeof(*l));
@@ -46,7 +41,7 @@ static char *first_item(const char *s) {
     while (*s == ',' || isspace((unsigned char)*s)) s++;
     size_t len = strcspn(s, ",");
     while (len && isspace((unsigned char)s[len - 1])) len--;
-    return xstrndup(s, len);
+    return gr_xstrndup(s, len);
 }
 
 static gr_err_t apply_overrides(gr_server_config_t *cfg, const char *const *ov, int n, char *errstr, size_t sz) {
@@ -56,7 +51,7 @@ static gr_err_t apply_overrides(gr_server_config_t *cfg, const char *const *ov, 
             snprintf(errstr, sz, "Invalid --override '%s': expected key=value", ov[i]);
             return GR_ERR_INVALID_CONFIG;
         }
-        char *key = xstrndup(ov[i], (size_t)(eq - ov[i]));
+        char *key = gr_xstrndup(ov[i], (size_t)(eq - ov[i]));
         size_t kl = strlen(key);
         while (kl && isspace((unsigned char)key[kl - 1])) key[--kl] = '\0';
         gr_props_set(&cfg->raw, key, eq + 1, 0);
@@ -117,10 +112,10 @@ static gr_err_t resolve_listeners(gr_server_config_t *cfg, char *errstr, size_t 
     gr_err_t err = gr__config_listeners(cfg, listeners, map, controllers, errstr, sz);
     if (err) return err;
     const gr_listener_config_t *l = &cfg->listeners[0];
-    cfg->listener_name = xstrndup(l->name, strlen(l->name));
-    cfg->listen_host = xstrndup(l->host, strlen(l->host));
+    cfg->listener_name = gr_xstrndup(l->name, strlen(l->name));
+    cfg->listen_host = gr_xstrndup(l->host, strlen(l->host));
     cfg->listen_port = l->port;
-    cfg->advertised_host = xstrndup(l->adv_host, strlen(l->adv_host));
+    cfg->advertised_host = gr_xstrndup(l->adv_host, strlen(l->adv_host));
     cfg->advertised_port = l->adv_port;
     return GR_ERR_NONE;
 }
@@ -128,28 +123,28 @@ static gr_err_t resolve_listeners(gr_server_config_t *cfg, char *errstr, size_t 
 static void fill_share(gr_server_config_t *cfg) {
     gr_share_config_t *s = &cfg->share;
 #define S(field, name) s->field = (int32_t)get_i64(cfg, "group.share." name)
-    S(delivery_count_limit, "delivery.count.limit");
-    S(min_delivery_count_limit, "min.delivery.count.limit");
-    S(max_delivery_count_limit, "max.delivery.count.limit");
-    S(record_lock_duration_ms, "record.lock.duration.ms");
-    S(min_record_lock_duration_ms, "min.record.lock.duration.ms");
-    S(max_record_lock_duration_ms, "max.record.lock.duration.ms");
-    S(partition_max_record_locks, "partition.max.record.locks");
-    S(min_partition_max_record_locks, "min.partition.max.record.locks");
-    S(max_partition_max_record_locks, "max.partition.max.record.locks");
-    S(session_timeout_ms, "session.timeout.ms");
-    S(min_session_timeout_ms, "min.session.timeout.ms");
-    S(max_session_timeout_ms, "max.session.timeout.ms");
-    S(heartbeat_interval_ms, "heartbeat.interval.ms");
-    S(min_heartbeat_interval_ms, "min.heartbeat.interval.ms");
-    S(max_heartbeat_interval_ms, "max.heartbeat.interval.ms");
-    S(assignment_interval_ms, "assignment.interval.ms");
-    S(min_assignment_interval_ms, "min.assignment.interval.ms");
-    S(max_assignment_interval_ms, "max.assignment.interval.ms");
-    S(max_size, "max.size");
+    S(sg.delivery_count_limit, "delivery.count.limit");
+    S(sg.min_delivery_count_limit, "min.delivery.count.limit");
+    S(sg.max_delivery_count_limit, "max.delivery.count.limit");
+    S(sg.record_lock_duration_ms, "record.lock.duration.ms");
+    S(sg.min_record_lock_duration_ms, "min.record.lock.duration.ms");
+    S(sg.max_record_lock_duration_ms, "max.record.lock.duration.ms");
+    S(sg.partition_max_record_locks, "partition.max.record.locks");
+    S(sg.min_partition_max_record_locks, "min.partition.max.record.locks");
+    S(sg.max_partition_max_record_locks, "max.partition.max.record.locks");
+    S(sg.session_timeout_ms, "session.timeout.ms");
+    S(sg.min_session_timeout_ms, "min.session.timeout.ms");
+    S(sg.max_session_timeout_ms, "max.session.timeout.ms");
+    S(sg.heartbeat_interval_ms, "heartbeat.interval.ms");
+    S(sg.min_heartbeat_interval_ms, "min.heartbeat.interval.ms");
+    S(sg.max_heartbeat_interval_ms, "max.heartbeat.interval.ms");
+    S(sg.assignment_interval_ms, "assignment.interval.ms");
+    S(sg.min_assignment_interval_ms, "min.assignment.interval.ms");
+    S(sg.max_assignment_interval_ms, "max.assignment.interval.ms");
+    S(sg.max_size, "max.size");
     S(max_groups, "max.groups");
     S(max_share_sessions, "max.share.sessions");
-    S(initialize_retry_interval_ms, "initialize.retry.interval.ms");
+    S(sg.initialize_retry_interval_ms, "initialize.retry.interval.ms");
 #undef S
     s->state_topic_num_partitions = (int32_t)get_i64(cfg, "share.coordinator.state.topic.num.partitions");
     s->state_topic_segment_bytes = (int32_t)get_i64(cfg, "share.coordinator.state.topic.segment.bytes");
@@ -179,24 +174,24 @@ static gr_err_t check_triple(const char *what, int32_t min, int32_t dflt, int32_
 
 static gr_err_t check_share(const gr_share_config_t *s, char *errstr, size_t sz) {
     gr_err_t err;
-    if ((err = check_triple("delivery.count.limit", s->min_delivery_count_limit, s->delivery_count_limit,
-                            s->max_delivery_count_limit, errstr, sz)) ||
-        (err = check_triple("record.lock.duration.ms", s->min_record_lock_duration_ms, s->record_lock_duration_ms,
-                            s->max_record_lock_duration_ms, errstr, sz)) ||
-        (err = check_triple("partition.max.record.locks", s->min_partition_max_record_locks,
-                            s->partition_max_record_locks, s->max_partition_max_record_locks, errstr, sz)) ||
-        (err = check_triple("session.timeout.ms", s->min_session_timeout_ms, s->session_timeout_ms,
-                            s->max_session_timeout_ms, errstr, sz)) ||
-        (err = check_triple("heartbeat.interval.ms", s->min_heartbeat_interval_ms, s->heartbeat_interval_ms,
-                            s->max_heartbeat_interval_ms, errstr, sz)) ||
-        (err = check_triple("assignment.interval.ms", s->min_assignment_interval_ms, s->assignment_interval_ms,
-                            s->max_assignment_interval_ms, errstr, sz)))
+    if ((err = check_triple("delivery.count.limit", s->sg.min_delivery_count_limit, s->sg.delivery_count_limit,
+                            s->sg.max_delivery_count_limit, errstr, sz)) ||
+        (err = check_triple("record.lock.duration.ms", s->sg.min_record_lock_duration_ms, s->sg.record_lock_duration_ms,
+                            s->sg.max_record_lock_duration_ms, errstr, sz)) ||
+        (err = check_triple("partition.max.record.locks", s->sg.min_partition_max_record_locks,
+                            s->sg.partition_max_record_locks, s->sg.max_partition_max_record_locks, errstr, sz)) ||
+        (err = check_triple("session.timeout.ms", s->sg.min_session_timeout_ms, s->sg.session_timeout_ms,
+                            s->sg.max_session_timeout_ms, errstr, sz)) ||
+        (err = check_triple("heartbeat.interval.ms", s->sg.min_heartbeat_interval_ms, s->sg.heartbeat_interval_ms,
+                            s->sg.max_heartbeat_interval_ms, errstr, sz)) ||
+        (err = check_triple("assignment.interval.ms", s->sg.min_assignment_interval_ms, s->sg.assignment_interval_ms,
+                            s->sg.max_assignment_interval_ms, errstr, sz)))
         return err;
-    if (s->max_share_sessions < s->max_size) {
+    if (s->max_share_sessions < s->sg.max_size) {
         snprintf(errstr, sz,
                  "Invalid value %d for configuration group.share.max.share.sessions: must be greater "
                  "than or equal to group.share.max.size (%d)",
-                 s->max_share_sessions, s->max_size);
+                 s->max_share_sessions, s->sg.max_size);
         return GR_ERR_INVALID_CONFIG;
     }
     return GR_ERR_NONE;
@@ -210,7 +205,7 @@ static void fill_limits(gr_server_config_t *cfg) {
     cfg->max_connections_per_ip = (int32_t)get_i64(cfg, "max.connections.per.ip");
     const char *ov = gr_props_get(&cfg->raw, "max.connections.per.ip.overrides");
     if (!ov) ov = get_str(cfg, "max.connections.per.ip.overrides", buf, sizeof(buf));
-    cfg->max_connections_per_ip_overrides = xstrndup(ov, strlen(ov));
+    cfg->max_connections_per_ip_overrides = gr_xstrndup(ov, strlen(ov));
 }
 
 /* Kafka's rule: a per-IP limit of 0 only makes sense with overrides that let someone in. */
@@ -281,8 +276,8 @@ static gr_err_t parse_admin_listener(gr_server_config_t *cfg, char *errstr, size
                  (int)len, v);
         return GR_ERR_INVALID_CONFIG;
     }
-    cfg->admin_listener = xstrndup(v, len);
-    cfg->admin_host = xstrndup(host, hl);
+    cfg->admin_listener = gr_xstrndup(v, len);
+    cfg->admin_host = gr_xstrndup(host, hl);
     cfg->admin_port = (uint16_t)port;
     return GR_ERR_NONE;
 }
@@ -322,7 +317,7 @@ static void fill_typed(gr_server_config_t *cfg) {
     cfg->log_message_timestamp_log_append_time =
         strcmp(get_str(cfg, "log.message.timestamp.type", buf, sizeof(buf)), "LogAppendTime") == 0;
     const char *ct = get_str(cfg, "compression.type", buf, sizeof(buf));
-    cfg->compression_type = xstrndup(ct, strlen(ct));
+    cfg->compression_type = gr_xstrndup(ct, strlen(ct));
     cfg->metrics_partition_series_max = (int32_t)get_i64(cfg, "metrics.partition.series.max");
     fill_share(cfg);
 }
@@ -341,7 +336,7 @@ static gr_err_t parse_authorizer(gr_server_config_t *cfg, char *errstr, size_t s
                  cls);
         return GR_ERR_INVALID_CONFIG;
     }
-    cfg->super_users = xstrndup(su ? su : "", su ? strlen(su) : 0);
+    cfg->super_users = gr_xstrndup(su ? su : "", su ? strlen(su) : 0);
     cfg->allow_everyone_if_no_acl_found = get_bool(cfg, "allow.everyone.if.no.acl.found");
     return GR_ERR_NONE;
 }

@@ -11,18 +11,12 @@
 #include "base/err.h"
 #include "base/props.h"
 #include "net/tls.h"
+#include "share/sg_broker_cfg.h"
 
 typedef struct gr_share_config {
-    int32_t delivery_count_limit, min_delivery_count_limit, max_delivery_count_limit;
-    int32_t record_lock_duration_ms, min_record_lock_duration_ms, max_record_lock_duration_ms;
-    int32_t partition_max_record_locks, min_partition_max_record_locks, max_partition_max_record_locks;
-    int32_t session_timeout_ms, min_session_timeout_ms, max_session_timeout_ms;
-    int32_t heartbeat_interval_ms, min_heartbeat_interval_ms, max_heartbeat_interval_ms;
-    int32_t assignment_interval_ms, min_assignment_interval_ms, max_assignment_interval_ms;
-    int32_t max_size;           /* group.share.max.size */
+    gr_sg_broker_cfg_t sg;      /* what src/share reads */
     int32_t max_groups;         /* group.share.max.groups */
     int32_t max_share_sessions; /* group.share.max.share.sessions */
-    int32_t initialize_retry_interval_ms;
     int32_t state_topic_num_partitions;
     int32_t state_topic_segment_bytes;
     int64_t state_topic_prune_interval_ms;

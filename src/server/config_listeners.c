@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "auth/ssl_principal.h"
+#include "base/xalloc.h"
 #include "net/conn.h"
 #include "server/config_int.h"
 
@@ -72,12 +73,6 @@ bool gr__config_key_consumed(const char *key) {
     const char *rest = dot + 1, *jaas = ".sasl.jaas.config";
     size_t rl = strlen(rest), jl = strlen(jaas);
     return ssl_key(rest) || !strncmp(rest, "sasl.", 5) || (rl > jl && !strcmp(rest + rl - jl, jaas));
-}
-
-static char *xdup(const char *s) {
-    char *r = strdup(s ? s : "");
-    if (!r) abort();
-    return r;
 }
 
 /* Parse an endpoint list (syntax already checked by configdefs' check_listeners). */
@@ -178,7 +173,7 @@ static bool own(const gr_props_t *raw, const char *lname, const char *key) {
 static gr_err_t fill_ssl(const gr_props_t *raw, gr_listener_config_t *l, char *errstr, size_t sz) {
     for (size_t i = 0; i < sizeof(g_ssl) / sizeof(g_ssl[0]); i++) {
         const char *v = ssl_value(raw, l->name, g_ssl[i].key, g_ssl[i].dflt);
-        *(const char **)((char *)&l->tls + g_ssl[i].off) = v ? xdup(v) : NULL;
+        *(const char **)((char *)&l->tls + g_ssl[i].off) = v ? gr_xstrdup(v) : NULL;
     }
     /* A keystore given for this listener replaces a global one of the other form. */
     if (own(raw, l->name, "ssl.keystore.location") && !own(raw, l->name, "ssl.keystore.key")) {
@@ -203,7 +198,7 @@ static gr_err_t fill_ssl(const gr_props_t *raw, gr_listener_config_t *l, char *e
                  auth);
         return GR_ERR_INVALID_CONFIG;
     }
-    l->ssl_rules = xdup(ssl_value(raw, l->name, "ssl.principal.mapping.rules", "DEFAULT"));
+    l->ssl_rules = gr_xstrdup(ssl_value(raw, l->name, "ssl.principal.mapping.rules", "DEFAULT"));
     gr_ssl_rules_t *rules = NULL;
     char why[400];
     if (gr_ssl_rules_parse(l->ssl_rules, &rules, why, sizeof(why))) {
@@ -267,7 +262,7 @@ static gr_err_t check_inter_broker(gr_server_config_t *cfg, const char *map, con
                  valid);
         return GR_ERR_INVALID_CONFIG;
     }
-    cfg->inter_broker_listener = xdup(want);
+    cfg->inter_broker_listener = gr_xstrdup(want);
     return GR_ERR_NONE;
 }
 
@@ -275,9 +270,9 @@ static gr_err_t check_inter_broker(gr_server_config_t *cfg, const char *map, con
 static gr_err_t fill_listener(gr_server_config_t *cfg, const endpoint_t *ep, int proto, const endpoint_t *adv,
                               size_t n_adv, const char *advs, char *errstr, size_t sz) {
     gr_listener_config_t *l = &cfg->listeners[cfg->n_listeners++];
-    l->name = xdup(ep->name);
+    l->name = gr_xstrdup(ep->name);
     l->sec_proto = proto;
-    l->host = xdup(ep->host);
+    l->host = gr_xstrdup(ep->host);
     l->port = ep->port;
     const endpoint_t *a = ep;
     for (size_t i = 0; i < n_adv; i++)
@@ -293,7 +288,7 @@ static gr_err_t fill_listener(gr_server_config_t *cfg, const endpoint_t *ep, int
                  advs, host);
         return GR_ERR_INVALID_CONFIG;
     }
-    l->adv_host = xdup(host);
+    l->adv_host = gr_xstrdup(host);
     l->adv_port = a->port;
     if (proto == GR_SEC_SSL || proto == GR_SEC_SASL_SSL) return fill_ssl(&cfg->raw, l, errstr, sz);
     return GR_ERR_NONE;

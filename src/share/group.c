@@ -104,7 +104,7 @@ gr_sg_topic_view_t gr_sg_topic_array_view(const gr_sg_topic_array_t *arr) {
 
 /* ---- registry ---- */
 
-gr_share_group_registry_t *gr_share_group_registry_new(const gr_share_config_t *bcfg) {
+gr_share_group_registry_t *gr_share_group_registry_new(const gr_sg_broker_cfg_t *bcfg) {
     gr_share_group_registry_t *reg = gr__sg_xcalloc(1, sizeof(*reg));
     reg->bcfg = *bcfg;
     return reg;

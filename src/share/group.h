@@ -23,9 +23,9 @@
 
 #include "base/err.h"
 #include "base/props.h"
+#include "base/uuid.h"
 #include "meta/configdefs.h"
-#include "proto/codec.h"   /* gr_uuid_t */
-#include "server/config.h" /* gr_share_config_t */
+#include "share/sg_broker_cfg.h"
 
 /* ------------------------------------------------------------------------------------
  * Plain data (also the persistence/export format).
@@ -170,11 +170,12 @@ const gr_sgc_def_t *gr_sgc_find(const char *name);
  *  Kafka's message ("Unknown group config name: X", "Invalid value V for configuration
  *  N: Value must be at least 1000", "share.record.lock.duration.ms must be greater than
  *  or equal to group.share.min.record.lock.duration.ms", ...). Pure; any thread. */
-gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_share_config_t *broker, char *errstr, size_t errstr_size);
+gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_sg_broker_cfg_t *broker, char *errstr,
+                         size_t errstr_size);
 /** Effective values of a group (stored may be NULL: no overrides). Stored values are
  *  clamped into the current broker bounds; an unparsable stored value (never written
  *  by gr_sgc_validate) falls back to the broker default. */
-void gr_sgc_resolve(const gr_props_t *stored, const gr_share_config_t *broker, gr_sgc_values_t *out);
+void gr_sgc_resolve(const gr_props_t *stored, const gr_sg_broker_cfg_t *broker, gr_sgc_values_t *out);
 /** Parse share.auto.offset.reset: latest | earliest | by_duration:<ISO-8601 PnDTnHnMn.nS>,
  *  non-negative, case-sensitive prefix as in Kafka. duration_ms may be NULL. */
 bool gr_sgc_parse_reset(const char *value, gr_sgc_reset_t *type, int64_t *duration_ms);
@@ -196,7 +197,7 @@ typedef struct gr_sgc_entry {
 /** Fill out[0..count-1] (out must have gr_sgc_count() slots) with every group config:
  *  the stored value (source GROUP_CONFIG) or the broker default (DEFAULT_CONFIG).
  *  Entries point into stored; valid while it is unchanged. */
-void gr_sgc_describe(const gr_props_t *stored, const gr_share_config_t *broker, gr_sgc_entry_t *out);
+void gr_sgc_describe(const gr_props_t *stored, const gr_sg_broker_cfg_t *broker, gr_sgc_entry_t *out);
 
 /* ------------------------------------------------------------------------------------
  * Assignor (group_assign_simple.c: Kafka 4.4.0's SimpleAssignor).
@@ -232,7 +233,7 @@ typedef struct gr_share_group_registry gr_share_group_registry_t;
 
 /** New empty registry. bcfg is copied (group.share.max.size and
  *  group.share.initialize.retry.interval.ms are used). Free with gr_share_group_registry_free. */
-gr_share_group_registry_t *gr_share_group_registry_new(const gr_share_config_t *bcfg);
+gr_share_group_registry_t *gr_share_group_registry_new(const gr_sg_broker_cfg_t *bcfg);
 void gr_share_group_registry_free(gr_share_group_registry_t *reg);
 
 /** A decoded ShareGroupHeartbeat v1 request plus connection facts. Strings are

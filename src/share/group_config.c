@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/duration.h"
 #include "share/group_int.h"
 
 enum {
@@ -87,7 +88,7 @@ const gr_sgc_def_t *gr_sgc_find(const char *name) {
 }
 
 /* Default, min and max from the broker config for the integer configs. */
-static void int_bounds(const gr_share_config_t *b, int i, int32_t *dflt, int32_t *min, int32_t *max) {
+static void int_bounds(const gr_sg_broker_cfg_t *b, int i, int32_t *dflt, int32_t *min, int32_t *max) {
     switch (i) {
     case C_SESSION:
         *dflt = b->session_timeout_ms, *min = b->min_session_timeout_ms, *max = b->max_session_timeout_ms;
@@ -114,79 +115,6 @@ static void int_bounds(const gr_share_config_t *b, int i, int32_t *dflt, int32_t
     }
 }
 
-/* ---- ISO-8601 durations, as java.time.Duration.parse accepts them ---- */
-
-/* [-+]?[0-9]+ followed by unit; *p advanced past the unit on success. */
-static bool dur_num(const char **p, char unit, __int128 *out, bool *neg_out) {
-    const char *s = *p;
-    bool neg = false;
-    if (*s == '-' || *s == '+') neg = *s++ == '-';
-    if (!isdigit((unsigned char)*s)) return false;
-    __int128 v = 0;
-    while (isdigit((unsigned char)*s)) {
-        v = v * 10 + (*s++ - '0');
-        if (v > (__int128)INT64_MAX) return false; /* Long.parseLong overflow */
-    }
-    if (toupper((unsigned char)*s) != unit) return false;
-    *p = s + 1;
-    *out = neg ? -v : v;
-    if (neg_out) *neg_out = neg;
-    return true;
-}
-
-/* Seconds with an optional fraction ([.,][0-9]{0,9}) then 'S'. Result in nanoseconds. */
-static bool dur_seconds(const char **p, __int128 *nanos) {
-    const char *s = *p;
-    bool neg = false;
-    if (*s == '-' || *s == '+') neg = *s++ == '-';
-    if (!isdigit((unsigned char)*s)) return false;
-    __int128 v = 0, frac = 0;
-    while (isdigit((unsigned char)*s)) {
-        v = v * 10 + (*s++ - '0');
-        if (v > (__int128)INT64_MAX) return false;
-    }
-    if (*s == '.' || *s == ',') {
-        s++;
-        int digits = 0;
-        while (isdigit((unsigned char)*s) && digits < 9) frac = frac * 10 + (*s++ - '0'), digits++;
-        if (isdigit((unsigned char)*s)) return false;
-        for (; digits < 9; digits++) frac *= 10;
-    }
-    if (toupper((unsigned char)*s) != 'S') return false;
-    *p = s + 1;
-    __int128 n = v * 1000000000 + frac;
-    *nanos = neg ? -n : n;
-    return true;
-}
-
-/* PnDTnHnMn.nS with optional signs (letters case-insensitive). */
-static bool parse_duration(const char *s, __int128 *nanos) {
-    bool neg = false;
-    if (*s == '-' || *s == '+') neg = *s++ == '-';
-    if (toupper((unsigned char)*s++) != 'P') return false;
-    __int128 total = 0, v = 0;
-    bool any = false;
-    const char *q = s;
-    if (dur_num(&q, 'D', &v, NULL)) s = q, total += v * 86400 * 1000000000, any = true;
-    if (toupper((unsigned char)*s) == 'T') {
-        s++;
-        bool any_t = false;
-        q = s;
-        if (dur_num(&q, 'H', &v, NULL)) s = q, total += v * 3600 * 1000000000, any_t = true;
-        q = s;
-        if (dur_num(&q, 'M', &v, NULL)) s = q, total += v * 60 * 1000000000, any_t = true;
-        q = s;
-        if (dur_seconds(&q, &v)) s = q, total += v, any_t = true;
-        if (!any_t) return false;
-        any = true;
-    }
-    if (*s || !any) return false;
-    __int128 lim = (__int128)INT64_MAX * 1000000000;
-    if (total > lim || total < -lim) return false; /* Duration seconds overflow */
-    *nanos = neg ? -total : total;
-    return true;
-}
-
 bool gr_sgc_parse_reset(const char *value, gr_sgc_reset_t *type, int64_t *duration_ms) {
     gr_sgc_reset_t t;
     int64_t ms = 0;
@@ -196,10 +124,9 @@ bool gr_sgc_parse_reset(const char *value, gr_sgc_reset_t *type, int64_t *durati
     else if (!strcmp(value, "earliest"))
         t = GR_SGC_RESET_EARLIEST;
     else if (!strncmp(value, "by_duration:", 12)) {
-        __int128 nanos;
-        if (!parse_duration(value + 12, &nanos) || nanos < 0) return false;
-        __int128 m = nanos / 1000000;
-        ms = m > INT64_MAX ? INT64_MAX : (int64_t)m;
+        gr_duration_t d;
+        if (!gr_duration_parse(value + 12, &d) || gr_duration_is_negative(d)) return false;
+        ms = gr_duration_to_ms(d);
         t = GR_SGC_RESET_BY_DURATION;
     } else
         return false;
@@ -273,7 +200,7 @@ static gr_err_t parse_value(int i, const char *value, int64_t *ival, char *errst
     return GR_ERR_NONE;
 }
 
-static gr_err_t check_bounds(int i, int64_t v, const gr_share_config_t *b, char *errstr, size_t n) {
+static gr_err_t check_bounds(int i, int64_t v, const gr_sg_broker_cfg_t *b, char *errstr, size_t n) {
     int32_t dflt, min, max;
     int_bounds(b, i, &dflt, &min, &max);
     /* Apache Kafka 4.4.0's text, the same for both ends (share differential test,
@@ -285,7 +212,7 @@ static gr_err_t check_bounds(int i, int64_t v, const gr_share_config_t *b, char 
     return GR_ERR_NONE;
 }
 
-gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_share_config_t *broker, char *errstr,
+gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_sg_broker_cfg_t *broker, char *errstr,
                          size_t errstr_size) {
     int64_t v[C_N];
     gr_err_t err;
@@ -314,7 +241,7 @@ gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_share_config_t *br
 
 /* ---- effective values and DescribeConfigs ---- */
 
-static int32_t resolve_int(const gr_props_t *stored, int i, const gr_share_config_t *b) {
+static int32_t resolve_int(const gr_props_t *stored, int i, const gr_sg_broker_cfg_t *b) {
     int32_t dflt, min, max;
     int_bounds(b, i, &dflt, &min, &max);
     const char *s = stored ? gr_props_get(stored, defs[i].name) : NULL;
@@ -325,7 +252,7 @@ static int32_t resolve_int(const gr_props_t *stored, int i, const gr_share_confi
     return (int32_t)v;
 }
 
-void gr_sgc_resolve(const gr_props_t *stored, const gr_share_config_t *broker, gr_sgc_values_t *out) {
+void gr_sgc_resolve(const gr_props_t *stored, const gr_sg_broker_cfg_t *broker, gr_sgc_values_t *out) {
     memset(out, 0, sizeof(*out));
     out->session_timeout_ms = resolve_int(stored, C_SESSION, broker);
     out->heartbeat_interval_ms = resolve_int(stored, C_HEARTBEAT, broker);
@@ -360,7 +287,7 @@ void gr_sgc_resolve(const gr_props_t *stored, const gr_share_config_t *broker, g
     }
 }
 
-void gr_sgc_describe(const gr_props_t *stored, const gr_share_config_t *broker, gr_sgc_entry_t *out) {
+void gr_sgc_describe(const gr_props_t *stored, const gr_sg_broker_cfg_t *broker, gr_sgc_entry_t *out) {
     for (int i = 0; i < C_N; i++) {
         gr_sgc_entry_t *e = &out[i];
         memset(e, 0, sizeof(*e));

@@ -42,7 +42,7 @@ typedef struct sg_group {
 } sg_group_t;
 
 struct gr_share_group_registry {
-    gr_share_config_t bcfg;
+    gr_sg_broker_cfg_t bcfg;
     sg_group_t **groups; /* sorted by group id */
     int32_t n, cap;
 };

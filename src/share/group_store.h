@@ -25,7 +25,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/err.h"
-#include "proto/codec.h" /* gr_uuid_t */
+#include "base/uuid.h"
 #include "storage/flusher.h"
 
 /** Log directory under log.dir; the topic name __share_group_metadata is reserved. */

@@ -132,7 +132,7 @@ void gr_sp_destroy(gr_sp_t *sp);
 
 /** Initialise from a start offset resolved by the caller from
  *  share.auto.offset.reset (latest/earliest/by_duration, see
- *  gr_sp_parse_auto_offset_reset). Empty window, nothing to persist yet
+ *  gr_sgc_parse_reset). Empty window, nothing to persist yet
  *  (the computed SPSO is written lazily with the first write, §1.10). */
 void gr_sp_init_offset(gr_sp_t *sp, int64_t start_offset, int32_t state_epoch);
 
@@ -143,23 +143,6 @@ void gr_sp_init_offset(gr_sp_t *sp, int64_t start_offset, int32_t state_epoch);
  *  "gap window": they are fetched and acquired first (count 1). */
 gr_err_t gr_sp_init_persisted(gr_sp_t *sp, int64_t start_offset, int32_t state_epoch, const gr_sp_batch_t *batches,
                               size_t n, char *errstr, size_t errstr_size);
-
-typedef enum gr_sp_reset {
-    GR_SP_RESET_LATEST,
-    GR_SP_RESET_EARLIEST,
-    GR_SP_RESET_BY_DURATION,
-} gr_sp_reset_t;
-
-/** Parse an ISO-8601 duration as java.time.Duration.parse accepts it
- *  (`[+-]PnDTnHnMn.nS`, case-insensitive, per-component signs, up to 9
- *  fraction digits with '.' or ','), into milliseconds (truncated). Negative
- *  or overflowing durations, and "P"/"PT" without components, are refused
- *  with GR_ERR__MALFORMED. */
-gr_err_t gr_sp_parse_duration_ms(const char *s, int64_t *out_ms);
-
-/** Parse share.auto.offset.reset: "latest", "earliest" or
- *  "by_duration:<ISO-8601>" (case-insensitive). On BY_DURATION *dur_ms is set. */
-gr_err_t gr_sp_parse_auto_offset_reset(const char *s, gr_sp_reset_t *kind, int64_t *dur_ms);
 
 /* ---------------------------------------------------------------------- */
 /* Acquisition (ShareFetch, spec §1.3–1.6, §1.9, §2.5)                     */

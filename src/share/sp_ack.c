@@ -5,22 +5,10 @@
  * partition's batches apply all-or-nothing without an undo log.
  *
  * @locality the thread that owns the SP. */
-#include <stdarg.h>
-#include <stdio.h>
 
 #include "share/sp_int.h"
 
-static gr_err_t ack_fail(gr_err_t err, char *errstr, size_t n, const char *fmt, ...) {
-    if (errstr && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(errstr, n, fmt, ap);
-        va_end(ap);
-    }
-    return err;
-}
-
-#define FAIL(err, ...) return ack_fail(err, errstr, errstr_size, __VA_ARGS__)
+#define FAIL(err, ...) return gr_err_fmt(err, errstr, errstr_size, __VA_ARGS__)
 
 /* 121 for an offset that is not (or no longer) acquired: Kafka 4.4.0's text. */
 #define MSG_NOT_ACQUIRED       "The offset cannot be acknowledged. The offset is not acquired."

@@ -3,12 +3,8 @@
  * accessors and the invariant checker.
  *
  * @locality the thread that owns the SP. */
-#include <ctype.h>
 #include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "share/sp_int.h"
 
@@ -47,30 +43,22 @@ void gr_sp_init_offset(gr_sp_t *sp, int64_t start_offset, int32_t state_epoch) {
     sp->state_epoch = state_epoch;
 }
 
-static gr_err_t fail(char *errstr, size_t n, const char *fmt, ...) {
-    if (errstr && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(errstr, n, fmt, ap);
-        va_end(ap);
-    }
-    return GR_ERR__MALFORMED;
-}
-
 /* §1.10 step 3: persisted batches become cached ranges with their state and
  * count and no owner; holes up to the last batch are the gap window. */
 gr_err_t gr_sp_init_persisted(gr_sp_t *sp, int64_t start_offset, int32_t state_epoch, const gr_sp_batch_t *b, size_t n,
                               char *errstr, size_t errstr_size) {
-    if (start_offset < 0) return fail(errstr, errstr_size, "start offset %" PRId64, start_offset);
+    if (start_offset < 0)
+        return gr_err_fmt(GR_ERR__MALFORMED, errstr, errstr_size, "start offset %" PRId64, start_offset);
     for (size_t i = 0; i < n; i++) {
         if (b[i].first_offset < start_offset)
-            return fail(errstr, errstr_size, "batch %" PRId64 " below start offset %" PRId64, b[i].first_offset,
-                        start_offset);
+            return gr_err_fmt(GR_ERR__MALFORMED, errstr, errstr_size, "batch %" PRId64 " below start offset %" PRId64,
+                              b[i].first_offset, start_offset);
         if (b[i].first_offset > b[i].last_offset || b[i].delivery_count < 0 ||
             (b[i].state != GR_SP_AVAILABLE && !gr__sp_terminal(b[i].state)))
-            return fail(errstr, errstr_size, "bad batch %" PRId64 "-%" PRId64, b[i].first_offset, b[i].last_offset);
+            return gr_err_fmt(GR_ERR__MALFORMED, errstr, errstr_size, "bad batch %" PRId64 "-%" PRId64,
+                              b[i].first_offset, b[i].last_offset);
         if (i && b[i].first_offset <= b[i - 1].last_offset)
-            return fail(errstr, errstr_size, "batches overlap at %" PRId64, b[i].first_offset);
+            return gr_err_fmt(GR_ERR__MALFORMED, errstr, errstr_size, "batches overlap at %" PRId64, b[i].first_offset);
     }
     gr_sp_init_offset(sp, start_offset, state_epoch);
     for (size_t i = 0; i < n; i++) {
@@ -152,17 +140,7 @@ int64_t gr_sp_delayed_count(const gr_sp_t *sp, int64_t *next_due) {
 
 /* ---- invariants -------------------------------------------------------- */
 
-#define BAD(...) return chk_fail(errstr, errstr_size, __VA_ARGS__)
-
-static gr_err_t chk_fail(char *errstr, size_t n, const char *fmt, ...) {
-    if (errstr && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(errstr, n, fmt, ap);
-        va_end(ap);
-    }
-    return GR_ERR__STATE;
-}
+#define BAD(...) return gr_err_fmt(GR_ERR__STATE, errstr, errstr_size, __VA_ARGS__)
 
 static gr_err_t check_range(const gr_sp_t *sp, const gr__sp_rng_t *e, const gr_sp_conf_t *conf, char *errstr,
                             size_t errstr_size) {
@@ -227,82 +205,4 @@ gr_err_t gr_sp_check(const gr_sp_t *sp, const gr_sp_conf_t *conf, char *errstr, 
     if (first_avail >= 0 && sp->avail_hint > first_avail)
         BAD("available hint %" PRId64 " past %" PRId64, sp->avail_hint, first_avail);
     return GR_ERR_NONE;
-}
-
-/* ---- share.auto.offset.reset and ISO-8601 durations --------------------- */
-
-/* One signed integer component; returns chars consumed or 0. */
-static size_t parse_num(const char *s, int *neg, int64_t *v) {
-    size_t i = 0;
-    *neg = 0;
-    if (s[i] == '+' || s[i] == '-') *neg = s[i++] == '-';
-    if (!isdigit((unsigned char)s[i])) return 0;
-    uint64_t x = 0;
-    for (; isdigit((unsigned char)s[i]); i++) {
-        x = x * 10 + (uint64_t)(s[i] - '0');
-        if (x > (uint64_t)INT64_MAX / 10) return 0; /* overflow long before ms */
-    }
-    *v = (int64_t)x;
-    return i;
-}
-
-/* java.time.Duration.parse grammar: [-+]P[nD][T[nH][nM][n[.f]S]]. */
-gr_err_t gr_sp_parse_duration_ms(const char *s, int64_t *out_ms) {
-    static const int64_t unit_ms[] = {86400000, 3600000, 60000, 1000};
-    static const char units[] = "DHMS";
-    int neg_all = 0, any = 0, in_t = 0, next_unit = 0;
-    __int128 total = 0;
-    if (*s == '+' || *s == '-') neg_all = *s++ == '-';
-    if (toupper((unsigned char)*s++) != 'P') return GR_ERR__MALFORMED;
-    while (*s) {
-        if (toupper((unsigned char)*s) == 'T') {
-            if (in_t || !s[1]) return GR_ERR__MALFORMED; /* "T" needs a component */
-            in_t = 1;
-            next_unit = next_unit < 1 ? 1 : next_unit;
-            s++;
-            continue;
-        }
-        int neg;
-        int64_t v, frac_ms = 0;
-        size_t k = parse_num(s, &neg, &v);
-        if (!k) return GR_ERR__MALFORMED;
-        s += k;
-        if (*s == '.' || *s == ',') { /* fraction: seconds only, ≤ 9 digits */
-            int nd = 0;
-            for (s++; isdigit((unsigned char)*s); s++, nd++)
-                if (nd < 3) frac_ms = frac_ms * 10 + (*s - '0');
-            if (nd > 9 || toupper((unsigned char)*s) != 'S') return GR_ERR__MALFORMED;
-            for (int d = nd < 3 ? nd : 3; d < 3; d++) frac_ms *= 10;
-        }
-        const char *u = strchr(units, toupper((unsigned char)*s));
-        if (!*s || !u) return GR_ERR__MALFORMED;
-        int ui = (int)(u - units);
-        if (ui < next_unit || (ui == 0) == in_t) return GR_ERR__MALFORMED; /* order, D before T */
-        next_unit = ui + 1;
-        __int128 c = (__int128)v * unit_ms[ui] + frac_ms;
-        total += neg ? -c : c;
-        any = 1;
-        s++;
-    }
-    if (!any) return GR_ERR__MALFORMED;
-    if (neg_all) total = -total;
-    if (total < 0 || total > INT64_MAX) return GR_ERR__MALFORMED; /* Kafka refuses negative */
-    *out_ms = (int64_t)total;
-    return GR_ERR_NONE;
-}
-
-gr_err_t gr_sp_parse_auto_offset_reset(const char *s, gr_sp_reset_t *kind, int64_t *dur_ms) {
-    static const char pfx[] = "by_duration:";
-    if (!strcasecmp(s, "latest")) {
-        *kind = GR_SP_RESET_LATEST;
-        return GR_ERR_NONE;
-    }
-    if (!strcasecmp(s, "earliest")) {
-        *kind = GR_SP_RESET_EARLIEST;
-        return GR_ERR_NONE;
-    }
-    if (strncasecmp(s, pfx, sizeof(pfx) - 1)) return GR_ERR__MALFORMED;
-    gr_err_t err = gr_sp_parse_duration_ms(s + sizeof(pfx) - 1, dur_ms);
-    if (!err) *kind = GR_SP_RESET_BY_DURATION;
-    return err;
 }

@@ -28,7 +28,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/metrics.h"
-#include "proto/codec.h" /* gr_uuid_t */
+#include "base/uuid.h"
 #include "storage/flusher.h"
 #include "storage/plog.h"
 

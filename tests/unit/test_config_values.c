@@ -64,15 +64,15 @@ static void test_group_configs(void) {
     gr_props_init(&p);
     char *v = padded("", "false", 300, "x"); /* was validated as "false" + spaces (cut at 255) */
     gr_props_set(&p, "share.renew.acknowledge.enable", v, 0);
-    ASSERT_EQ(gr_sgc_validate(&p, &cfg.share, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
+    ASSERT_EQ(gr_sgc_validate(&p, &cfg.share.sg, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
     ASSERT(strstr(err, "share.renew.acknowledge.enable") != NULL);
     free(v);
     gr_props_free(&p);
     v = padded("", "3", 70, ""); /* was accepted, then resolved to the default 5 */
     gr_props_set(&p, "share.delivery.count.limit", v, 0);
-    ASSERT_EQ(gr_sgc_validate(&p, &cfg.share, err, sizeof(err)), GR_ERR_NONE);
+    ASSERT_EQ(gr_sgc_validate(&p, &cfg.share.sg, err, sizeof(err)), GR_ERR_NONE);
     gr_sgc_values_t r;
-    gr_sgc_resolve(&p, &cfg.share, &r);
+    gr_sgc_resolve(&p, &cfg.share.sg, &r);
     ASSERT_EQ(r.delivery_count_limit, 3);
     free(v);
     gr_props_free(&p);

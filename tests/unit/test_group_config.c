@@ -2,8 +2,8 @@
 #include "share/group.h"
 #include "testutil.h"
 
-static gr_share_config_t broker_defaults(void) {
-    gr_share_config_t b;
+static gr_sg_broker_cfg_t broker_defaults(void) {
+    gr_sg_broker_cfg_t b;
     memset(&b, 0, sizeof(b));
     b.delivery_count_limit = 5, b.min_delivery_count_limit = 2, b.max_delivery_count_limit = 10;
     b.record_lock_duration_ms = 30000, b.min_record_lock_duration_ms = 15000, b.max_record_lock_duration_ms = 60000;
@@ -12,12 +12,12 @@ static gr_share_config_t broker_defaults(void) {
     b.session_timeout_ms = 45000, b.min_session_timeout_ms = 45000, b.max_session_timeout_ms = 60000;
     b.heartbeat_interval_ms = 5000, b.min_heartbeat_interval_ms = 5000, b.max_heartbeat_interval_ms = 15000;
     b.assignment_interval_ms = 1000, b.min_assignment_interval_ms = 0, b.max_assignment_interval_ms = 15000;
-    b.max_size = 200, b.max_share_sessions = 2000, b.initialize_retry_interval_ms = 30000;
+    b.max_size = 200, b.initialize_retry_interval_ms = 30000;
     return b;
 }
 
 /* Validate {name=value} and compare the error message ("" = success). */
-static void expect(const gr_share_config_t *b, const char *name, const char *value, const char *msg) {
+static void expect(const gr_sg_broker_cfg_t *b, const char *name, const char *value, const char *msg) {
     gr_props_t p;
     char err[512] = "";
     gr_props_init(&p);
@@ -33,7 +33,7 @@ static void expect(const gr_share_config_t *b, const char *name, const char *val
 }
 
 static void test_defaults(void) {
-    gr_share_config_t b = broker_defaults();
+    gr_sg_broker_cfg_t b = broker_defaults();
     gr_sgc_values_t v;
     gr_sgc_resolve(NULL, &b, &v);
     ASSERT_EQ(v.session_timeout_ms, 45000);
@@ -53,7 +53,7 @@ static void test_defaults(void) {
 }
 
 static void test_unknown_and_types(void) {
-    gr_share_config_t b = broker_defaults();
+    gr_sg_broker_cfg_t b = broker_defaults();
     expect(&b, "share.bogus", "1", "Unknown group config name: share.bogus");
     expect(&b, "share.record.lock.duration.ms", "abc",
            "Invalid value abc for configuration share.record.lock.duration.ms: Not a number of type INT");
@@ -80,7 +80,7 @@ static void test_unknown_and_types(void) {
 }
 
 static void test_static_ranges(void) {
-    gr_share_config_t b = broker_defaults();
+    gr_sg_broker_cfg_t b = broker_defaults();
     expect(&b, "share.record.lock.duration.ms", "999",
            "Invalid value 999 for configuration share.record.lock.duration.ms: Value must be at least 1000");
     expect(&b, "share.delivery.count.limit", "1",
@@ -94,7 +94,7 @@ static void test_static_ranges(void) {
 }
 
 static void test_broker_bounds(void) {
-    gr_share_config_t b = broker_defaults();
+    gr_sg_broker_cfg_t b = broker_defaults();
     expect(&b, "share.record.lock.duration.ms", "14999",
            "share.record.lock.duration.ms must be in the range 15000 to 60000 inclusive.");
     expect(&b, "share.record.lock.duration.ms", "60001",
@@ -148,7 +148,7 @@ static void test_broker_bounds(void) {
 }
 
 static void test_auto_offset_reset(void) {
-    gr_share_config_t b = broker_defaults();
+    gr_sg_broker_cfg_t b = broker_defaults();
     const char *ok[] = {"latest",
                         "earliest",
                         "by_duration:PT1H",
@@ -193,11 +193,21 @@ static void test_auto_offset_reset(void) {
     ASSERT_EQ(ms, 23 * 3600000LL);
     ASSERT(gr_sgc_parse_reset("earliest", &t, &ms));
     ASSERT_EQ(t, GR_SGC_RESET_EARLIEST);
+    /* Edges where Kafka 4.4.0 (java.time.Duration.parse) differs from a plain grammar. */
+    ASSERT(gr_sgc_parse_reset("by_duration:P1Dt", &t, &ms)); /* lowercase lone 't' */
+    ASSERT_EQ(ms, 86400000);
+    ASSERT(!gr_sgc_parse_reset("by_duration:P1DT", &t, &ms));
+    ASSERT(gr_sgc_parse_reset("by_duration:PT9223372036854775807.999999999S", &t, &ms));
+    ASSERT_EQ(ms, INT64_MAX);
+    ASSERT(!gr_sgc_parse_reset("by_duration:P106751991167301DT-1148578M", &t, &ms)); /* days overflow */
+    ASSERT(!gr_sgc_parse_reset("by_duration:PT-0.0001S", &t, &ms));                  /* negative */
+    ASSERT(gr_sgc_parse_reset("by_duration:-PT-0.5S", &t, &ms));
+    ASSERT_EQ(ms, 500);
     ASSERT(!gr_sgc_parse_reset(NULL, &t, &ms));
 }
 
 static void test_isolation_level(void) {
-    gr_share_config_t b = broker_defaults();
+    gr_sg_broker_cfg_t b = broker_defaults();
     expect(&b, "share.isolation.level", "read_uncommitted", "");
     expect(&b, "share.isolation.level", "read_committed",
            "Invalid value read_committed for configuration share.isolation.level: read_committed is not supported "
@@ -208,7 +218,7 @@ static void test_isolation_level(void) {
 }
 
 static void test_resolve_and_clamp(void) {
-    gr_share_config_t b = broker_defaults();
+    gr_sg_broker_cfg_t b = broker_defaults();
     gr_props_t p;
     gr_props_init(&p);
     gr_props_set(&p, "share.record.lock.duration.ms", "60000", 0);
@@ -242,7 +252,7 @@ static void test_resolve_and_clamp(void) {
 }
 
 static void test_describe(void) {
-    gr_share_config_t b = broker_defaults();
+    gr_sg_broker_cfg_t b = broker_defaults();
     gr_props_t p;
     gr_props_init(&p);
     gr_props_set(&p, "share.delivery.count.limit", "7", 0);
@@ -302,7 +312,7 @@ static void test_describe(void) {
 
 /* gregord's delayed redelivery configs: off by default, static bounds [0|1, 1 day]. */
 static void test_redelivery_backoff(void) {
-    gr_share_config_t b = broker_defaults();
+    gr_sg_broker_cfg_t b = broker_defaults();
     gr_sgc_values_t v;
     gr_sgc_resolve(NULL, &b, &v);
     ASSERT_EQ(v.redelivery_backoff_ms, 0);

@@ -42,8 +42,8 @@ static void test_defaults(void) {
     ASSERT_EQ(c.log_flush_interval_ms, INT64_MAX);
     ASSERT_EQ(c.message_max_bytes, 1048588);
     ASSERT_EQ(c.socket_request_max_bytes, 104857600);
-    ASSERT_EQ(c.share.delivery_count_limit, 5);
-    ASSERT_EQ(c.share.record_lock_duration_ms, 30000);
+    ASSERT_EQ(c.share.sg.delivery_count_limit, 5);
+    ASSERT_EQ(c.share.sg.record_lock_duration_ms, 30000);
     ASSERT_EQ(c.share.max_share_sessions, 2000);
     ASSERT(c.auto_create_topics_enable);
     ASSERT_STREQ(c.compression_type, "producer");

@@ -4,8 +4,8 @@
 
 /* ---- fixture: broker config, topics and a heartbeat helper ---- */
 
-static gr_share_config_t bcfg(void) {
-    gr_share_config_t b;
+static gr_sg_broker_cfg_t bcfg(void) {
+    gr_sg_broker_cfg_t b;
     memset(&b, 0, sizeof(b));
     b.delivery_count_limit = 5, b.min_delivery_count_limit = 2, b.max_delivery_count_limit = 10;
     b.record_lock_duration_ms = 30000, b.min_record_lock_duration_ms = 15000, b.max_record_lock_duration_ms = 60000;
@@ -13,7 +13,7 @@ static gr_share_config_t bcfg(void) {
     b.max_partition_max_record_locks = 4000;
     b.session_timeout_ms = 45000, b.min_session_timeout_ms = 45000, b.max_session_timeout_ms = 60000;
     b.heartbeat_interval_ms = 5000, b.min_heartbeat_interval_ms = 5000, b.max_heartbeat_interval_ms = 15000;
-    b.max_size = 200, b.max_share_sessions = 2000, b.initialize_retry_interval_ms = 30000;
+    b.max_size = 200, b.initialize_retry_interval_ms = 30000;
     return b;
 }
 
@@ -38,7 +38,7 @@ static gr_uuid_t tid(int i) {
 
 static void fx_init(fx_t *f, int32_t max_size) {
     memset(f, 0, sizeof(*f));
-    gr_share_config_t b = bcfg();
+    gr_sg_broker_cfg_t b = bcfg();
     b.max_size = max_size;
     f->reg = gr_share_group_registry_new(&b);
     gr_sgc_resolve(NULL, &b, &f->cfg);
@@ -434,7 +434,7 @@ static void test_export_import(void) {
     ASSERT_EQ(gr_share_group_export(f.reg, "g", &g), GR_ERR_NONE);
     ASSERT_EQ(gr_share_group_export(f.reg, "nope", &g), GR_ERR__NOENT);
     gr_share_group_registry_free(f.reg);
-    gr_share_config_t b = bcfg();
+    gr_sg_broker_cfg_t b = bcfg();
     f.reg = gr_share_group_registry_new(&b);
     f.now = 500000;
     ASSERT_EQ(gr_share_group_import(f.reg, &g, f.now, 45000), GR_ERR_NONE);

@@ -529,53 +529,6 @@ static void test_many_locks(void) {
     gr_sp_destroy(sp);
 }
 
-static void test_duration(void) {
-    int64_t ms = -1;
-    gr_sp_reset_t k;
-    ASSERT_EQ(gr_sp_parse_duration_ms("PT1H", &ms), GR_ERR_NONE);
-    ASSERT_EQ(ms, 3600000);
-    ASSERT_EQ(gr_sp_parse_duration_ms("P2DT3H4M5.5S", &ms), GR_ERR_NONE);
-    ASSERT_EQ(ms, 2 * 86400000LL + 3 * 3600000 + 4 * 60000 + 5500);
-    ASSERT_EQ(gr_sp_parse_duration_ms("pt0.123456789s", &ms), GR_ERR_NONE);
-    ASSERT_EQ(ms, 123);
-    ASSERT_EQ(gr_sp_parse_duration_ms("PT1,5S", &ms), GR_ERR_NONE);
-    ASSERT_EQ(ms, 1500);
-    ASSERT_EQ(gr_sp_parse_duration_ms("P1D", &ms), GR_ERR_NONE);
-    ASSERT_EQ(ms, 86400000);
-    ASSERT_EQ(gr_sp_parse_duration_ms("PT1H-30M", &ms), GR_ERR_NONE); /* Java accepts */
-    ASSERT_EQ(ms, 1800000);
-    ASSERT_EQ(gr_sp_parse_duration_ms("-PT-1M", &ms), GR_ERR_NONE);
-    ASSERT_EQ(ms, 60000);
-    ASSERT_EQ(gr_sp_parse_duration_ms("PT0S", &ms), GR_ERR_NONE);
-    ASSERT_EQ(ms, 0);
-    const char *bad[] = {"",
-                         "P",
-                         "PT",
-                         "P1DT",
-                         "-PT1H",
-                         "PT-1S",
-                         "1H",
-                         "PT1D",
-                         "P1H",
-                         "PT1M1H",
-                         "PT1.1234567890S",
-                         "PT1.5M",
-                         "PTXS",
-                         "PT99999999999999999999S",
-                         "P1W"};
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-        if (gr_sp_parse_duration_ms(bad[i], &ms) != GR_ERR__MALFORMED) GR__FAIL("accepted %s", bad[i]);
-    ASSERT_EQ(gr_sp_parse_auto_offset_reset("latest", &k, &ms), GR_ERR_NONE);
-    ASSERT_EQ(k, GR_SP_RESET_LATEST);
-    ASSERT_EQ(gr_sp_parse_auto_offset_reset("EARLIEST", &k, &ms), GR_ERR_NONE);
-    ASSERT_EQ(k, GR_SP_RESET_EARLIEST);
-    ASSERT_EQ(gr_sp_parse_auto_offset_reset("by_duration:PT10M", &k, &ms), GR_ERR_NONE);
-    ASSERT_EQ(k, GR_SP_RESET_BY_DURATION);
-    ASSERT_EQ(ms, 600000);
-    ASSERT_EQ(gr_sp_parse_auto_offset_reset("by_duration:-PT10M", &k, &ms), GR_ERR__MALFORMED);
-    ASSERT_EQ(gr_sp_parse_auto_offset_reset("none", &k, &ms), GR_ERR__MALFORMED);
-}
-
 int main(void) {
     gr_sp_acquire_res_init(&g_res);
     RUN_TEST(test_worked_example);
@@ -593,7 +546,6 @@ int main(void) {
     RUN_TEST(test_poison_isolation);
     RUN_TEST(test_compacted_away);
     RUN_TEST(test_many_locks);
-    RUN_TEST(test_duration);
     gr_sp_acquire_res_free(&g_res);
     return 0;
 }
