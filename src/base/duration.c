@@ -100,8 +100,8 @@ bool gr_duration_parse(const char *s, gr_duration_t *out) {
         if (ns == 0 && total == INT64_MIN) return false;
         if (ns == 0)
             total = -total;
-        else
-            total = -(total + 1), ns = NANOS_PER_SECOND - ns;
+        else /* -(total + 1) without the overflow at Long.MAX_VALUE: ~total */
+            total = ~total, ns = NANOS_PER_SECOND - ns;
     }
     out->seconds = total;
     out->nanos = ns;

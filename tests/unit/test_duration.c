@@ -60,6 +60,10 @@ static const dcase_t cases[] = {
     {"-PT-9223372036854775808S", false, 0, 0, 0},
     {"PT9223372036854775807.999999999S", true, INT64_MAX, 999999999, INT64_MAX},
     {"PT9223372036854775807S1S", false, 0, 0, 0},
+    /* negated() of a fraction at the ends of the range (found by fuzz_duration) */
+    {"-PT-0M9223372036854775807.5S", true, INT64_MIN, 500000000, INT64_MIN},
+    {"-PT-9223372036854775807.5S", true, INT64_MAX, 500000000, INT64_MAX},
+    {"-PT-9223372036854775808S", false, 0, 0, 0},
     {"P106751991167300D", true, 9223372036854720000LL, 0, INT64_MAX},
     {"P106751991167301D", false, 0, 0, 0},
     {"P106751991167300DT15H30M7S", true, INT64_MAX, 0, INT64_MAX},
