@@ -2,7 +2,6 @@
  * call helper and small shared helpers. See client.h. */
 #include <limits.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,16 +53,6 @@ void gr__client_api_range(int16_t api_key, int16_t *min, int16_t *max) {
         }
     }
     *min = *max = -1;
-}
-
-gr_err_t gr__fmt(gr_err_t err, char *errbuf, size_t size, const char *fmt, ...) {
-    if (errbuf && size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(errbuf, size, fmt, ap);
-        va_end(ap);
-    }
-    return err;
 }
 
 bool gr__err_retriable(gr_err_t err) {

@@ -147,7 +147,7 @@ void gr__client_set_auto_create(gr__client_t *cl, bool on);
 /* ---- helpers shared by the client modules ---- */
 
 /** printf into errbuf (NULL-safe); returns err for tail calls. */
-gr_err_t gr__fmt(gr_err_t err, char *errbuf, size_t size, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define gr__fmt gr_err_fmt /* base/err.h */
 /** Kafka's retriable errors (ERRORS.md "retriable"), plus local transport/timeouts. */
 bool gr__err_retriable(gr_err_t err);
 /** Arena copy of a wire string as a C string (NULL for null). */
