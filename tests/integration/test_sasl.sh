@@ -37,9 +37,13 @@ SASL=(sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
 # The reference Kafka starts in the background while gregord is tested.
 GR_REF_DIR="$GR_TMP/ref-kafka" GR_REF_PORT="$(free_port)" REF_SASL_PORT="$(free_port)"
 GR_REF_DIRS+=("$GR_REF_DIR")
-KAFKA_REF_SASL_PORT=$REF_SASL_PORT gr_timeout 300 bash "$GR_REF_SH" start "$GR_REF_DIR" "$GR_REF_PORT" "${SASL[@]}" \
+KAFKA_REF_SASL_PORT=$REF_SASL_PORT timeout -k 5 300 bash "$GR_REF_SH" start "$GR_REF_DIR" "$GR_REF_PORT" "${SASL[@]}" \
   >"$GR_TMP/ref-start.log" 2>&1 &
 REF_START_PID=$!
+# Recorded, so that a failure before the wait below stops the start-up too (the EXIT trap stops
+# recorded PIDs before the reference directories; a start still formatting had no kafka.pid yet
+# and left its broker running).
+GR_PIDS+=("$REF_START_PID")
 
 GR_PORT="$(free_port)" ADMIN_PORT="$(free_port)"
 GR_DATA_DIR="$GR_TMP/gregord-data"
