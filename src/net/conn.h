@@ -206,6 +206,13 @@ uint64_t gr_conn_pending(const gr_conn_t *conn);
 /** Bytes of answered responses queued but not written yet. */
 size_t gr_conn_out_bytes(const gr_conn_t *conn);
 
+/** Stop reading requests from conn for ms milliseconds (Kafka mutes a throttled client's
+ *  channel after answering it). Responses still go out; a longer mute extends, a shorter
+ *  one is ignored. Never blocks: a timer resumes the connection. */
+void gr_conn_mute(gr_conn_t *conn, int64_t ms);
+/** True while a gr_conn_mute is in force. */
+bool gr_conn_is_muted(const gr_conn_t *conn);
+
 /** True while backpressure keeps the connection from reading. */
 bool gr_conn_is_paused(const gr_conn_t *conn);
 

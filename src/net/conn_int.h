@@ -26,6 +26,8 @@ struct gr_conn {
     gr_timer_t idle;
     gr_timer_t req_timer;    /* socket.request.read.timeout.ms: a frame (or the TLS handshake) must arrive in full */
     gr_timer_t tls_kick;     /* re-reads bytes OpenSSL buffered (epoll cannot see them) */
+    gr_timer_t mute;         /* ends a quota throttle (gr_conn_mute) */
+    int64_t muted_until;     /* loop ms; no reading before (client quotas) */
     gr_tls_conn_t *tls;      /* NULL on plain TCP */
     gr_listener_t *listener; /* NULL once closed */
     gr_conn_t *lprev, *lnext;
