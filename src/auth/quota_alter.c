@@ -63,10 +63,14 @@ static bool check_entity(gr_quota_alter_t *a) {
     if (a->n_map == 0) return fail(a, "Invalid empty client quota entity%s%s", "", ""), false;
     for (size_t i = 0; i < a->n_map; i++) {
         const char *t = a->map[i].type, *name = a->map[i].name;
-        if (!strcmp(t, "user")) e->types |= GR_QE_USER, e->user = name;
-        else if (!strcmp(t, "client-id")) e->types |= GR_QE_CLIENT, e->client = name;
-        else if (!strcmp(t, "ip")) e->types |= GR_QE_IP, e->ip = name;
-        else return fail(a, "Unhandled client quota entity type: %s%s", t, ""), false;
+        if (!strcmp(t, "user"))
+            e->types |= GR_QE_USER, e->user = name;
+        else if (!strcmp(t, "client-id"))
+            e->types |= GR_QE_CLIENT, e->client = name;
+        else if (!strcmp(t, "ip"))
+            e->types |= GR_QE_IP, e->ip = name;
+        else
+            return fail(a, "Unhandled client quota entity type: %s%s", t, ""), false;
         if (name && !*name) return fail(a, "Empty %s not supported%s", t, ""), false;
     }
     if ((e->types & GR_QE_IP) && (e->types & (GR_QE_USER | GR_QE_CLIENT)))

@@ -70,7 +70,8 @@ void gr_h_describe_client_quotas(gr_req_t *req) {
     resp->Entries.v = gr_req_alloc(req, &gr_DescribeClientQuotasResponse_EntryData_sd, (int32_t)s->n);
     resp->Entries.n = 0;
     for (size_t i = 0; i < s->n; i++)
-        if (gr_quota_filter_match(c, n, r->Strict, &s->e[i])) describe_entry(req, &s->e[i], &resp->Entries.v[resp->Entries.n++]);
+        if (gr_quota_filter_match(c, n, r->Strict, &s->e[i]))
+            describe_entry(req, &s->e[i], &resp->Entries.v[resp->Entries.n++]);
     gr_req_respond(req, resp);
 }
 
@@ -162,7 +163,9 @@ void gr_h_alter_client_quotas(gr_req_t *req) {
         entity_out(req, a[i].map, a[i].n_map, e);
         bool failed = !a[i].error && werr && a[i].applied;
         e->ErrorCode = failed ? GR_ERR_UNKNOWN_SERVER_ERROR : a[i].error;
-        e->ErrorMessage = failed ? gr_req_msg(req, "%s", why) : a[i].error ? gr_req_msg(req, "%s", a[i].message) : GR_STR_NULL;
+        e->ErrorMessage = failed       ? gr_req_msg(req, "%s", why)
+                          : a[i].error ? gr_req_msg(req, "%s", a[i].message)
+                                       : GR_STR_NULL;
     }
     gr_req_respond(req, resp);
 }

@@ -61,10 +61,14 @@ gr_err_t gr_broker_quotas_open(gr_broker_t *b, char *errstr, size_t errstr_size)
 }
 
 static void sensor_unlink(struct gr_broker_quotas *q, sensor_t *s) {
-    if (s->prev) s->prev->next = s->next;
-    else q->head = s->next;
-    if (s->next) s->next->prev = s->prev;
-    else q->tail = s->prev;
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        q->head = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    else
+        q->tail = s->prev;
     s->prev = s->next = NULL;
 }
 

@@ -21,12 +21,12 @@ typedef struct gr_req gr_req_t;
 
 enum { GR_QT_PRODUCE, GR_QT_FETCH, GR_QT_REQUEST, GR_QT__N };
 
-#define GR_QUOTA_SENSOR_EXPIRY_MS (3600 * 1000) /* Kafka's InactiveSensorExpirationTimeSeconds */
+#define GR_QUOTA_SENSOR_EXPIRY_MS    (3600 * 1000) /* Kafka's InactiveSensorExpirationTimeSeconds */
 #define GR_QUOTA_DEFAULT_MAX_SENSORS 10000
 
 typedef struct gr_quota_stats {
-    uint64_t throttled[GR_QT__N];        /* responses throttled */
-    uint64_t throttle_ms[GR_QT__N];      /* sum of throttle times */
+    uint64_t throttled[GR_QT__N];   /* responses throttled */
+    uint64_t throttle_ms[GR_QT__N]; /* sum of throttle times */
     uint64_t sensors, sensors_expired, sensors_evicted;
 } gr_quota_stats_t;
 
