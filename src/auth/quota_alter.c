@@ -88,6 +88,7 @@ static bool check_value(gr_quota_alter_t *a, const char *key, double v) {
     bool ip = a->entity.types & GR_QE_IP;
     if (k < 0 || ip != (k == GR_QK_CONNECTION_CREATION_RATE))
         return fail(a, "Invalid configuration key %s%s", key, ""), false;
+    if (!isfinite(v)) return fail(a, "Quota %s must be a finite number%s", key, ""), false;
     if (v <= 0.0) return fail(a, "Quota %s must be greater than 0%s", key, ""), false;
     if (KEY_TYPE[k] == T_DOUBLE) return true;
     if (KEY_TYPE[k] == T_INT && v > 2147483647.0)

@@ -105,8 +105,8 @@ static void test_resolve(void) {
 }
 
 /* One AlterClientQuotas entry: its error code and message. */
-static int16_t alter1(gr_quota_store_t *s, const gr_quota_pair_t *pairs, size_t np, const gr_quota_op_t *ops,
-                      size_t no, char *msg) {
+static int16_t alter1(gr_quota_store_t *s, const gr_quota_pair_t *pairs, size_t np, const gr_quota_op_t *ops, size_t no,
+                      char *msg) {
     gr_quota_pair_t map[4];
     gr_quota_alter_t a = {.pairs = pairs, .n_pairs = np, .ops = ops, .n_ops = no, .map = map};
     gr_quota_alter_validate(s, &a, 1);
@@ -132,6 +132,9 @@ static void test_alter(void) {
     ASSERT_STREQ(m, "producer_byte_rate cannot be a fractional value.");
     ASSERT_EQ(alter1(&s, &user, 1, &zero, 1, m), IR);
     ASSERT_STREQ(m, "Quota consumer_byte_rate must be greater than 0");
+    gr_quota_op_t inf = {"request_percentage", INFINITY, false};
+    ASSERT_EQ(alter1(&s, &user, 1, &inf, 1, m), IR); /* Kafka 4.4.0 checks finiteness first */
+    ASSERT_STREQ(m, "Quota request_percentage must be a finite number");
     ASSERT_EQ(alter1(&s, &user, 1, &unknown, 1, m), IR);
     ASSERT_STREQ(m, "Invalid configuration key foo");
     ASSERT_EQ(alter1(&s, &user, 1, &conn, 1, m), IR); /* an IP key on a user */
@@ -139,8 +142,8 @@ static void test_alter(void) {
     ASSERT_EQ(alter1(&s, &ip, 1, &big, 1, m), IR);
     ASSERT_STREQ(m, "Proposed value for connection_creation_rate is too large for an INT.");
     ASSERT_EQ(alter1(&s, &ip, 1, &conn, 1, m), 0);
-    ASSERT_EQ(alter1(&s, uc, 2, &pct, 1, m), 0); /* a double may be fractional */
-    ASSERT_EQ(alter1(&s, &user, 1, &rm, 1, m), 0);  /* removing an unknown key: nothing */
+    ASSERT_EQ(alter1(&s, uc, 2, &pct, 1, m), 0);   /* a double may be fractional */
+    ASSERT_EQ(alter1(&s, &user, 1, &rm, 1, m), 0); /* removing an unknown key: nothing */
     ASSERT_EQ(alter1(&s, ipu, 2, &ok, 1, m), IR);
     ASSERT_STREQ(m, "Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId");
     ASSERT_EQ(alter1(&s, NULL, 0, &ok, 1, m), IR);
@@ -196,12 +199,14 @@ static void test_filter(void) {
     ASSERT_EQ(gr_quota_filter_check(c, 3, m, sizeof(m)), IR);
     ASSERT_STREQ(m, "Invalid entity filter component combination. IP filter component should not be used with user "
                     "or clientId filter component.");
-    gr_quota_filter_comp_t bad[] = {{"user", 0, NULL}, {"user", 1, "x"}, {"user", 2, "x"}, {"user", 3, NULL},
-                                    {"group", 0, "g"}, {"", 0, "g"}};
+    gr_quota_filter_comp_t bad[] = {{"user", 0, NULL}, {"user", 1, "x"},  {"user", 2, "x"},
+                                    {"user", 3, NULL}, {"group", 0, "g"}, {"", 0, "g"}};
     const char *want[] = {"Request specified MATCH_TYPE_EXACT, but set match string to null.",
                           "Request specified MATCH_TYPE_DEFAULT, but also specified a match string.",
                           "Request specified MATCH_TYPE_SPECIFIED, but also specified a match string.",
-                          "Unknown match type 3", "Unsupported entity type group", "Invalid empty entity type."};
+                          "Unknown match type 3",
+                          "Unsupported entity type group",
+                          "Invalid empty entity type."};
     for (int i = 0; i < 6; i++) {
         ASSERT_EQ(gr_quota_filter_check(&bad[i], 1, m, sizeof(m)), i == 4 ? GR_ERR_UNSUPPORTED_VERSION : IR);
         ASSERT_STREQ(m, want[i]);
