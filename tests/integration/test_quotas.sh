@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Client quotas on gregord (docs/quotas.md):
+#  1. Kafka's own kafka-configs (org.apache.kafka.tools.ConfigCommand, kafka-tools 4.4.0) sets
+#     user, user+default-client, default-client and IP quotas and describes them; a fractional
+#     byte rate is refused with Kafka's message.
+#  2. Throttling: a producer limited by producer_byte_rate and a fetcher limited by
+#     consumer_byte_rate (tests/integration/quota_wire.py, honouring throttle_time_ms as
+#     KIP-219 clients do) achieve their quota within 10 %, measured over whole quota cycles
+#     (quota.window.num=2, quota.window.size.seconds=1 keep a cycle near 2 s).
+#  3. The quotas survive a restart (gregor.quotas, written with fsync before the answer).
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+GR_TEST_TIMEOUT="${GR_TEST_TIMEOUT:-180}"
+gr_init "$@"
+PY="$(gr_venv_dir)/bin/python"
+[[ -x "$PY" ]] || PY=python3
+W="$GR_SOURCE_DIR/tests/integration/quota_wire.py"
+[[ "$GR_TARGET" == gregord ]] || die "test_quotas.sh runs gregord itself"
+TOOL_DIR="$GR_TMP/tool"; mkdir -p "$TOOL_DIR"
+
+start_gregord --override quota.window.num=2 --override quota.window.size.seconds=1
+configs() { gr_timeout 60 bash "$GR_REF_SH" tool "$TOOL_DIR" org.apache.kafka.tools.ConfigCommand \
+  --bootstrap-server "$BOOTSTRAP" "$@" 2>&1 | grep -v '^WARN\|SLF4J' || true; }
+
+# --- 1. kafka-configs
+out="$(configs --alter --entity-type users --entity-name alice \
+  --add-config 'producer_byte_rate=1048576,consumer_byte_rate=2097152,request_percentage=50')"
+check "kafka-configs --alter users alice" grep -q "Completed updating config for user alice." <<<"$out"
+out="$(configs --alter --entity-type users --entity-name bob --entity-type clients --entity-default \
+  --add-config producer_byte_rate=4096)"
+check "kafka-configs --alter users bob / clients default" grep -q "Completed updating config for user bob" <<<"$out"
+out="$(configs --alter --entity-type ips --entity-default --add-config connection_creation_rate=1000)"
+check "kafka-configs --alter ips default" grep -q "Completed updating default config for ips" <<<"$out"
+out="$(configs --describe --entity-type users)"
+check "kafka-configs --describe users lists alice's quotas" grep -qF \
+  "Quota configs for user-principal 'alice' are consumer_byte_rate=2097152.0, producer_byte_rate=1048576.0, request_percentage=50.0" <<<"$out"
+out="$(configs --alter --entity-type clients --entity-name c1 --add-config producer_byte_rate=1.5)"
+check "a fractional producer_byte_rate is refused as Kafka does" grep -q \
+  "InvalidRequestException: producer_byte_rate cannot be a fractional value." <<<"$out"
+
+# --- 2. throttling (quotas set on the wire: the JVM tool takes seconds per call)
+"$PY" - "$BOOTSTRAP" "$GR_SOURCE_DIR/tests/integration" <<'PYEOF' || fail "creating the topics"
+import sys; sys.path.insert(0, sys.argv[2])
+import kwire
+c = kwire.Conn(sys.argv[1])
+for t in ("qp", "qf"):
+    assert kwire.create_topic(c, t)[0] == 0
+PYEOF
+"$PY" "$W" set "$BOOTSTRAP" client-id qprod producer_byte_rate 200000 || fail "setting producer_byte_rate"
+"$PY" "$W" set "$BOOTSTRAP" client-id qcons consumer_byte_rate 300000 || fail "setting consumer_byte_rate"
+out="$(gr_timeout 40 "$PY" "$W" produce "$BOOTSTRAP" qp qprod 200000 5 1000)"; rc=$?
+gr_relay_checks "produce throttling" <(echo "$out") "$rc" 40
+gr_timeout 40 "$PY" "$W" fill "$BOOTSTRAP" qf 3 || fail "filling the fetch topic"
+out="$(gr_timeout 40 "$PY" "$W" fetch "$BOOTSTRAP" qf qcons 300000 5 1000)"; rc=$?
+gr_relay_checks "fetch throttling" <(echo "$out") "$rc" 40
+
+# --- 3. restart
+stop_gregord
+restart_gregord
+out="$("$PY" - "$BOOTSTRAP" "$GR_SOURCE_DIR/tests/integration" <<'PYEOF'
+import sys; sys.path.insert(0, sys.argv[2])
+import kwire, quota_wire as q
+err, msg, entries, _ = q.describe(kwire.Conn(sys.argv[1]), [])
+for ent, vals in sorted(entries, key=repr):
+    print(sorted(ent, key=repr), sorted(vals.items()))
+PYEOF
+)"
+check "after a restart: alice's quotas" grep -qF "[('user', 'alice')] [('consumer_byte_rate', 2097152.0), ('producer_byte_rate', 1048576.0), ('request_percentage', 50.0)]" <<<"$out"
+check "after a restart: bob with the default client" grep -qF "[('client-id', None), ('user', 'bob')] [('producer_byte_rate', 4096.0)]" <<<"$out"
+check "after a restart: the default IP" grep -qF "[('ip', None)] [('connection_creation_rate', 1000.0)]" <<<"$out"
+check "after a restart: qprod's producer_byte_rate" grep -qF "[('client-id', 'qprod')] [('producer_byte_rate', 200000.0)]" <<<"$out"
+stop_gregord
+gr_finish
