@@ -134,8 +134,10 @@ typedef struct gr_quota_resolved {
 
 void gr_quota_resolve(const gr_quota_store_t *s, gr_quota_key_t k, const char *user, const char *client,
                       gr_quota_resolved_t *out);
-/** The connection_creation_rate for an IP (its exact entity, else the default IP); false if none. */
-bool gr_quota_ip_limit(const gr_quota_store_t *s, const char *ip, double *limit);
+/** The connection_creation_rate for a peer address (16 bytes, IPv4 mapped into IPv6): its
+ *  exact IP entity (a literal address in any notation), else the default IP; false if none.
+ *  (Kafka also resolves host names given as IP entities; gregord matches literals only.) */
+bool gr_quota_ip_limit(const gr_quota_store_t *s, const uint8_t addr[16], double *limit);
 
 /* ---------------------------------------------------------------- windowed rate */
 

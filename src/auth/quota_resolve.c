@@ -1,5 +1,6 @@
 /* DescribeClientQuotas' filter (Kafka's ClientQuotasImage.describe) and the default
  * quota callback's resolution of a (user, client-id) pair (Kafka's DefaultQuotaCallback). */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -99,14 +100,27 @@ void gr_quota_resolve(const gr_quota_store_t *s, gr_quota_key_t k, const char *u
     out->limit = out->has_limit ? v : 0;
 }
 
-bool gr_quota_ip_limit(const gr_quota_store_t *s, const char *ip, double *limit) {
-    gr_quota_entity_t e = {GR_QE_IP, NULL, NULL, ip};
-    const gr_quota_entry_t *x = gr_quota_store_find(s, &e);
-    if (!x || !(x->set & (1u << GR_QK_CONNECTION_CREATION_RATE))) {
-        e.ip = NULL;
-        x = gr_quota_store_find(s, &e);
-    }
-    if (!x || !(x->set & (1u << GR_QK_CONNECTION_CREATION_RATE))) return false;
-    *limit = x->v[GR_QK_CONNECTION_CREATION_RATE];
+/* An IP entity's name as a 16-byte address (IPv4 mapped into IPv6); false if not a literal. */
+static bool parse_ip(const char *name, uint8_t out[16]) {
+    memset(out, 0, 16);
+    if (inet_pton(AF_INET6, name, out) == 1) return true;
+    if (inet_pton(AF_INET, name, out + 12) != 1) return false;
+    out[10] = out[11] = 0xff;
     return true;
+}
+
+bool gr_quota_ip_limit(const gr_quota_store_t *s, const uint8_t addr[16], double *limit) {
+    const gr_quota_entry_t *dflt = NULL;
+    const uint32_t bit = 1u << GR_QK_CONNECTION_CREATION_RATE;
+    for (size_t i = 0; i < s->n; i++) {
+        const gr_quota_entry_t *e = &s->e[i];
+        if (e->types != GR_QE_IP || !(e->set & bit)) continue;
+        uint8_t a[16];
+        if (!e->ip)
+            dflt = e;
+        else if (parse_ip(e->ip, a) && !memcmp(a, addr, 16))
+            return *limit = e->v[GR_QK_CONNECTION_CREATION_RATE], true;
+    }
+    if (dflt) *limit = dflt->v[GR_QK_CONNECTION_CREATION_RATE];
+    return dflt != NULL;
 }

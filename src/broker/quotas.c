@@ -107,6 +107,8 @@ void gr_broker_quota_store_replace(gr_broker_t *b, gr_quota_store_t *next) {
     while (q->head) sensor_free(q, q->head);
 }
 
+gr_quota_stats_t *gr__quota_stats(gr_broker_t *b) { return &b->quotas->st; }
+
 void gr_broker_quota_stats(const gr_broker_t *b, gr_quota_stats_t *out) {
     *out = b->quotas->st;
     out->sensors = b->quotas->n;
@@ -139,6 +141,15 @@ static void expire(struct gr_broker_quotas *q, int64_t now) {
         sensor_free(q, q->tail);
         q->st.sensors_expired++;
     }
+}
+
+static sensor_t *sensor_get(struct gr_broker_quotas *q, const skey_t *k, int64_t now);
+
+gr_quota_rate_t *gr__quota_rate(gr_broker_t *b, int type, const char *a, const char *c, int64_t now) {
+    struct gr_broker_quotas *q = b->quotas;
+    expire(q, now);
+    skey_t k = {(uint8_t)type, a, c};
+    return &sensor_get(q, &k, now)->rate;
 }
 
 static sensor_t *sensor_get(struct gr_broker_quotas *q, const skey_t *k, int64_t now) {

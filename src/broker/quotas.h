@@ -19,7 +19,7 @@
 typedef struct gr_broker gr_broker_t;
 typedef struct gr_req gr_req_t;
 
-enum { GR_QT_PRODUCE, GR_QT_FETCH, GR_QT_REQUEST, GR_QT__N };
+enum { GR_QT_PRODUCE, GR_QT_FETCH, GR_QT_REQUEST, GR_QT__N, GR_QT_CONN_IP = GR_QT__N, GR_QT_CONN_LISTENER };
 
 #define GR_QUOTA_SENSOR_EXPIRY_MS    (3600 * 1000) /* Kafka's InactiveSensorExpirationTimeSeconds */
 #define GR_QUOTA_DEFAULT_MAX_SENSORS 10000
@@ -28,6 +28,8 @@ typedef struct gr_quota_stats {
     uint64_t throttled[GR_QT__N];   /* responses throttled */
     uint64_t throttle_ms[GR_QT__N]; /* sum of throttle times */
     uint64_t sensors, sensors_expired, sensors_evicted;
+    uint64_t conn_ip_throttled, conn_ip_throttle_ms; /* connection_creation_rate */
+    uint64_t conn_rate_paused, conn_rate_pause_ms;   /* max.connection.creation.rate */
 } gr_quota_stats_t;
 
 /** Load the store (<log.dirs>/gregor.quotas) and read quota.window.num,
@@ -51,5 +53,13 @@ int64_t gr_broker_quota_fetch_cap(gr_req_t *req);
  *  in the response (re-encoding it), empties a throttled Fetch response as Kafka does, and
  *  mutes the connection for the throttle time. resp may be NULL (acks=0 produce). */
 void gr_broker_quota_on_response(gr_req_t *req, void *resp, gr_wbuf_t *wb);
+
+/** The rate of a sensor (created if needed; bounded and expiring like the client ones). */
+gr_quota_rate_t *gr__quota_rate(gr_broker_t *b, int type, const char *a, const char *c, int64_t now);
+/** The connection creation quotas (conn_quotas.c); a gr_conn_admit_cb. */
+int64_t gr_broker_conn_admit(void *ctx, const char *listener, const uint8_t addr[16], const char *ip,
+                             int64_t *pause_ms);
+/** Counters of connection throttling (conn_quotas.c adds to them). */
+gr_quota_stats_t *gr__quota_stats(gr_broker_t *b);
 
 #endif

@@ -88,6 +88,10 @@ struct gr_listener {
     gr_timer_t mem_timer; /* resumes paused connections after memory was freed */
 
     gr__ip_limits_t *ips;
+    gr_timer_t resume;                 /* ends a max.connection.creation.rate pause of accepts */
+    gr_timer_t retry_held;             /* closes held sockets when due */
+    struct gr__held *held, *held_tail; /* sockets throttled by connection_creation_rate, closed when due */
+    size_t n_held;
     int64_t reject_log_ms;                                        /* rate-limits the "connection rejected" log line */
     uint64_t rejected;                                            /* rejected since the last line */
     uint64_t n_accepted, n_closed, n_refused[GR_CONN_REFUSED__N]; /* gr_listener_stats */

@@ -10,9 +10,10 @@
       Produce MB MiB into partition 0 (for the fetch run; run under an unthrottled client id).
   quota_wire.py fetch BOOT TOPIC CLIENT_ID QUOTA SECONDS WINDOW_MS
       Fetch (v13) from offset 0 on, likewise: the response bytes per second within 10 %.
-  quota_wire.py throttle-field BOOT CLIENT_ID
-      A DescribeClientQuotas answered to a request-quota'd client carries ThrottleTimeMs > 0
-      once the client has used its request_percentage.
+  quota_wire.py conn-rate BOOT RATE N
+      N connections in a row with connection_creation_rate=RATE on 127.0.0.1 (set first).
+  quota_wire.py set BOOT TYPE NAME KEY VALUE
+      One AlterClientQuotas (NAME "<default>": the default entity).
 """
 import struct
 import sys
@@ -86,15 +87,23 @@ def run_produce(boot, topic, client, quota, seconds, window_ms):
     body = produce_body(topic, kwire.batch([b"x" * 8000]))
     req_bytes = len(kwire.header(0, 9, 1, True, client)) + len(body)  # the frame, as the broker counts it
     m = Meter(seconds, window_ms)
+    side = kwire.Conn(boot, client_id="quota-side")  # another client, served while this one is muted
+    side_ms = []
     deadline = time.time() + seconds + 20
     while time.time() < deadline:
         c.send(0, 9, body, True)
         err, thr = produce_throttle(c.recv(True))
         if err:
             raise SystemExit("produce error %d" % err)
+        if thr >= window_ms / 2:
+            t0 = time.time()
+            kwire.api_versions(side)
+            side_ms.append((time.time() - t0) * 1000)
         if m.answer(req_bytes, thr):
             break
     m.report("produce", "producer_byte_rate", quota)
+    print("# another connection answered in at most %.1f ms while the producer was muted" % max(side_ms or [0]))
+    check("other connections are served while a throttled one is muted", side_ms and max(side_ms) < 500)
 
 
 def topic_id(c, topic):
@@ -240,6 +249,45 @@ def describe(c, components, strict=False, ver=1):
     return err, msg, entries, thr
 
 
+def run_conn_rate(boot, rate, n):
+    """n connections one after the other from 127.0.0.1 with connection_creation_rate=rate
+    on its ip entity: the first ones are served, then connections past the rate get no answer
+    and are closed by the broker after their throttle time (at most one window)."""
+    served, held, held_s = 0, 0, []
+    for _ in range(n):
+        t0 = time.time()
+        c = kwire.Conn(boot, client_id="conn-rate", timeout=5)
+        try:
+            kwire.api_versions(c)
+            served += 1
+        except (ConnectionError, OSError):
+            held += 1
+            held_s.append(time.time() - t0)
+        c.close()
+    print("# %d connections at connection_creation_rate=%d: %d served, %d throttled (closed after %.2f-%.2f s)"
+          % (n, rate, served, held, min(held_s or [0]), max(held_s or [0])))
+    check("connections within the rate are served", served >= rate)
+    check("connections past the rate are throttled and closed", held > 0)
+    check("a throttled connection is closed within one window (+0.5 s)", max(held_s or [0]) < 1.5)
+
+
+def run_conn_burst(boot, rate, n):
+    """n connections in a row under max.connection.creation.rate=rate: every one is served
+    (Kafka's acceptor waits instead of refusing), at no more than the rate after the window's
+    allowance."""
+    t0 = time.time()
+    served = 0
+    for _ in range(n):
+        c = kwire.Conn(boot, client_id="conn-burst", timeout=10)
+        kwire.api_versions(c)
+        served += 1
+        c.close()
+    secs = time.time() - t0
+    print("# %d connections under max.connection.creation.rate=%d took %.2f s (%.1f/s)" % (n, rate, secs, n / secs))
+    check("every connection is served (accepts wait, none refused)", served == n)
+    check("connections are accepted at about the rate (%.1f/s)" % (n / secs), n / secs <= rate * 1.6)
+
+
 def main():
     mode, boot = sys.argv[1], sys.argv[2]
     if mode == "produce":
@@ -252,6 +300,10 @@ def main():
         res, _ = alter(c, [([(sys.argv[3], nm)], [(sys.argv[5], float(sys.argv[6]), False)])])
         if res[0][0]:
             raise SystemExit("AlterClientQuotas: %s" % (res,))
+    elif mode == "conn-rate":
+        run_conn_rate(boot, int(sys.argv[3]), int(sys.argv[4]))
+    elif mode == "conn-burst":
+        run_conn_burst(boot, int(sys.argv[3]), int(sys.argv[4]))
     elif mode == "fetch":
         run_fetch(boot, sys.argv[3], sys.argv[4], int(sys.argv[5]), float(sys.argv[6]), int(sys.argv[7]))
     else:

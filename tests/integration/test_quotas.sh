@@ -7,7 +7,10 @@
 #     consumer_byte_rate (tests/integration/quota_wire.py, honouring throttle_time_ms as
 #     KIP-219 clients do) achieve their quota within 10 %, measured over whole quota cycles
 #     (quota.window.num=2, quota.window.size.seconds=1 keep a cycle near 2 s).
-#  3. The quotas survive a restart (gregor.quotas, written with fsync before the answer).
+#  3. connection_creation_rate on an ip entity: connections past it get no answer and are
+#     closed after their throttle time (at most a window).
+#  4. The quotas survive a restart (gregor.quotas, written with fsync before the answer);
+#     max.connection.creation.rate: 40 connections in a row are all served, at about the rate.
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 GR_TEST_TIMEOUT="${GR_TEST_TIMEOUT:-180}"
 gr_init "$@"
@@ -53,8 +56,20 @@ gr_timeout 40 "$PY" "$W" fill "$BOOTSTRAP" qf 3 || fail "filling the fetch topic
 out="$(gr_timeout 40 "$PY" "$W" fetch "$BOOTSTRAP" qf qcons 300000 5 1000)"; rc=$?
 gr_relay_checks "fetch throttling" <(echo "$out") "$rc" 40
 
-# --- 3. restart
+# --- 3. connection creation: the IP's connection_creation_rate holds and closes connections
+# past it; max.connection.creation.rate (after the restart) makes accepts wait
+"$PY" "$W" set "$BOOTSTRAP" ip 127.0.0.1 connection_creation_rate 5 || fail "setting connection_creation_rate"
+out="$(gr_timeout 30 "$PY" "$W" conn-rate "$BOOTSTRAP" 5 20)"; rc=$?
+gr_relay_checks "connection_creation_rate" <(echo "$out") "$rc" 30
+# This client is throttled too until the windows have passed.
+for i in 1 2 3 4 5; do
+  sleep 1; "$PY" "$W" set "$BOOTSTRAP" ip 127.0.0.1 connection_creation_rate 100000 2>/dev/null && break
+done
+check "connection_creation_rate raised again once the throttle passed" test "$i" -lt 5
+
+# --- 4. restart (with a broker-wide connection creation rate)
 stop_gregord
+GR_GREGORD_ARGS+=(--override max.connection.creation.rate=10)
 restart_gregord
 out="$("$PY" - "$BOOTSTRAP" "$GR_SOURCE_DIR/tests/integration" <<'PYEOF'
 import sys; sys.path.insert(0, sys.argv[2])
@@ -68,5 +83,7 @@ check "after a restart: alice's quotas" grep -qF "[('user', 'alice')] [('consume
 check "after a restart: bob with the default client" grep -qF "[('client-id', None), ('user', 'bob')] [('producer_byte_rate', 4096.0)]" <<<"$out"
 check "after a restart: the default IP" grep -qF "[('ip', None)] [('connection_creation_rate', 1000.0)]" <<<"$out"
 check "after a restart: qprod's producer_byte_rate" grep -qF "[('client-id', 'qprod')] [('producer_byte_rate', 200000.0)]" <<<"$out"
+out="$(gr_timeout 30 "$PY" "$W" conn-burst "$BOOTSTRAP" 10 40)"; rc=$?
+gr_relay_checks "max.connection.creation.rate" <(echo "$out") "$rc" 30
 stop_gregord
 gr_finish

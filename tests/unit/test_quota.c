@@ -96,11 +96,16 @@ static void test_resolve(void) {
     /* IP: exact, else default. */
     gr_quota_entity_t ipd = {GR_QE_IP, NULL, NULL, NULL}, ip = {GR_QE_IP, NULL, NULL, "10.0.0.1"};
     double lim = 0;
-    ASSERT(!gr_quota_ip_limit(&s, "10.0.0.1", &lim));
+    uint8_t a1[16] = {[10] = 0xff, [11] = 0xff, 10, 0, 0, 1}, a2[16] = {[10] = 0xff, [11] = 0xff, 10, 0, 0, 2};
+    uint8_t v6[16] = {[15] = 1};
+    ASSERT(!gr_quota_ip_limit(&s, a1, &lim));
     gr_quota_store_set(&s, &ipd, GR_QK_CONNECTION_CREATION_RATE, true, 5);
     gr_quota_store_set(&s, &ip, GR_QK_CONNECTION_CREATION_RATE, true, 9);
-    ASSERT(gr_quota_ip_limit(&s, "10.0.0.1", &lim) && lim == 9);
-    ASSERT(gr_quota_ip_limit(&s, "10.0.0.2", &lim) && lim == 5);
+    ASSERT(gr_quota_ip_limit(&s, a1, &lim) && lim == 9);
+    ASSERT(gr_quota_ip_limit(&s, a2, &lim) && lim == 5);
+    gr_quota_entity_t loop6 = {GR_QE_IP, NULL, NULL, "0:0:0:0:0:0:0:1"}; /* any notation of ::1 */
+    gr_quota_store_set(&s, &loop6, GR_QK_CONNECTION_CREATION_RATE, true, 2);
+    ASSERT(gr_quota_ip_limit(&s, v6, &lim) && lim == 2);
     gr_quota_store_free(&s);
 }
 
