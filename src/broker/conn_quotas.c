@@ -37,7 +37,8 @@ int64_t gr_broker_conn_admit(void *ctx, const char *listener, const uint8_t addr
     /* Listener and broker rates: the longer throttle wins. */
     char key[300], lower[200];
     size_t i = 0;
-    for (; listener[i] && i + 1 < sizeof(lower); i++) lower[i] = (char)(listener[i] | 0x20 * (listener[i] >= 'A' && listener[i] <= 'Z'));
+    for (; listener[i] && i + 1 < sizeof(lower); i++)
+        lower[i] = (char)(listener[i] | 0x20 * (listener[i] >= 'A' && listener[i] <= 'Z'));
     lower[i] = '\0';
     snprintf(key, sizeof(key), "listener.name.%s.max.connection.creation.rate", lower);
     double lrate = cfg_rate(b, key), brate = cfg_rate(b, "max.connection.creation.rate");

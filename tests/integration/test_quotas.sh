@@ -20,7 +20,11 @@ W="$GR_SOURCE_DIR/tests/integration/quota_wire.py"
 [[ "$GR_TARGET" == gregord ]] || die "test_quotas.sh runs gregord itself"
 TOOL_DIR="$GR_TMP/tool"; mkdir -p "$TOOL_DIR"
 
-start_gregord --override quota.window.num=2 --override quota.window.size.seconds=1
+ADMIN_PORT="$(free_port)"
+start_gregord --override quota.window.num=2 --override quota.window.size.seconds=1 \
+  --override "admin.listener=127.0.0.1:$ADMIN_PORT"
+metric() { # metric NAME_WITH_LABELS: its value in GET /metrics
+  curl -s "http://127.0.0.1:$ADMIN_PORT/metrics" | awk -v n="$1" '$1 == n {print $2}'; }
 configs() { gr_timeout 60 bash "$GR_REF_SH" tool "$TOOL_DIR" org.apache.kafka.tools.ConfigCommand \
   --bootstrap-server "$BOOTSTRAP" "$@" 2>&1 | grep -v '^WARN\|SLF4J' || true; }
 
@@ -50,11 +54,15 @@ for t in ("qp", "qf"):
 PYEOF
 "$PY" "$W" set "$BOOTSTRAP" client-id qprod producer_byte_rate 200000 || fail "setting producer_byte_rate"
 "$PY" "$W" set "$BOOTSTRAP" client-id qcons consumer_byte_rate 300000 || fail "setting consumer_byte_rate"
-out="$(gr_timeout 40 "$PY" "$W" produce "$BOOTSTRAP" qp qprod 200000 5 1000)"; rc=$?
+out="$(gr_timeout 40 "$PY" "$W" produce "$BOOTSTRAP" qp qprod 200000 4 1000)"; rc=$?
 gr_relay_checks "produce throttling" <(echo "$out") "$rc" 40
-gr_timeout 40 "$PY" "$W" fill "$BOOTSTRAP" qf 3 || fail "filling the fetch topic"
-out="$(gr_timeout 40 "$PY" "$W" fetch "$BOOTSTRAP" qf qcons 300000 5 1000)"; rc=$?
+gr_timeout 40 "$PY" "$W" fill "$BOOTSTRAP" qf 6 || fail "filling the fetch topic"
+out="$(gr_timeout 40 "$PY" "$W" fetch "$BOOTSTRAP" qf qcons 300000 4 1000)"; rc=$?
 gr_relay_checks "fetch throttling" <(echo "$out") "$rc" 40
+
+check "metrics: produce throttles counted" test "$(metric 'gregor_quota_throttled_responses_total{quota="produce"}')" -gt 0
+check "metrics: fetch throttle time summed" test "$(metric 'gregor_quota_throttle_time_ms_total{quota="fetch"}')" -gt 0
+check "metrics: sensors kept" test "$(metric gregor_quota_sensors)" -gt 0
 
 # --- 3. connection creation: the IP's connection_creation_rate holds and closes connections
 # past it; max.connection.creation.rate (after the restart) makes accepts wait
@@ -66,6 +74,9 @@ for i in 1 2 3 4 5; do
   sleep 1; "$PY" "$W" set "$BOOTSTRAP" ip 127.0.0.1 connection_creation_rate 100000 2>/dev/null && break
 done
 check "connection_creation_rate raised again once the throttle passed" test "$i" -lt 5
+check "metrics: throttled connections counted" test "$(metric gregor_quota_connections_throttled_total)" -gt 0
+check "metrics: refused{reason=connection_creation_rate}" \
+  test "$(metric 'gregor_connections_refused_total{reason="connection_creation_rate"}')" -gt 0
 
 # --- 4. restart (with a broker-wide connection creation rate)
 stop_gregord
