@@ -99,6 +99,9 @@ typedef struct gr_quota_alter {
  *  user/client-id, unresolvable IP hosts, unknown keys, values <= 0, too large or
  *  fractional integral values: all INVALID_REQUEST with Kafka's messages. */
 void gr_quota_alter_validate(const gr_quota_store_t *s, gr_quota_alter_t *a, size_t n);
+/** How an IP entity that is not a literal address is checked (getaddrinfo; the fuzz
+ *  target replaces it). */
+extern bool (*gr_quota_host_resolves)(const char *name);
 /** Apply the entries validation accepted (error == 0) to s. */
 void gr_quota_alter_apply(gr_quota_store_t *s, const gr_quota_alter_t *a, size_t n);
 

@@ -45,15 +45,21 @@ static void fail(gr_quota_alter_t *a, const char *fmt, const char *s1, const cha
     snprintf(a->message, sizeof(a->message), fmt, s1, s2);
 }
 
+static bool resolves(const char *name) {
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    if (getaddrinfo(name, NULL, &hints, &res) != 0) return false;
+    freeaddrinfo(res);
+    return true;
+}
+
+bool (*gr_quota_host_resolves)(const char *name) = resolves;
+
 /* InetAddress.getByName: a literal address or a name that resolves (a blocking lookup
  * on this admin path only). */
 static bool valid_ip(const char *ip) {
     uint8_t buf[16];
     if (!ip || inet_pton(AF_INET, ip, buf) == 1 || inet_pton(AF_INET6, ip, buf) == 1) return true;
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
-    if (getaddrinfo(ip, NULL, &hints, &res) != 0) return false;
-    freeaddrinfo(res);
-    return true;
+    return gr_quota_host_resolves(ip);
 }
 
 /* validateEntity and configKeysForEntityType. */
