@@ -10,6 +10,8 @@
       Produce MB MiB into partition 0 (for the fetch run; run under an unthrottled client id).
   quota_wire.py fetch BOOT TOPIC CLIENT_ID QUOTA SECONDS WINDOW_MS
       Fetch (v13) from offset 0 on, likewise: the response bytes per second within 10 %.
+  quota_wire.py request BOOT CLIENT_ID PCT WINDOW_MS
+      Metadata as fast as possible under request_percentage=PCT (set first): throttled and muted.
   quota_wire.py conn-rate BOOT RATE N
       N connections in a row with connection_creation_rate=RATE on 127.0.0.1 (set first).
   quota_wire.py set BOOT TYPE NAME KEY VALUE
@@ -288,6 +290,26 @@ def run_conn_burst(boot, rate, n):
     check("connections are accepted at about the rate (%.1f/s)" % (n / secs), n / secs <= rate * 1.6)
 
 
+def run_request(boot, client, pct, window_ms):
+    """Metadata requests as fast as possible from a client-id with request_percentage=pct:
+    an answer carries ThrottleTimeMs > 0 (at most one window, Kafka's bound for request
+    quotas), and the next request is not read before the throttle time has passed."""
+    c = kwire.Conn(boot, client_id=client)
+    body = carr([]) + b"\x00" + b"\x00" + TAGS  # Metadata v12, no topics
+    thr, n = 0, 0
+    while n < 20000 and thr < 50:  # no waiting on our side: the broker mutes us
+        thr = c.call(3, 12, body, True).i32()
+        n += 1
+    t0 = time.time()
+    c.call(3, 12, body, True)
+    waited = (time.time() - t0) * 1000
+    print("# request_percentage=%g: throttled after %d requests for %d ms; the next answer took %.0f ms"
+          % (pct, n, thr, waited))
+    check("a request-quota'd client gets ThrottleTimeMs > 0", thr > 0)
+    check("bounded by one window", 0 < thr <= window_ms)
+    check("the connection is muted for the throttle time", waited >= thr * 0.8)
+
+
 def main():
     mode, boot = sys.argv[1], sys.argv[2]
     if mode == "produce":
@@ -300,6 +322,8 @@ def main():
         res, _ = alter(c, [([(sys.argv[3], nm)], [(sys.argv[5], float(sys.argv[6]), False)])])
         if res[0][0]:
             raise SystemExit("AlterClientQuotas: %s" % (res,))
+    elif mode == "request":
+        run_request(boot, sys.argv[3], float(sys.argv[4]), int(sys.argv[5]))
     elif mode == "conn-rate":
         run_conn_rate(boot, int(sys.argv[3]), int(sys.argv[4]))
     elif mode == "conn-burst":

@@ -7,6 +7,8 @@
 #     consumer_byte_rate (tests/integration/quota_wire.py, honouring throttle_time_ms as
 #     KIP-219 clients do) achieve their quota within 10 %, measured over whole quota cycles
 #     (quota.window.num=2, quota.window.size.seconds=1 keep a cycle near 2 s).
+#     request_percentage: Metadata requests sent without waiting get ThrottleTimeMs (at most a
+#     window) and the connection is muted that long.
 #  3. connection_creation_rate on an ip entity: connections past it get no answer and are
 #     closed after their throttle time (at most a window).
 #  4. The quotas survive a restart (gregor.quotas, written with fsync before the answer);
@@ -60,6 +62,9 @@ gr_timeout 40 "$PY" "$W" fill "$BOOTSTRAP" qf 6 || fail "filling the fetch topic
 out="$(gr_timeout 40 "$PY" "$W" fetch "$BOOTSTRAP" qf qcons 300000 4 1000)"; rc=$?
 gr_relay_checks "fetch throttling" <(echo "$out") "$rc" 40
 
+"$PY" "$W" set "$BOOTSTRAP" client-id qreq request_percentage 0.05 || fail "setting request_percentage"
+out="$(gr_timeout 30 "$PY" "$W" request "$BOOTSTRAP" qreq 0.05 1000)"; rc=$?
+gr_relay_checks "request_percentage" <(echo "$out") "$rc" 30
 check "metrics: produce throttles counted" test "$(metric 'gregor_quota_throttled_responses_total{quota="produce"}')" -gt 0
 check "metrics: fetch throttle time summed" test "$(metric 'gregor_quota_throttle_time_ms_total{quota="fetch"}')" -gt 0
 check "metrics: sensors kept" test "$(metric gregor_quota_sensors)" -gt 0
