@@ -27,8 +27,15 @@ struct gr_broker_quotas {
     gr_htab_t map;
     sensor_t *head, *tail;
     size_t n, max;
+    size_t n_key[GR_QK__N]; /* user/client-id entities setting each key: 0 skips the lookups */
     gr_quota_stats_t st;
 };
+
+static void recount(struct gr_broker_quotas *q) {
+    memset(q->n_key, 0, sizeof(q->n_key));
+    for (size_t i = 0; i < q->store.n; i++)
+        for (int k = 0; k < GR_QK__N; k++) q->n_key[k] += (q->store.e[i].set >> k) & 1;
+}
 
 static const gr_quota_key_t TYPE_KEY[GR_QT__N] = {GR_QK_PRODUCER_BYTE_RATE, GR_QK_CONSUMER_BYTE_RATE,
                                                   GR_QK_REQUEST_PERCENTAGE};
@@ -57,7 +64,9 @@ gr_err_t gr_broker_quotas_open(gr_broker_t *b, char *errstr, size_t errstr_size)
     q->win.window_ms = sec * 1000;
     q->max = (size_t)cfg_int(b, "gregor.quota.max.sensors", GR_QUOTA_DEFAULT_MAX_SENSORS);
     if (q->max < 1) q->max = 1;
-    return gr_quota_store_load(&q->store, b->cfg->log_dir, errstr, errstr_size);
+    gr_err_t err = gr_quota_store_load(&q->store, b->cfg->log_dir, errstr, errstr_size);
+    recount(q);
+    return err;
 }
 
 static void sensor_unlink(struct gr_broker_quotas *q, sensor_t *s) {
@@ -104,6 +113,7 @@ void gr_broker_quota_store_replace(gr_broker_t *b, gr_quota_store_t *next) {
     gr_quota_store_free(&q->store);
     q->store = *next;
     q->store.version = v;
+    recount(q);
     while (q->head) sensor_free(q, q->head);
 }
 
@@ -189,7 +199,7 @@ static const char *client_of(gr_req_t *req) { return gr_req_cstr(req, req->hdr.c
 /* The sensor and limit of req's pair for one quota type; NULL when no quota applies. */
 static sensor_t *resolve(gr_req_t *req, int type, double *limit) {
     struct gr_broker_quotas *q = req->b->quotas;
-    if (!q || q->store.n == 0) return NULL;
+    if (!q || q->n_key[TYPE_KEY[type]] == 0) return NULL;
     const char *user = user_of(req), *client = client_of(req);
     gr_quota_resolved_t r;
     gr_quota_resolve(&q->store, TYPE_KEY[type], user, client, &r);

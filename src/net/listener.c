@@ -131,6 +131,10 @@ static void accept_one(gr_listener_t *l, int fd, const struct sockaddr *sa) {
     gr__addr_from_sockaddr(sa, addr);
     if (!admit(l, fd, addr, sa)) return; /* Kafka records the connection rates before the per-IP count */
     void *ip = gr__ip_limits_acquire(l->ips, addr, l->opts.max_connections_per_ip, &limit);
+    if (!ip) {
+        reject(l, fd, peer, GR_CONN_REFUSED_MAX_PER_IP, limit);
+        return;
+    }
     int one = 1;
     /* Kafka responses are already batched by the broker; Nagle only adds latency. */
     if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
