@@ -106,8 +106,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const gr_msg_desc_t *m = gr_api_request(sel == 1 ? GR_API_AlterClientQuotas : GR_API_DescribeClientQuotas);
     void *body = gr_struct_alloc(&a, m->body, 1);
     if (gr_decode(m, 1, &rb, &a, body) == GR_ERR_NONE) {
-        if (sel == 1) alter(&a, body);
-        else describe(&a, body);
+        if (sel == 1)
+            alter(&a, body);
+        else
+            describe(&a, body);
     }
     gr_arena_free(&a);
     return 0;

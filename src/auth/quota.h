@@ -48,8 +48,10 @@ typedef struct gr_quota_entry {
 } gr_quota_entry_t;
 
 typedef struct gr_quota_store {
-    gr_quota_entry_t *e; /* in insertion order */
+    gr_quota_entry_t *e; /* in no particular order (a removal moves the last entry) */
     size_t n, cap;
+    uint32_t *slots; /* hash index over e (quota.c) */
+    size_t n_slots, n_dead;
     uint64_t version; /* bumped by every change (callers cache resolutions) */
 } gr_quota_store_t;
 
