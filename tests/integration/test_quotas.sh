@@ -58,7 +58,7 @@ PYEOF
 "$PY" "$W" set "$BOOTSTRAP" client-id qcons consumer_byte_rate 300000 || fail "setting consumer_byte_rate"
 out="$(gr_timeout 40 "$PY" "$W" produce "$BOOTSTRAP" qp qprod 200000 4 1000)"; rc=$?
 gr_relay_checks "produce throttling" <(echo "$out") "$rc" 40
-gr_timeout 40 "$PY" "$W" fill "$BOOTSTRAP" qf 6 || fail "filling the fetch topic"
+gr_timeout 40 "$PY" "$W" fill "$BOOTSTRAP" qf 8 || fail "filling the fetch topic"
 out="$(gr_timeout 40 "$PY" "$W" fetch "$BOOTSTRAP" qf qcons 300000 4 1000)"; rc=$?
 gr_relay_checks "fetch throttling" <(echo "$out") "$rc" 40
 
