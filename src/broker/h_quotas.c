@@ -17,10 +17,10 @@ typedef gr_DescribeClientQuotasResponse_EntryData_t d_entry_t;
 static const char *cstr_or_null(gr_req_t *req, gr_str_t s) { return s.len < 0 ? NULL : gr_req_cstr(req, s); }
 static gr_str_t str_or_null(const char *s) { return s ? gr_str_c(s) : GR_STR_NULL; }
 
-/* Kafka's error answer: the code and message, entries null. */
+/* Kafka's error answer: the code and message (null when denied), entries null. */
 static void describe_error(gr_req_t *req, gr_DescribeClientQuotasResponse_t *resp, int16_t err, const char *msg) {
     resp->ErrorCode = err;
-    resp->ErrorMessage = gr_req_msg(req, "%s", msg);
+    resp->ErrorMessage = msg ? gr_req_msg(req, "%s", msg) : GR_STR_NULL;
     resp->Entries.v = NULL;
     resp->Entries.n = -1;
     gr_req_respond(req, resp);
@@ -50,7 +50,7 @@ void gr_h_describe_client_quotas(gr_req_t *req) {
     const gr_DescribeClientQuotasRequest_t *r = req->body;
     gr_DescribeClientQuotasResponse_t *resp = gr_req_resp_new(req);
     if (!gr_req_allowed(req, GR_AZ_DESCRIBE_CLIENT_QUOTAS, NULL)) {
-        describe_error(req, resp, GR_ERR_CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
+        describe_error(req, resp, GR_ERR_CLUSTER_AUTHORIZATION_FAILED, NULL);
         return;
     }
     size_t n = r->Components.n > 0 ? (size_t)r->Components.n : 0;
