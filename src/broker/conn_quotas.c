@@ -3,7 +3,8 @@
  *    a new connection past the rate stops the listener accepting for the throttle time (Kafka's
  *    acceptor waits; here a timer resumes the listener, the loop never waits);
  *  - connection_creation_rate of the ip entity (exact IP, else the default IP): a connection
- *    past it is held unserved for the throttle time and then closed.
+ *    past it is held unserved for the throttle time and then closed, and does not count in
+ *    the IP's rate (Kafka unrecords it).
  * Rates are Kafka's windowed rate (quota.window.num, quota.window.size.seconds); throttle
  * times are bounded by one window. */
 #include <limits.h>
@@ -56,7 +57,8 @@ int64_t gr_broker_conn_admit(void *ctx, const char *listener, const uint8_t addr
     const gr_quota_window_t *w = gr_broker_quota_window(b);
     gr_quota_rate_t *r = gr__quota_rate(b, GR_QT_CONN_IP, ip, "", now);
     int64_t ti = gr_quota_record_throttle(r, w, 1.0, limit, w->window_ms, now);
-    if (ti > 0) {
+    if (ti > 0) { /* Kafka takes a refused connection back out of the IP's rate */
+        gr_quota_rate_record(r, w, -1.0, now);
         st->conn_ip_throttled++;
         st->conn_ip_throttle_ms += (uint64_t)ti;
     }
