@@ -161,8 +161,8 @@ def parse_fetch(r):
 
 def run_fill(boot, topic, mb):
     c = kwire.Conn(boot, client_id="quota-fill")
-    body = produce_body(topic, kwire.batch([b"y" * 8000] * 4))
-    for _ in range(int(mb * (1 << 20) / 32000) + 1):
+    body = produce_body(topic, kwire.batch([b"y" * 8000] * 2))
+    for _ in range(int(mb * (1 << 20) / 16000) + 1):
         c.send(0, 9, body, True)
         err, _ = produce_throttle(c.recv(True))
         if err:
@@ -176,7 +176,7 @@ def run_fetch(boot, topic, client, quota, seconds, window_ms):
     m = Meter(seconds, window_ms)
     deadline = time.time() + seconds + 20
     while time.time() < deadline:
-        c.send(1, 13, fetch_body(tid, offset, 32768), True)  # small answers: the rate, not one burst, is measured
+        c.send(1, 13, fetch_body(tid, offset, 16384), True)  # small answers: the rate, not one burst, is measured
         frame = c.recv_frame()
         r = kwire.Reader(frame)
         r.i32()
