@@ -251,17 +251,31 @@ int64_t gr_broker_quota_fetch_cap(gr_req_t *req) {
     return cap >= INT32_MAX ? INT32_MAX : (int64_t)cap;
 }
 
-/* The response's top-level int32 ThrottleTimeMs, if this version has one. */
-static int32_t *throttle_field(gr_req_t *req, void *resp) {
+/* The response's top-level int32 ThrottleTimeMs, if this version has one; *first: it is
+ * the first field on the wire (right after the response header). */
+static int32_t *throttle_field(gr_req_t *req, void *resp, bool *first) {
     const gr_struct_desc_t *sd = req->resp_desc->body;
     int16_t v = req->hdr.api_version;
+    bool before = false; /* a field of this version precedes it */
     for (uint16_t i = 0; i < sd->n_fields; i++) {
         const gr_field_desc_t *f = &sd->fields[i];
-        if (!f->is_array && f->type == GR_T_INT32 && !strcmp(f->name, "ThrottleTimeMs") && v >= f->ver_min &&
-            v <= f->ver_max)
+        bool in = v >= f->ver_min && v <= f->ver_max && !(f->tag_min >= 0 && v >= f->tag_min && v <= f->tag_max);
+        if (in && !f->is_array && f->type == GR_T_INT32 && !strcmp(f->name, "ThrottleTimeMs")) {
+            *first = !before;
             return (int32_t *)((char *)resp + f->offset);
+        }
+        before |= in;
     }
     return NULL;
+}
+
+static gr_array_t *responses_field(gr_req_t *req, void *resp);
+
+/* Did fetch_throttle empty this (Fetch) answer? */
+static bool emptied(gr_req_t *req, void *resp) {
+    if (!resp || req->hdr.api_key != GR_API_Fetch) return false;
+    gr_array_t *rs = responses_field(req, resp);
+    return rs && rs->n == 0 && req->quota_emptied;
 }
 
 static gr_array_t *responses_field(gr_req_t *req, void *resp) {
@@ -297,7 +311,10 @@ static int64_t fetch_throttle(gr_req_t *req, void *resp, const gr_wbuf_t *wb, in
     if (req->hdr.api_key == GR_API_Fetch && (tb > 0 || t_other > 0)) {
         unrecord(req, GR_QT_FETCH, bytes);
         gr_array_t *rs = responses_field(req, resp);
-        if (rs && rs->n > 0) rs->n = 0;
+        if (rs && rs->n > 0) {
+            rs->n = 0;
+            req->quota_emptied = true;
+        }
     }
     return tb;
 }
@@ -320,9 +337,16 @@ void gr_broker_quota_on_response(gr_req_t *req, void *resp, gr_wbuf_t *wb) {
         if (t[i] > t[worst]) worst = i;
     if (t[worst] <= 0) return;
     count(q, worst, t[worst]);
-    int32_t *tf = resp ? throttle_field(req, resp) : NULL;
+    bool first = false;
+    int32_t *tf = resp ? throttle_field(req, resp, &first) : NULL;
     if (tf && t[worst] > *tf) *tf = (int32_t)t[worst];
-    if (tf || fetch) { /* the answer changed: encode it again */
+    if (emptied(req, resp)) { /* a throttled Fetch: encode it again without its records */
+        gr_wbuf_free(wb);
+        gr_req_encode_into(req, resp, wb);
+    } else if (tf && first) { /* patched in place: a ShareFetch's file-backed records are encoded once */
+        size_t hdr = gr_resp_header_version(api, req->hdr.api_version) >= 1 ? 5 : 4;
+        gr_wbuf_patch_i32(wb, 4 + hdr, *tf);
+    } else if (tf) { /* ThrottleTimeMs further in (Produce): these answers hold no file data */
         gr_wbuf_free(wb);
         gr_req_encode_into(req, resp, wb);
     }

@@ -34,6 +34,7 @@ struct gr_req {
     int64_t recv_ms;    /* loop time when the frame arrived */
     int64_t recv_us;    /* monotonic µs when the frame arrived (request duration metric; 0: not set) */
     int64_t handler_us; /* monotonic µs when its handler started (request time quota) */
+    bool quota_emptied; /* a throttled Fetch answered without its records (quotas.c) */
     /* Parking: a handler that answers later may use these. */
     gr_req_t *park_next, *park_prev;
     void *park; /* handler-specific state */

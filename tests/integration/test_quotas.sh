@@ -7,6 +7,7 @@
 #     consumer_byte_rate (tests/integration/quota_wire.py, honouring throttle_time_ms as
 #     KIP-219 clients do) achieve their quota within 10 %, measured over whole quota cycles
 #     (quota.window.num=2, quota.window.size.seconds=1 keep a cycle near 2 s).
+#     ShareFetch (gregord only): throttled answers keep their acquired records.
 #     request_percentage: Metadata requests sent without waiting get ThrottleTimeMs (at most a
 #     window) and the connection is muted that long.
 #  3. connection_creation_rate on an ip entity: connections past it get no answer and are
@@ -81,6 +82,10 @@ qset client-id qreq request_percentage 0.05 || fail "setting request_percentage"
 out="$(gr_timeout 30 "$PY" "$W" request "$BOOTSTRAP" qreq 0.05 1000)"; rc=$?
 gr_relay_checks "request_percentage" <(echo "$out") "$rc" 30
 if ((!REF)); then
+# ShareFetch: throttled like Fetch, but keeps its acquired records (Kafka answers it empty).
+qset client-id kwire-test consumer_byte_rate 100000 || fail "setting the share client's consumer_byte_rate"
+out="$(gr_timeout 40 "$PY" "$W" share "$BOOTSTRAP" 100000)"; rc=$?
+gr_relay_checks "share fetch throttling" <(echo "$out") "$rc" 40
 check "metrics: produce throttles counted" test "$(metric 'gregor_quota_throttled_responses_total{quota="produce"}')" -gt 0
 check "metrics: fetch throttle time summed" test "$(metric 'gregor_quota_throttle_time_ms_total{quota="fetch"}')" -gt 0
 check "metrics: sensors kept" test "$(metric gregor_quota_sensors)" -gt 0
