@@ -19,7 +19,8 @@
 #                   gregord, PREFIX/etc/gregor/server.properties (kept if present), the systemd unit
 #   make clean      remove build directories
 #
-# Variables: BUILD_TYPE (RelWithDebInfo), JOBS (nproc), FUZZ_SECONDS (10), CTEST_ARGS, PREFIX, DESTDIR.
+# Variables: BUILD_TYPE (RelWithDebInfo), JOBS (nproc), FUZZ_SECONDS (10), CTEST_ARGS, CTEST_SLOTS (4: ctest -j,
+# slots of tests/schedule.txt: JVM tests take 2), PREFIX, DESTDIR.
 
 SHELL        := /bin/bash
 BUILD_TYPE   ?= RelWithDebInfo
@@ -27,6 +28,7 @@ JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 10
 PREFIX       ?= /usr/local
 CTEST_ARGS   ?=
+CTEST_SLOTS  ?= 4
 CMAKE        ?= cmake
 CTEST        ?= ctest
 
@@ -53,10 +55,10 @@ run: deps build
 test: test-deps
 	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DGR_WERROR=ON
 	$(CMAKE) --build build -j $(JOBS)
-	cd build && $(CTEST) --output-on-failure -j2 $(CTEST_ARGS)
+	cd build && $(CTEST) --output-on-failure -j$(CTEST_SLOTS) $(CTEST_ARGS)
 
 unit integration interop ref: build
-	cd build && $(CTEST) --output-on-failure -j2 -L '^$@$$' $(CTEST_ARGS)
+	cd build && $(CTEST) --output-on-failure -j$(CTEST_SLOTS) -L '^$@$$' $(CTEST_ARGS)
 
 test-ref: test-deps
 	@pass=0; failed=0; \
@@ -73,7 +75,7 @@ asan: test-deps
 	$(CMAKE) --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  $(CTEST) --output-on-failure -j2 -LE '^ref$$' $(CTEST_ARGS)
+	  $(CTEST) --output-on-failure -j$(CTEST_SLOTS) -LE '^ref$$' $(CTEST_ARGS)
 
 fuzz:
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
