@@ -23,6 +23,8 @@ static const struct {
     {"consume", cli_consume, "print the records of a topic (kafka-console-consumer.sh)"},
     {"share-consume", cli_share_consume, "consume as a member of a share group (kafka-console-share-consumer.sh)"},
     {"share-groups", cli_share_groups, "list, describe, reset and delete share groups (kafka-share-groups.sh)"},
+    {"consumer-groups", cli_consumer_groups,
+     "list, describe, reset the offsets of and delete consumer groups (kafka-consumer-groups.sh)"},
     {"acls", cli_acls, "add, remove and list ACLs (kafka-acls.sh)"},
 };
 
