@@ -31,11 +31,12 @@ int cg_delete(const cli_vals_t *v, gr_admin_t *a) {
         if (!err) {
             snprintf(okbuf + l, sizeof(okbuf) - l, "%s'%s'", ok++ ? ", " : "", groups[i]);
         } else {
-            const char *m = gr_admin_result_str(res, 0, "error_message");
             int code = (int)gr_admin_result_error(res, 0);
-            snprintf(failbuf + fl, sizeof(failbuf) - fl, "* Group '%s' could not be deleted due to: "
-                     "org.apache.kafka.common.errors.%s: %s\n", groups[i], cg_exception_name(code),
-                     code == GR_ERR_NON_EMPTY_GROUP || !m ? cg_exception_message(code) : m);
+            snprintf(failbuf + fl, sizeof(failbuf) - fl,
+                     "* Group '%s' could not be deleted due to: "
+                     "org.apache.kafka.common.errors.%s: %s\n",
+                     groups[i], cg_exception_name(code),
+                     cg_exception_message(code)); /* DeleteGroups answers carry no message */
             failed++;
         }
         gr_admin_result_destroy(res);

@@ -22,7 +22,9 @@ typedef struct cgroup {
     size_t first, end, members;
 } cgroup_t;
 
-static int cmp_group(const void *x, const void *y) { return strcmp(((const cgroup_t *)x)->id, ((const cgroup_t *)y)->id); }
+static int cmp_group(const void *x, const void *y) {
+    return strcmp(((const cgroup_t *)x)->id, ((const cgroup_t *)y)->id);
+}
 
 /* Split the describe result into groups, sorted by id. */
 static size_t split_groups(const gr_admin_result_t *d, cgroup_t *g, size_t max) {
@@ -63,11 +65,16 @@ static const char *dash(const char *s) { return s ? s : "-"; }
 /* ---- offsets ---- */
 
 static const cli_col_t off_cols[] = {
-    {"GROUP", "group", 0, CLI_TEXT},         {"TOPIC", "topic", 0, CLI_TEXT},
-    {"PARTITION", "partition", 0, CLI_INT},  {"LEADER-EPOCH", "leader_epoch", 0, CLI_INT},
-    {"CURRENT-OFFSET", "current_offset", 0, CLI_INT}, {"LOG-END-OFFSET", "log_end_offset", 0, CLI_INT},
-    {"LAG", "lag", 0, CLI_INT},              {"CONSUMER-ID", "consumer_id", 0, CLI_TEXT},
-    {"HOST", "host", 0, CLI_TEXT},           {"CLIENT-ID", "client_id", 0, CLI_TEXT},
+    {"GROUP", "group", 0, CLI_TEXT},
+    {"TOPIC", "topic", 0, CLI_TEXT},
+    {"PARTITION", "partition", 0, CLI_INT},
+    {"LEADER-EPOCH", "leader_epoch", 0, CLI_INT},
+    {"CURRENT-OFFSET", "current_offset", 0, CLI_INT},
+    {"LOG-END-OFFSET", "log_end_offset", 0, CLI_INT},
+    {"LAG", "lag", 0, CLI_INT},
+    {"CONSUMER-ID", "consumer_id", 0, CLI_TEXT},
+    {"HOST", "host", 0, CLI_TEXT},
+    {"CLIENT-ID", "client_id", 0, CLI_TEXT},
 };
 
 /* One partition row into t: committed offset from the group's offsets, log end from ListOffsets. */
@@ -141,7 +148,8 @@ static int group_offsets(const cli_vals_t *v, gr_admin_t *a, gr_consumer_t *c, c
     if (!idx) abort();
     member_order(d, g, idx, &n);
     for (size_t i = 0; i < n; i++) {
-        const char *who[3] = {gr_admin_result_str(d, idx[i], "member_id"), gr_admin_result_str(d, idx[i], "client_host"),
+        const char *who[3] = {gr_admin_result_str(d, idx[i], "member_id"),
+                              gr_admin_result_str(d, idx[i], "client_host"),
                               gr_admin_result_str(d, idx[i], "client_id")};
         member_rows(v, c, offs, g->id, gr_admin_result_str(d, idx[i], "assignment"), who, t);
     }
@@ -170,8 +178,8 @@ static void print_offsets(const cli_table_t *t, size_t first, bool verbose) {
     }
     for (size_t r = first; r <= t->rows; r++) {
         const char *const *c = r == first ? NULL : (const char *const *)&t->cells[(r - 1) * 10];
-        const char *h[10] = {"GROUP", "TOPIC", "PARTITION", "LEADER-EPOCH", "CURRENT-OFFSET", "LOG-END-OFFSET",
-                             "LAG",   "CONSUMER-ID", "HOST", "CLIENT-ID"};
+        const char *h[10] = {"GROUP",          "TOPIC", "PARTITION",   "LEADER-EPOCH", "CURRENT-OFFSET",
+                             "LOG-END-OFFSET", "LAG",   "CONSUMER-ID", "HOST",         "CLIENT-ID"};
         const char *const *x = c ? c : h;
         printf("\n%-*s %-*s %-10s ", wg, dash(x[0]), wt, dash(x[1]), dash(x[2]));
         if (verbose) printf("%-15s ", dash(x[3]));
@@ -247,9 +255,9 @@ static void print_members(const cli_table_t *t, size_t first, bool verbose, bool
         consumer = consumer || (c[10] && !strcmp(c[10], "true"));
     }
     bool upgrade = classic && consumer;
-    static const char *const h[11] = {"GROUP",         "CONSUMER-ID",        "GROUP-INSTANCE-ID", "HOST",
-                                      "CLIENT-ID",     "#PARTITIONS",        "CURRENT-EPOCH",     "CURRENT-ASSIGNMENT",
-                                      "TARGET-EPOCH",  "TARGET-ASSIGNMENT", "UPGRADED"};
+    static const char *const h[11] = {"GROUP",        "CONSUMER-ID",       "GROUP-INSTANCE-ID", "HOST",
+                                      "CLIENT-ID",    "#PARTITIONS",       "CURRENT-EPOCH",     "CURRENT-ASSIGNMENT",
+                                      "TARGET-EPOCH", "TARGET-ASSIGNMENT", "UPGRADED"};
     putchar('\n');
     for (size_t r = first; r <= t->rows; r++) {
         const char *const *x = r == first ? h : (const char *const *)&t->cells[(r - 1) * 11];
@@ -303,7 +311,8 @@ static void describe_state(const cli_vals_t *v, const gr_admin_result_t *d, cons
         const char *as = gr_admin_result_str(d, r, "assignor"), *cn = gr_admin_result_str(d, r, "coordinator");
         snprintf(coord, sizeof(coord), "%s  (%s)", cn ? cn : "-", dash(gr_admin_result_str(d, r, "coordinator_id")));
         snprintf(nm, sizeof(nm), "%zu", g[i].members);
-        int64_t ge = gr_admin_result_int(d, r, "group_epoch", -1), te = gr_admin_result_int(d, r, "assignment_epoch", -1);
+        int64_t ge = gr_admin_result_int(d, r, "group_epoch", -1),
+                te = gr_admin_result_int(d, r, "assignment_epoch", -1);
         const char *cells[8] = {g[i].id,
                                 cli_json(v) ? cn : coord,
                                 as && *as ? as : NULL,
@@ -318,8 +327,9 @@ static void describe_state(const cli_vals_t *v, const gr_admin_result_t *d, cons
         }
         if (!notice(&g[i])) continue;
         int wg = max_i(15, slen(g[i].id)), wc = max_i(25, slen(coord));
-        const char *h[7] = {"GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "GROUP-EPOCH",
-                            "TARGET-ASSIGNMENT-EPOCH", "#MEMBERS"};
+        const char *h[7] = {"GROUP",   "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY",
+                            "STATE",   "GROUP-EPOCH",      "TARGET-ASSIGNMENT-EPOCH",
+                            "#MEMBERS"};
         for (int k = 0; k < 2; k++) {
             const char *const *x = k ? cells : h;
             printf("\n%-*s %-*s %-20s %-20s ", wg, x[0], wc, x[1], dash(x[2]), dash(x[3]));

@@ -52,7 +52,8 @@ bool cg_parse_topic_arg(const char *arg, char *topic, size_t topic_size, int32_t
         while (k < rl && rest[k] != ',') k++;
         int64_t p;
         if (!java_int(rest + i, k - i, INT32_MIN, INT32_MAX, &p)) {
-            snprintf(err, err_size, "Invalid partition '%.*s' specified in topic arg '%s''", (int)(k - i), rest + i, arg);
+            snprintf(err, err_size, "Invalid partition '%.*s' specified in topic arg '%s''", (int)(k - i), rest + i,
+                     arg);
             return false;
         }
         if (*n == max) {
@@ -123,16 +124,16 @@ bool cg_parse_datetime(const char *s, int64_t *ms, char *err, size_t err_size) {
     const char *p = s;
     int64_t y, mo, d, h, mi, sec, milli, off;
     bool ok = digits(&p, &y) && lit(&p, '-') && digits(&p, &mo) && lit(&p, '-') && digits(&p, &d) && lit(&p, 'T') &&
-              digits(&p, &h) && lit(&p, ':') && digits(&p, &mi) && lit(&p, ':') && digits(&p, &sec) &&
-              lit(&p, '.') && digits(&p, &milli);
+              digits(&p, &h) && lit(&p, ':') && digits(&p, &mi) && lit(&p, ':') && digits(&p, &sec) && lit(&p, '.') &&
+              digits(&p, &milli);
     /* Kafka appends 'Z' when the time part has no zone marker. */
     size_t seg = strcspn(t + 1, "T");
     bool has_zone = memchr(t + 1, '+', seg) || memchr(t + 1, '-', seg) || memchr(t + 1, 'Z', seg);
     if (ok) ok = has_zone ? zone(p, &off) : (*p == 0 && (off = 0, true));
     static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (ok)
-        ok = y >= 1 && y <= 292278994 && mo >= 1 && mo <= 12 && d >= 1 &&
-             d <= mdays[mo - 1] + (mo == 2 && leap(y)) && h <= 23 && mi <= 59 && sec <= 59 && milli <= 999;
+        ok = y >= 1 && y <= 292278994 && mo >= 1 && mo <= 12 && d >= 1 && d <= mdays[mo - 1] + (mo == 2 && leap(y)) &&
+             h <= 23 && mi <= 59 && sec <= 59 && milli <= 999;
     if (!ok) {
         snprintf(err, err_size, "Unparseable date: \"%s%s\"", s, has_zone ? "" : "Z");
         return false;

@@ -47,7 +47,8 @@ static int scope(reset_ctx_t *x, const char *group, tplist_t *l) {
             return cli_fail("%s", gr_admin_last_error(x->a));
         for (size_t r = 0; r < gr_admin_result_rows(o); r++)
             if (gr_admin_result_str(o, r, "topic") && gr_admin_result_int(o, r, "offset", -1) >= 0)
-                tp_add(l, NULL, gr_admin_result_str(o, r, "topic"), (int32_t)gr_admin_result_int(o, r, "partition", 0), 0);
+                tp_add(l, NULL, gr_admin_result_str(o, r, "topic"), (int32_t)gr_admin_result_int(o, r, "partition", 0),
+                       0);
         gr_admin_result_destroy(o);
         return CLI_OK;
     }
@@ -169,14 +170,16 @@ static int reset_group(reset_ctx_t *x, const char *group, tplist_t *out) {
         bool found = false;
         for (size_t i = 0; i < x->n_plan; i++) {
             const char *g = x->plan[i].group ? x->plan[i].group : cli_str(x->v, "group");
-            if (g && !strcmp(g, group)) found = true, tp_add(&l, NULL, x->plan[i].topic, x->plan[i].partition, x->plan[i].offset);
+            if (g && !strcmp(g, group))
+                found = true, tp_add(&l, NULL, x->plan[i].topic, x->plan[i].partition, x->plan[i].offset);
         }
         if (!found) cg_print_error("No reset plan for group %s found.", group);
     } else {
         rc = scope(x, group, &l);
     }
     gr_admin_result_t *o = NULL;
-    if (rc == CLI_OK && gr_admin_list_consumer_group_offsets(x->a, group, NULL, 0, cg_timeout(x->v), &o) != GR_ERR_NONE && !o)
+    if (rc == CLI_OK &&
+        gr_admin_list_consumer_group_offsets(x->a, group, NULL, 0, cg_timeout(x->v), &o) != GR_ERR_NONE && !o)
         rc = cli_fail("%s", gr_admin_last_error(x->a));
     for (size_t i = 0; rc == CLI_OK && i < l.n; i++)
         if (!new_offset(x, o, &l.v[i])) rc = CLI_FAIL;
@@ -197,12 +200,15 @@ static void print_plan(const cli_vals_t *v, const char *const *groups, size_t ng
     int wg = 15, wt = 15;
     for (size_t i = 0; i < ng; i++) wg = wg > (int)strlen(groups[i]) ? wg : (int)strlen(groups[i]);
     for (size_t i = 0; i < all->n; i++) wt = wt > (int)strlen(all->v[i].topic) ? wt : (int)strlen(all->v[i].topic);
-    bool exp = cli_has(v, "export"), json = cli_json(v), single = cli_all(v, "group", &(size_t){0}) && !cli_has(v, "all-groups");
+    bool exp = cli_has(v, "export"), json = cli_json(v),
+         single = cli_all(v, "group", &(size_t){0}) && !cli_has(v, "all-groups");
     size_t ngroups_opt;
     cli_all(v, "group", &ngroups_opt);
     single = ngroups_opt == 1;
-    static const cli_col_t cols[] = {{"GROUP", "group", 0, CLI_TEXT}, {"TOPIC", "topic", 0, CLI_TEXT},
-                                     {"PARTITION", "partition", 0, CLI_INT}, {"NEW-OFFSET", "new_offset", 0, CLI_INT}};
+    static const cli_col_t cols[] = {{"GROUP", "group", 0, CLI_TEXT},
+                                     {"TOPIC", "topic", 0, CLI_TEXT},
+                                     {"PARTITION", "partition", 0, CLI_INT},
+                                     {"NEW-OFFSET", "new_offset", 0, CLI_INT}};
     cli_table_t t;
     cli_table_init(&t, cols, 4);
     if (!exp && !json && ng) printf("\n%-*s %-*s %-10s %s", wg, "GROUP", wt, "TOPIC", "PARTITION", "NEW-OFFSET");
@@ -210,7 +216,8 @@ static void print_plan(const cli_vals_t *v, const char *const *groups, size_t ng
         const char *g = groups[gi[k]];
         size_t n = 0;
         for (size_t i = 0; i < all->n; i++)
-            if (!strcmp(all->v[i].group, g)) ti[n] = i, th[n] = cg_java_tp_hash(all->v[i].topic, all->v[i].partition), n++;
+            if (!strcmp(all->v[i].group, g))
+                ti[n] = i, th[n] = cg_java_tp_hash(all->v[i].topic, all->v[i].partition), n++;
         size_t *ord = malloc((n + 1) * sizeof(size_t));
         if (!ord) abort();
         cg_java_hash_order(th, n, ord);
@@ -225,7 +232,8 @@ static void print_plan(const cli_vals_t *v, const char *const *groups, size_t ng
             } else if (exp) {
                 size_t len = 0;
                 line[0] = 0;
-                if (!single) cg_csv_field(line, sizeof(line), &len, g), snprintf(line + len, sizeof(line) - len, ","), len++;
+                if (!single)
+                    cg_csv_field(line, sizeof(line), &len, g), snprintf(line + len, sizeof(line) - len, ","), len++;
                 cg_csv_field(line, sizeof(line), &len, e->topic);
                 printf("%s,%s,%s\n", line, pb, ob);
             } else {
@@ -243,8 +251,8 @@ static void print_plan(const cli_vals_t *v, const char *const *groups, size_t ng
 }
 
 static int check_reset(const cli_vals_t *v) {
-    static const char *const scen[] = {"to-offset",   "to-earliest", "to-latest", "to-current",
-                                       "to-datetime", "by-duration", "shift-by",  "from-file", NULL};
+    static const char *const scen[] = {"to-offset",   "to-earliest", "to-latest", "to-current", "to-datetime",
+                                       "by-duration", "shift-by",    "from-file", NULL};
     int n = 0;
     for (int i = 0; scen[i]; i++) n += cli_has(v, scen[i]);
     if (n != 1)

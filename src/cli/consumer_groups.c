@@ -35,8 +35,9 @@ static const cli_opt_t opts[] = {
      "The topic whose offset information should be deleted or reset. In `reset-offsets` case, partitions can be "
      "specified using this format: `topic:0,1,2`, where 0,1,2 are the partitions to be included (repeatable)."},
     {"all-topics", NULL, "Apply to all topics."},
-    {"offsets", NULL, "Describe the group and list all topic partitions in the group along with their offset "
-                      "information. This is the default sub-action of --describe."},
+    {"offsets", NULL,
+     "Describe the group and list all topic partitions in the group along with their offset "
+     "information. This is the default sub-action of --describe."},
     {"members", NULL, "Describe members of the group. This option may be used with '--describe' only."},
     {"state", "[String]",
      "When specified with '--describe', includes the state of the group. When specified with '--list', it displays "
@@ -53,8 +54,9 @@ static const cli_opt_t opts[] = {
     {"to-latest", NULL, "Reset offsets to latest offset."},
     {"to-current", NULL, "Reset offsets to current offset."},
     {"to-datetime", "String: datetime", "Reset offsets to offset from datetime. Format: 'YYYY-MM-DDThh:mm:ss.sss'"},
-    {"by-duration", "String: duration", "Reset offsets to offset by duration from current timestamp. Format: "
-                                        "'PnDTnHnMnS'"},
+    {"by-duration", "String: duration",
+     "Reset offsets to offset by duration from current timestamp. Format: "
+     "'PnDTnHnMnS'"},
     {"shift-by", "Long: number-of-offsets",
      "Reset offsets shifting current offset by 'n', where 'n' can be positive or negative."},
     {"from-file", "String: path to CSV file", "Reset offsets to values defined in CSV file."},
@@ -88,7 +90,8 @@ static const struct {
     {30, "GroupAuthorizationException", "Group authorization failed."},
     {68, "GroupNotEmptyException", "The group is not empty."},
     {69, "GroupIdNotFoundException", "The group id does not exist."},
-    {86, "GroupSubscribedToTopicException", "The consumer group is actively subscribed to the topic."},
+    {86, "GroupSubscribedToTopicException",
+     "Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it."},
 };
 
 const char *cg_exception_name(int code) {
@@ -136,8 +139,8 @@ static const char *type_name(const char *t) {
 }
 
 static int check_list_values(const cli_vals_t *v) {
-    static const char *const states[] = {"PreparingRebalance", "CompletingRebalance", "Stable", "Dead",
-                                         "Empty",              "Assigning",           "Reconciling", NULL};
+    static const char *const states[] = {"PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty",
+                                         "Assigning",          "Reconciling",         NULL};
     char buf[512], *items[32];
     const char *s = cli_str(v, "state");
     snprintf(buf, sizeof(buf), "%s", s ? s : "");
@@ -220,20 +223,22 @@ static int check_args(const cli_vals_t *v, int act) {
     if ((act == 1 || act == 2 || act == 3) && !groups)
         return cli_usage_error(v, "Option [%s] takes one of these options: [all-groups], [group]", names[act]);
     if (act == 1 && cli_has(v, "members") + cli_has(v, "offsets") + cli_has(v, "state") > 1)
-        return cli_usage_error(v, "Option [describe] takes at most one of these options: [members], [offsets], [state]");
+        return cli_usage_error(v,
+                               "Option [describe] takes at most one of these options: [members], [offsets], [state]");
     if (act == 1 && cli_str(v, "state"))
         return cli_usage_error(v, "Option [describe] does not take a value for [state]");
     if (act == 2 && cli_has(v, "topic"))
-        return cli_usage_error(v, "The consumer does not support topic-specific offset deletion from a consumer group.");
+        return cli_usage_error(v,
+                               "The consumer does not support topic-specific offset deletion from a consumer group.");
     if (act == 4 && (cli_all(v, "group", &(size_t){0}) == NULL || !cli_has(v, "topic")))
         return cli_usage_error(v, "Option [delete-offsets] takes the following options: [group], [topic]");
     if (act == 3 && cli_has(v, "dry-run") && cli_has(v, "execute"))
         return cli_usage_error(v, "Option [reset-offsets] only accepts one of [execute] and [dry-run]");
     if (cli_has(v, "group") && cli_has(v, "all-groups"))
         return cli_usage_error(v, "Option [group] can't be used with option [all-groups]");
-    static const char *const reset_only[] = {"to-offset",  "to-earliest", "to-latest", "to-current", "to-datetime",
-                                             "by-duration", "shift-by",   "from-file", "dry-run",    "execute",
-                                             "export",      "all-topics", NULL};
+    static const char *const reset_only[] = {"to-offset",   "to-earliest", "to-latest", "to-current", "to-datetime",
+                                             "by-duration", "shift-by",    "from-file", "dry-run",    "execute",
+                                             "export",      "all-topics",  NULL};
     for (int i = 0; reset_only[i]; i++)
         if (act != 3 && cli_has(v, reset_only[i]))
             return cli_usage_error(v, "Option [%s] may be used with --reset-offsets only", reset_only[i]);

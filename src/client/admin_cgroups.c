@@ -94,10 +94,27 @@ gr_err_t gr_admin_list_consumer_groups(gr_admin_t *a, const char *types, const c
 
 /* ---- describe ---- */
 
-static const char *const cg_cols[] = {
-    "group",          "type",        "state",      "protocol_type",     "assignor",  "group_epoch", "assignment_epoch",
-    "coordinator_id", "coordinator", "member_id",  "instance_id",       "client_id", "client_host", "member_epoch",
-    "member_type",    "partitions",  "assignment", "target_assignment", "error",     "error_message", NULL};
+static const char *const cg_cols[] = {"group",
+                                      "type",
+                                      "state",
+                                      "protocol_type",
+                                      "assignor",
+                                      "group_epoch",
+                                      "assignment_epoch",
+                                      "coordinator_id",
+                                      "coordinator",
+                                      "member_id",
+                                      "instance_id",
+                                      "client_id",
+                                      "client_host",
+                                      "member_epoch",
+                                      "member_type",
+                                      "partitions",
+                                      "assignment",
+                                      "target_assignment",
+                                      "error",
+                                      "error_message",
+                                      NULL};
 
 typedef struct cg_coord {
     int32_t id;
@@ -127,7 +144,8 @@ static int cmp_tparts(const void *x, const void *y) {
 static const char *format_assignment(gr_arena_t *ar, tparts_t *tp, size_t nt, int64_t *count) {
     size_t len = 1;
     *count = 0;
-    for (size_t i = 0; i < nt; i++) len += (size_t)(tp[i].topic.len > 0 ? tp[i].topic.len : 0) + 2 + 12 * (size_t)tp[i].n;
+    for (size_t i = 0; i < nt; i++)
+        len += (size_t)(tp[i].topic.len > 0 ? tp[i].topic.len : 0) + 2 + 12 * (size_t)tp[i].n;
     char *s = gr_arena_alloc(ar, len), *o = s;
     qsort(tp, nt, sizeof(*tp), cmp_tparts);
     for (size_t i = 0; i < nt; i++) {
@@ -197,8 +215,8 @@ static size_t group_row(gr_admin_result_t *r, gr_str_t group, const char *type, 
     return row;
 }
 
-static void kip848_rows(gr_admin_result_t *r, gr_arena_t *ar, const gr_ConsumerGroupDescribeResponse_DescribedGroup_t *g,
-                        const cg_coord_t *co) {
+static void kip848_rows(gr_admin_result_t *r, gr_arena_t *ar,
+                        const gr_ConsumerGroupDescribeResponse_DescribedGroup_t *g, const cg_coord_t *co) {
     for (int32_t i = 0; i < (g->Members.n > 0 ? g->Members.n : 1); i++) {
         size_t row = group_row(r, g->GroupId, "consumer", co);
         gr__result_set_str(r, row, "state", g->GroupState);
@@ -302,8 +320,8 @@ static gr_err_t describe_kip848(gr_admin_t *a, const char *group, int32_t node, 
     return err;
 }
 
-static gr_err_t describe_classic(gr_admin_t *a, const char *group, int32_t node, const cg_coord_t *co,
-                                 int64_t deadline, gr_admin_result_t *r, bool *retry) {
+static gr_err_t describe_classic(gr_admin_t *a, const char *group, int32_t node, const cg_coord_t *co, int64_t deadline,
+                                 gr_admin_result_t *r, bool *retry) {
     gr_arena_t ar;
     gr_arena_init(&ar);
     gr_DescribeGroupsRequest_t rq;
