@@ -19,6 +19,7 @@ int cg_delete(const cli_vals_t *v, gr_admin_t *a) {
     size_t n = cg_groups(v, a, &groups, &lres), ok = 0, failed = 0;
     if (n == (size_t)-1) return CLI_FAIL;
     char okbuf[8192] = "", failbuf[16384] = "";
+    cg_java_sort(groups, n); /* Kafka's tool reports from HashMaps keyed by group id */
     for (size_t i = 0; i < n; i++) {
         gr_admin_result_t *res = NULL;
         gr_err_t err = gr_admin_delete_groups(a, &groups[i], 1, cg_timeout(v), &res);

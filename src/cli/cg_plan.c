@@ -87,7 +87,8 @@ static bool lit(const char **p, char c) {
     return true;
 }
 
-/* The zone at p: Z, +hh, +hhmm, +hh:mm (SimpleDateFormat's X and XXX); seconds east. */
+/* The zone at p: SimpleDateFormat's XXX (Z or +hh:mm), else its X (Z or +hh, the rest
+ * ignored); seconds east. */
 static bool zone(const char *p, int64_t *off) {
     if (*p == 'Z') return *off = 0, true;
     if (*p != '+' && *p != '-') return false;
@@ -95,9 +96,7 @@ static bool zone(const char *p, int64_t *off) {
     p++;
     if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9') return false;
     int h = (p[0] - '0') * 10 + (p[1] - '0'), m = 0;
-    p += 2;
-    if (*p == ':') p++;
-    if (p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9') m = (p[0] - '0') * 10 + (p[1] - '0');
+    if (p[2] == ':' && p[3] >= '0' && p[3] <= '9' && p[4] >= '0' && p[4] <= '9') m = (p[3] - '0') * 10 + (p[4] - '0');
     if (h > 23 || m > 59) return false;
     *off = sign * (h * 3600 + m * 60);
     return true;

@@ -21,7 +21,8 @@ bool cg_parse_topic_arg(const char *arg, char *topic, size_t topic_size, int32_t
                         bool *whole, char *err, size_t err_size);
 
 /** A --to-datetime value as Kafka's Utils.getDateTime reads it: "YYYY-MM-DDTHH:mm:SS.sss"
- *  with an optional zone (Z, +hh, +hhmm, +hh:mm; none means UTC), fields checked strictly
+ *  with an optional zone (Z, +hh:mm, or +hh with anything after it ignored; none means UTC),
+ *  fields checked strictly
  *  (non-lenient SimpleDateFormat), text after the zone ignored. Epoch milliseconds, or
  *  false with the reason in err. */
 bool cg_parse_datetime(const char *s, int64_t *ms, char *err, size_t err_size);

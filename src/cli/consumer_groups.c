@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cg_plan.h"
 #include "consumer_groups.h"
 
 static const cli_opt_t opts[] = {
@@ -106,6 +107,17 @@ const char *cg_exception_message(int code) {
     return gr_err_str((gr_err_t)code);
 }
 
+void cg_java_sort(const char **v, size_t n) {
+    int32_t *h = calloc(n + 1, sizeof(int32_t));
+    size_t *idx = malloc((n + 1) * sizeof(size_t));
+    const char **copy = malloc((n + 1) * sizeof(char *));
+    if (!h || !idx || !copy) abort();
+    for (size_t i = 0; i < n; i++) h[i] = cg_java_string_hash(v[i]), copy[i] = v[i];
+    cg_java_hash_order(h, n, idx);
+    for (size_t i = 0; i < n; i++) v[i] = copy[idx[i]];
+    free(h), free(idx), free(copy);
+}
+
 size_t cg_groups(const cli_vals_t *v, gr_admin_t *a, const char ***out, gr_admin_result_t **res) {
     *res = NULL;
     size_t n = 0;
@@ -125,6 +137,7 @@ size_t cg_groups(const cli_vals_t *v, gr_admin_t *a, const char ***out, gr_admin
     *out = malloc((n ? n : 1) * sizeof(**out));
     if (!*out) abort();
     for (size_t i = 0; i < n; i++) (*out)[i] = gr_admin_result_str(*res, i, "group");
+    cg_java_sort(*out, n); /* the order of Kafka's Admin.listGroups */
     return n;
 }
 
@@ -163,11 +176,11 @@ static int check_list_values(const cli_vals_t *v) {
     return 0;
 }
 
-static void print_list(const cli_vals_t *v, const gr_admin_result_t *res, bool with_type, bool with_state) {
-    size_t rows = gr_admin_result_rows(res);
+static void print_rows(const cli_vals_t *v, const gr_admin_result_t *res, const size_t *ord, size_t rows,
+                       bool with_type, bool with_state) {
     int w = 15;
     for (size_t r = 0; r < rows; r++) {
-        int l = (int)strlen(gr_admin_result_str(res, r, "group"));
+        int l = (int)strlen(gr_admin_result_str(res, ord[r], "group"));
         if (l > w) w = l;
     }
     w += 10;
@@ -177,8 +190,9 @@ static void print_list(const cli_vals_t *v, const gr_admin_result_t *res, bool w
         cli_table_t t;
         cli_table_init(&t, cols, 3);
         for (size_t r = 0; r < rows; r++) {
-            const char *c[3] = {gr_admin_result_str(res, r, "group"), type_name(gr_admin_result_str(res, r, "type")),
-                                gr_admin_result_str(res, r, "state")};
+            const char *c[3] = {gr_admin_result_str(res, ord[r], "group"),
+                                type_name(gr_admin_result_str(res, ord[r], "type")),
+                                gr_admin_result_str(res, ord[r], "state")};
             cli_table_add(&t, c);
         }
         cli_table_print(&t, true, false);
@@ -186,16 +200,32 @@ static void print_list(const cli_vals_t *v, const gr_admin_result_t *res, bool w
         return;
     }
     if (!with_type && !with_state) {
-        for (size_t r = 0; r < rows; r++) puts(gr_admin_result_str(res, r, "group"));
+        for (size_t r = 0; r < rows; r++) puts(gr_admin_result_str(res, ord[r], "group"));
         return;
     }
     for (size_t r = 0; r <= rows; r++) {
-        const char *st = r ? gr_admin_result_str(res, r - 1, "state") : "STATE";
-        printf("%-*s", w, r ? gr_admin_result_str(res, r - 1, "group") : "GROUP");
-        if (with_type) printf(" %-20s", r ? type_name(gr_admin_result_str(res, r - 1, "type")) : "TYPE");
+        const char *st = r ? gr_admin_result_str(res, ord[r - 1], "state") : "STATE";
+        printf("%-*s", w, r ? gr_admin_result_str(res, ord[r - 1], "group") : "GROUP");
+        if (with_type) printf(" %-20s", r ? type_name(gr_admin_result_str(res, ord[r - 1], "type")) : "TYPE");
         if (with_state) printf(" %-20s", st ? st : "Unknown");
         putchar('\n');
     }
+}
+
+static void print_list(const cli_vals_t *v, const gr_admin_result_t *res, bool with_type, bool with_state) {
+    size_t rows = gr_admin_result_rows(res);
+    /* Kafka's Admin collects the listing in a HashMap by group id: print in its order */
+    const char **ids = malloc((rows + 1) * sizeof(char *));
+    size_t *ord = malloc((rows + 1) * sizeof(size_t));
+    if (!ids || !ord) abort();
+    for (size_t r = 0; r < rows; r++) ids[r] = gr_admin_result_str(res, r, "group");
+    cg_java_sort(ids, rows);
+    for (size_t k = 0; k < rows; k++)
+        for (size_t r = 0; r < rows; r++)
+            if (gr_admin_result_str(res, r, "group") == ids[k]) ord[k] = r;
+    print_rows(v, res, ord, rows, with_type, with_state);
+    free(ids);
+    free(ord);
 }
 
 static int list(const cli_vals_t *v, gr_admin_t *a) {

@@ -20,6 +20,10 @@ const char *cg_exception_message(int code);
 /** Timeout of the admin calls: --timeout, default 5000 ms as Kafka's tool. */
 int cg_timeout(const cli_vals_t *v);
 
+/** Reorder v[0..n) as a java.util.HashMap keyed by them (filled in this order) iterates:
+ *  Kafka's Admin returns listed groups that way, and its tool prints deleted groups so. */
+void cg_java_sort(const char **v, size_t n);
+
 int cg_describe(const cli_vals_t *v, gr_admin_t *a);
 int cg_reset_offsets(const cli_vals_t *v, gr_admin_t *a);
 int cg_delete(const cli_vals_t *v, gr_admin_t *a);
