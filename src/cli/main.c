@@ -5,7 +5,8 @@
  * One subcommand per job, each mirroring the Kafka tool of the same job (same verbs
  * and flags): topics (kafka-topics.sh), configs (kafka-configs.sh), produce
  * (kafka-console-producer.sh), consume (kafka-console-consumer.sh), share-consume
- * (kafka-console-share-consumer.sh) and share-groups (kafka-share-groups.sh).
+ * (kafka-console-share-consumer.sh), share-groups (kafka-share-groups.sh), consumer-groups
+ * (kafka-consumer-groups.sh) and acls (kafka-acls.sh).
  * Built only on the public libgregor API. */
 #include <stdio.h>
 #include <string.h>

@@ -18,7 +18,8 @@ static void test_topic_arg(void) {
     ASSERT(cg_parse_topic_arg("orders:0,2,-1", t, sizeof(t), p, 8, &n, &whole, err, sizeof(err)));
     ASSERT(!whole && n == 3 && p[0] == 0 && p[1] == 2 && p[2] == -1);
     ASSERT_STREQ(t, "orders");
-    ASSERT(cg_parse_topic_arg("o:1,", t, sizeof(t), p, 8, &n, &whole, err, sizeof(err))); /* split drops "" at the end */
+    ASSERT(
+        cg_parse_topic_arg("o:1,", t, sizeof(t), p, 8, &n, &whole, err, sizeof(err))); /* split drops "" at the end */
     ASSERT_EQ(n, 1);
     ASSERT(cg_parse_topic_arg("o:1:", t, sizeof(t), p, 8, &n, &whole, err, sizeof(err)));
     ASSERT(!cg_parse_topic_arg("o:", t, sizeof(t), p, 8, &n, &whole, err, sizeof(err)));
@@ -37,13 +38,20 @@ static void test_datetime(void) {
         const char *in;
         int64_t ms; /* -1: Kafka throws */
     } cases[] = {
-        {"2020-01-01T00:00:00.000", 1577836800000LL},       {"2020-01-01T00:00:00.000Z", 1577836800000LL},
-        {"2024-02-29T12:34:56.789+01:00", 1709206496789LL}, {"2024-02-29T12:34:56.789-0530", 1709228096789LL},
-        {"2024-02-29T12:34:56.789+02", 1709202896789LL},    {"2021-02-29T00:00:00.000", -1},
-        {"2020-01-01T00:00:00", -1},                        {"2020-01-01T24:00:00.000", -1},
-        {"2020-01-01T00:00:00.5", 1577836800005LL},         {"2020-01-01T00:00:00.000Zjunk", 1577836800000LL},
-        {"2020-1-1T1:2:3.4", 1577840523004LL},              {"1970-01-01T00:00:00.000-00:30", 1800000LL},
-        {"2020-01-01", -1},                                 {"T", -1},
+        {"2020-01-01T00:00:00.000", 1577836800000LL},
+        {"2020-01-01T00:00:00.000Z", 1577836800000LL},
+        {"2024-02-29T12:34:56.789+01:00", 1709206496789LL},
+        {"2024-02-29T12:34:56.789-0530", 1709228096789LL},
+        {"2024-02-29T12:34:56.789+02", 1709202896789LL},
+        {"2021-02-29T00:00:00.000", -1},
+        {"2020-01-01T00:00:00", -1},
+        {"2020-01-01T24:00:00.000", -1},
+        {"2020-01-01T00:00:00.5", 1577836800005LL},
+        {"2020-01-01T00:00:00.000Zjunk", 1577836800000LL},
+        {"2020-1-1T1:2:3.4", 1577840523004LL},
+        {"1970-01-01T00:00:00.000-00:30", 1800000LL},
+        {"2020-01-01", -1},
+        {"T", -1},
         {"", -1},
     };
     char err[256];
@@ -105,8 +113,8 @@ static void test_java_hashes(void) {
     ASSERT_EQ(cg_java_string_hash("a"), 97);
     ASSERT_EQ(cg_java_string_hash("cgc-t"), 94593702);
     ASSERT_EQ(cg_java_string_hash("topic-with-a-long-name"), -49133785);
-    ASSERT_EQ(cg_java_string_hash("\xc3\xa9t\xc3\xa9"), 227742);           /* "été" */
-    ASSERT_EQ(cg_java_string_hash("\xf0\x9f\x98\x80x"), 54959989);         /* a surrogate pair */
+    ASSERT_EQ(cg_java_string_hash("\xc3\xa9t\xc3\xa9"), 227742);   /* "été" */
+    ASSERT_EQ(cg_java_string_hash("\xf0\x9f\x98\x80x"), 54959989); /* a surrogate pair */
     ASSERT_EQ(cg_java_tp_hash("cgc-t", 0), 94594663);
     ASSERT_EQ(cg_java_tp_hash("cgc-t", 7), 94594880);
 }
