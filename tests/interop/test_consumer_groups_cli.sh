@@ -121,6 +121,29 @@ SAME_RC_OK=1 same delete-offsets-live --delete-offsets --group "$L" --topic "$T"
 kill -TERM "$kc" 2>/dev/null || true
 wait "$kc" 2>/dev/null || true
 
+# A KIP-848 group (the Java consumer with group.protocol=consumer): ConsumerGroupDescribe's epochs and
+# target assignment in --members --verbose and --state --verbose. Skipped where the broker does not
+# offer ConsumerGroupHeartbeat yet (gregord before KIP-848); always run against Apache Kafka.
+K=cgc-848
+mkdir -p "$GR_TMP/tool"
+gr_bg jc gr_timeout 90 bash "$GR_REF_SH" tool "$GR_TMP/tool" org.apache.kafka.tools.consumer.ConsoleConsumer \
+  --bootstrap-server "$BOOTSTRAP" --topic "$T" --group "$K" --from-beginning --timeout-ms 60000 \
+  --command-property group.protocol=consumer --command-property client.id=cgc-java >/dev/null 2>"$GR_TMP/jc.err"
+kip848() { "$GREGOR" consumer-groups --bootstrap-server "$BOOTSTRAP" --describe --group "$K" --members 2>/dev/null \
+  | grep -qE "cgc-java +2 *\$"; }
+kip848_wait() { local i; for i in $(seq 1 40); do kip848 && return 0; alive "$jc" || return 1; sleep 0.5; done; return 1; }
+if kip848_wait; then
+  same kip848-members --describe --group "$K" --members --verbose
+  check "KIP-848 member: epochs and target assignment" has kip848-members "cgc-java +2 +[0-9]+ +$T:0,1 +[0-9]+ +$T:0,1"
+  same kip848-state --describe --group "$K" --state --verbose
+  same kip848-list --list --type --state
+elif [[ "$GR_TARGET" == ref ]]; then
+  fail "the KIP-848 consumer never held the partitions of $K ($(tail -n 2 "$GR_TMP/jc.err"))"
+else
+  log "skipped the KIP-848 steps: no KIP-848 consumer group formed on $GR_TARGET"
+fi
+stop_pid "$jc" 5
+
 same reset-dry --reset-offsets --group "$G" --topic "$T" --to-earliest --dry-run
 same reset-offset --reset-offsets --group "$G" --topic "$T:1" --to-offset 5 --execute
 same after-offset --describe --group "$G"
