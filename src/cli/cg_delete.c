@@ -54,115 +54,143 @@ int cg_delete(const cli_vals_t *v, gr_admin_t *a) {
     return failed ? CLI_FAIL : CLI_OK;
 }
 
-/* The partitions named by --topic (whole topics from metadata). */
-static int delete_scope(const cli_vals_t *v, const char ***topics, int32_t **parts, size_t *n, char ***owned) {
-    size_t nt;
-    const char **args = cli_all(v, "topic", &nt);
-    size_t cap = 64;
-    *topics = malloc(cap * sizeof(char *));
-    *parts = malloc(cap * sizeof(int32_t));
-    *owned = calloc(nt + 1, sizeof(char *));
-    if (!*topics || !*parts || !*owned) abort();
-    *n = 0;
-    gr_conf_t *conf = cli_conf(v, GR_CONF_CONSUMER, NULL, 0);
-    gr_consumer_t *c = NULL;
-    char err[512];
-    if (!conf || gr_consumer_new(conf, &c, err, sizeof(err)) != GR_ERR_NONE) {
-        gr_conf_destroy(conf);
-        return conf ? cli_fail("%s", err) : CLI_FAIL;
-    }
-    gr_conf_destroy(conf);
-    int rc = CLI_OK;
-    for (size_t i = 0; i < nt && rc == CLI_OK; i++) {
-        char topic[512];
-        int32_t ps[1024];
-        size_t np;
-        bool whole;
-        if (!cg_parse_topic_arg(args[i], topic, sizeof(topic), ps, 1024, &np, &whole, err, sizeof(err))) {
-            rc = cli_usage_error(v, "%s", err);
-            break;
-        }
-        int32_t count = 0;
-        if (whole && gr_consumer_partition_count(c, topic, cg_timeout(v), &count) != GR_ERR_NONE) count = 0;
-        (*owned)[i] = strdup(topic);
-        size_t k = whole ? (size_t)count : np;
-        for (size_t j = 0; j < k; j++) {
-            if (*n == cap) {
-                cap *= 2;
-                *topics = realloc(*topics, cap * sizeof(char *));
-                *parts = realloc(*parts, cap * sizeof(int32_t));
-                if (!*topics || !*parts) abort();
-            }
-            (*topics)[*n] = (*owned)[i];
-            (*parts)[(*n)++] = whole ? (int32_t)j : ps[j];
-        }
-    }
-    gr_consumer_destroy(c);
-    return rc;
-}
-
-static int cmp_key(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
-
-int cg_delete_offsets(const cli_vals_t *v, gr_admin_t *a) {
-    size_t ng;
-    const char *group = cli_all(v, "group", &ng)[ng - 1];
+/* The partitions named by --topic: whole topics from metadata; a whole topic that does not
+ * exist is a row of its own (partition -1), as Kafka's tool reports it. */
+typedef struct dscope {
     const char **topics;
     int32_t *parts;
+    size_t n, cap;
     char **owned;
-    size_t n, nt;
-    cli_all(v, "topic", &nt);
-    int rc = delete_scope(v, &topics, &parts, &n, &owned);
-    gr_admin_result_t *res = NULL;
-    gr_err_t err = GR_ERR_NONE;
-    if (rc == CLI_OK) err = gr_admin_delete_consumer_group_offsets(a, group, topics, parts, n, cg_timeout(v), &res);
-    if (rc == CLI_OK && err && !res) rc = cli_fail("%s", gr_admin_last_error(a));
-    if (rc == CLI_OK) {
-        if (!err)
-            printf("Request succeeded for deleting offsets from group %s.\n", group);
-        else if (err == GR_ERR_INVALID_GROUP_ID || err == GR_ERR_GROUP_ID_NOT_FOUND ||
-                 err == GR_ERR_GROUP_AUTHORIZATION_FAILED || err == GR_ERR_NON_EMPTY_GROUP)
-            cg_print_error("%s", cg_exception_message(err));
-        else if (err == GR_ERR_GROUP_SUBSCRIBED_TO_TOPIC || err == GR_ERR_TOPIC_AUTHORIZATION_FAILED ||
-                 err == GR_ERR_UNKNOWN_TOPIC_OR_PARTITION)
-            cg_print_error("Encountered some partition-level error, see the follow-up details.");
-        else
-            cg_print_error("Encountered some unknown error: %s", gr_err_name(err));
-        size_t rows = gr_admin_result_rows(res);
-        char **keys = malloc((rows + 1) * sizeof(char *));
-        int wt = 15;
-        if (!keys) abort();
-        for (size_t r = 0; r < rows; r++) {
-            const char *t = gr_admin_result_str(res, r, "topic");
-            int64_t p = gr_admin_result_int(res, r, "partition", -1);
-            int code = (int)gr_admin_result_error(res, r);
-            wt = wt > (int)strlen(t) ? wt : (int)strlen(t);
-            /* sort key topic+partition, then the printed fields after a NUL-free separator */
-            if (asprintf(&keys[r], "%s%lld\x01%s\x01%lld\x01%s%s%s", t, (long long)p, t, (long long)p,
-                         code ? "Error: org.apache.kafka.common.errors." : "Successful",
-                         code ? cg_exception_name(code) : "", code ? "" : "") < 0)
-                abort();
-            if (code) {
-                char *k2;
-                if (asprintf(&k2, "%s: %s", keys[r], cg_exception_message(code)) < 0) abort();
-                free(keys[r]);
-                keys[r] = k2;
-            }
-        }
-        qsort(keys, rows, sizeof(char *), cmp_key);
-        printf("\n%-*s %-10s %-15s", wt, "TOPIC", "PARTITION", "STATUS");
-        for (size_t r = 0; r < rows; r++) {
-            char *f1 = strchr(keys[r], '\x01') + 1, *f2 = strchr(f1, '\x01'), *f3;
-            *f2++ = 0;
-            f3 = strchr(f2, '\x01');
-            *f3++ = 0;
-            printf("\n%-*s %-10s %-15s", wt, f1, f2, f3);
-            free(keys[r]);
-        }
-        putchar('\n');
-        free(keys);
+    const char **unknown; /* whole topics that do not exist */
+    size_t n_unknown;
+} dscope_t;
+
+static void scope_add(dscope_t *s, const char *topic, int32_t p) {
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->topics = realloc(s->topics, s->cap * sizeof(char *));
+        s->parts = realloc(s->parts, s->cap * sizeof(int32_t));
+        if (!s->topics || !s->parts) abort();
     }
-    for (size_t i = 0; i < nt; i++) free(owned[i]);
-    free(owned), free(topics), free(parts);
+    s->topics[s->n] = topic;
+    s->parts[s->n++] = p;
+}
+
+static int delete_scope(const cli_vals_t *v, gr_consumer_t *c, dscope_t *s) {
+    size_t nt;
+    const char **args = cli_all(v, "topic", &nt);
+    s->owned = calloc(nt + 1, sizeof(char *));
+    s->unknown = calloc(nt + 1, sizeof(char *));
+    if (!s->owned || !s->unknown) abort();
+    for (size_t i = 0; i < nt; i++) {
+        char topic[512], err[512];
+        int32_t ps[1024], count = 0;
+        size_t np;
+        bool whole;
+        if (!cg_parse_topic_arg(args[i], topic, sizeof(topic), ps, 1024, &np, &whole, err, sizeof(err)))
+            return cli_usage_error(v, "%s", err);
+        if (!(s->owned[i] = strdup(topic))) abort();
+        if (whole && gr_consumer_partition_count(c, topic, cg_timeout(v), &count) != GR_ERR_NONE) {
+            s->unknown[s->n_unknown++] = s->owned[i];
+            continue;
+        }
+        for (size_t j = 0; j < (whole ? (size_t)count : np); j++) scope_add(s, s->owned[i], whole ? (int32_t)j : ps[j]);
+    }
+    return CLI_OK;
+}
+
+/* One row of the status table; key is Kafka's sort key, topic + partition as text. */
+typedef struct drow {
+    char key[600];
+    const char *topic;
+    int32_t partition;
+    int code;
+} drow_t;
+
+static int cmp_drow(const void *x, const void *y) { return strcmp(((const drow_t *)x)->key, ((const drow_t *)y)->key); }
+
+static void print_status(const cli_vals_t *v, drow_t *rows, size_t n) {
+    qsort(rows, n, sizeof(*rows), cmp_drow);
+    static const cli_col_t cols[] = {
+        {"TOPIC", "topic", 0, CLI_TEXT}, {"PARTITION", "partition", 0, CLI_INT}, {"STATUS", "status", 0, CLI_TEXT}};
+    cli_table_t t;
+    cli_table_init(&t, cols, 3);
+    int wt = 15;
+    for (size_t r = 0; r < n; r++) {
+        char pb[16], st[512];
+        snprintf(pb, sizeof(pb), "%d", rows[r].partition);
+        if (rows[r].code)
+            snprintf(st, sizeof(st), "Error: org.apache.kafka.common.errors.%s: %s", cg_exception_name(rows[r].code),
+                     cg_exception_message(rows[r].code));
+        else
+            snprintf(st, sizeof(st), "Successful");
+        const char *cells[3] = {rows[r].topic, rows[r].partition >= 0 ? pb : NULL, st};
+        cli_table_add(&t, cells);
+        wt = wt > (int)strlen(rows[r].topic) ? wt : (int)strlen(rows[r].topic);
+    }
+    if (cli_json(v)) {
+        cli_table_print(&t, true, false);
+    } else {
+        printf("\n%-*s %-10s %-15s", wt, "TOPIC", "PARTITION", "STATUS");
+        for (size_t r = 0; r < t.rows; r++)
+            printf("\n%-*s %-10s %-15s", wt, t.cells[r * 3], t.cells[r * 3 + 1] ? t.cells[r * 3 + 1] : "-",
+                   t.cells[r * 3 + 2]);
+        putchar('\n');
+    }
+    cli_table_free(&t);
+}
+
+/* Kafka's line for the group-level result (the first partition error stands for it). */
+static void print_outcome(const char *group, gr_err_t err) {
+    if (!err)
+        printf("Request succeeded for deleting offsets from group %s.\n", group);
+    else if (err == GR_ERR_INVALID_GROUP_ID || err == GR_ERR_GROUP_ID_NOT_FOUND ||
+             err == GR_ERR_GROUP_AUTHORIZATION_FAILED || err == GR_ERR_NON_EMPTY_GROUP)
+        cg_print_error("%s", cg_exception_message(err));
+    else if (err == GR_ERR_GROUP_SUBSCRIBED_TO_TOPIC || err == GR_ERR_TOPIC_AUTHORIZATION_FAILED ||
+             err == GR_ERR_UNKNOWN_TOPIC_OR_PARTITION)
+        cg_print_error("Encountered some partition-level error, see the follow-up details.");
+    else
+        cg_print_error("Encountered some unknown error: %s", gr_err_name(err));
+}
+
+static int delete_offsets(const cli_vals_t *v, gr_admin_t *a, const char *group, const dscope_t *s) {
+    gr_admin_result_t *res = NULL;
+    gr_err_t err = gr_admin_delete_consumer_group_offsets(a, group, s->topics, s->parts, s->n, cg_timeout(v), &res);
+    if (err && !res) return cli_fail("%s", gr_admin_last_error(a));
+    size_t n = gr_admin_result_rows(res);
+    drow_t *rows = calloc(n + s->n_unknown + 1, sizeof(*rows));
+    if (!rows) abort();
+    for (size_t r = 0; r < n; r++)
+        rows[r] = (drow_t){"", gr_admin_result_str(res, r, "topic"),
+                           (int32_t)gr_admin_result_int(res, r, "partition", -1), (int)gr_admin_result_error(res, r)};
+    for (size_t u = 0; u < s->n_unknown; u++)
+        rows[n++] = (drow_t){"", s->unknown[u], -1, GR_ERR_UNKNOWN_TOPIC_OR_PARTITION};
+    for (size_t r = 0; r < n; r++) snprintf(rows[r].key, sizeof(rows[r].key), "%s%d", rows[r].topic, rows[r].partition);
+    if (!cli_json(v)) print_outcome(group, err);
+    print_status(v, rows, n);
+    free(rows);
     gr_admin_result_destroy(res);
-    return rc == CLI_OK && err ? CLI_FAIL : rc;
+    return err || s->n_unknown ? CLI_FAIL : CLI_OK;
+}
+
+int cg_delete_offsets(const cli_vals_t *v, gr_admin_t *a) {
+    size_t ng, nt;
+    const char *group = cli_all(v, "group", &ng)[ng - 1];
+    cli_all(v, "topic", &nt);
+    gr_conf_t *conf = cli_conf(v, GR_CONF_CONSUMER, NULL, 0);
+    gr_consumer_t *c = NULL;
+    char errstr[512];
+    if (!conf || gr_consumer_new(conf, &c, errstr, sizeof(errstr)) != GR_ERR_NONE) {
+        gr_conf_destroy(conf);
+        return conf ? cli_fail("%s", errstr) : CLI_FAIL;
+    }
+    gr_conf_destroy(conf);
+    dscope_t s = {0};
+    int rc = delete_scope(v, c, &s);
+    if (rc == CLI_OK) rc = delete_offsets(v, a, group, &s);
+    for (size_t i = 0; s.owned && i < nt; i++) free(s.owned[i]);
+    free(s.owned), free(s.unknown), free(s.topics), free(s.parts);
+    gr_consumer_destroy(c);
+    return rc;
 }

@@ -162,6 +162,7 @@ check "--from-file --execute: $T 0 at 3" has after-file "^$G +$T +0 +3 +10 +7 "
 same delete-offsets --delete-offsets --group "$G" --topic "$T:0"
 same after-delete-offsets --describe --group "$G"
 SAME_RC_OK=1 same delete-offsets-unknown --delete-offsets --group "$G" --topic cgc-nosuch:0
+SAME_RC_OK=1 same delete-offsets-unknown-topic --delete-offsets --group "$G" --topic cgc-nosuch --topic "$T:1"
 SUB="$G $G-2" same delete --delete --group "$G"
 same list-after --list
 check "--delete: $G no longer listed" eval "! has list-after '^$G\$'"
