@@ -8,8 +8,10 @@
 # Scenario: topic cgc-t (2 partitions x 10 records), group cgc-g whose offsets a kcat -G consumer
 # committed (15 records), a live kcat -G member in group cgc-live; --list (+ --state, --type),
 # --describe (offsets, --verbose, --members [--verbose], --state [--verbose]) of the empty and the live
-# group, --reset-offsets refused on the live group, dry-run / --execute / --export / --from-file /
-# --to-datetime / --shift-by / --to-offset / --to-current on the empty one, --delete-offsets, --delete.
+# group, a KIP-848 group of the Java consumer (where the broker has KIP-848), --reset-offsets refused on
+# the live group, dry-run / --execute / --export / --from-file / --to-datetime / --by-duration /
+# --shift-by / --to-offset / --to-current on the empty one, several groups at once (--all-groups),
+# --delete-offsets (also of a live group and of unknown topics), --delete, and --output json.
 #   bash tests/interop/test_consumer_groups_cli.sh [--ref] [--keep]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
