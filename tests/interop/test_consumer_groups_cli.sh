@@ -161,10 +161,11 @@ printf '%s,0,3\n%s,1,4\n' "$T" "$T" >"$RUN/plan.csv"
 same from-file --reset-offsets --group "$G" --from-file "$RUN/plan.csv" --execute
 same after-file --describe --group "$G"
 check "--from-file --execute: $T 0 at 3" has after-file "^$G +$T +0 +3 +10 +7 "
-# several groups: Kafka's order of groups (a HashMap by group id) and the CSV form with groups
+# several groups: Kafka's order of groups (a HashMap by group id) and the CSV form with groups (on
+# Kafka the KIP-848 group is still Stable until its session times out: its reset is refused, exit 1)
 same all-state --describe --all-groups --state
 same all-members --describe --all-groups --members
-same reset-all-groups --reset-offsets --all-groups --all-topics --to-earliest --dry-run
+SAME_RC_OK=1 same reset-all-groups --reset-offsets --all-groups --all-topics --to-earliest --dry-run
 same export-groups --reset-offsets --group "$G" --group "$G-2" --group "$L" --topic "$T" --to-latest --export
 same reset-unknown-group --reset-offsets --group "$G" --group cgc-none --topic "$T:0" --to-offset 1
 same delete-offsets --delete-offsets --group "$G" --topic "$T:0"
