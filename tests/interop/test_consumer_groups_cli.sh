@@ -177,6 +177,23 @@ same list-after --list
 check "--delete: $G no longer listed" eval "! has list-after '^$G\$'"
 SAME_RC_OK=1 same delete-nosuch --delete --group cgc-nosuch
 
+# usage errors: Kafka's message, exit 2 (before any request)
+usage() { # usage REGEX args...
+  local re="$1" rc=0; shift
+  "$GREGOR" consumer-groups --bootstrap-server "$BOOTSTRAP" "$@" >/dev/null 2>"$RUN/usage.err" || rc=$?
+  if [[ "$rc" == 2 ]] && grep -qE -- "$re" "$RUN/usage.err"; then ok "usage error: $*"
+  else fail "usage error $* (exit $rc: $(head -n 2 "$RUN/usage.err"))"; fi
+}
+usage "Option \[describe\] takes one of these options: \[all-groups\], \[group\]" --describe
+usage "requires one of the following scenarios" --reset-offsets --group "$G" --topic "$T"
+usage "One of the reset scopes should be defined: --all-topics, --topic." --reset-offsets --group "$G" --to-latest
+usage "only accepts one of \[execute\] and \[dry-run\]" --reset-offsets --group "$G" --all-topics --to-latest --dry-run --execute
+usage "Invalid state list 'bogus'" --list --state bogus
+usage "Invalid types list 'share'" --list --type share
+usage "Invalid topic arg '$T:', expected topic name and partitions" --reset-offsets --group "$G" --topic "$T:" --to-latest
+usage "Unparseable date" --reset-offsets --group "$G" --all-topics --to-datetime 2020-02-30T00:00:00.000
+usage "Command must include exactly one action" --list --describe --group "$G"
+
 # --output json: the same rows as objects
 "$GREGOR" consumer-groups --bootstrap-server "$BOOTSTRAP" --describe --group "$L" --output json >"$RUN/json.out" || true
 check "--output json: valid JSON with the committed rows of $L" python3 -c '
