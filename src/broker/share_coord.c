@@ -2,7 +2,7 @@
  * (share/group.h), the group store and the share-state store.
  *
  * What lives here: opening the stores and loading every group at start-up,
- * the per-group config overrides, persisting a group after every change
+ * the per-group config overrides (resolved once, share/group_config_store.h), persisting a group after every change
  * (gr_share_persist; handlers answer only once it is durable, share_coord.h),
  * share-partition initialization (§4.5), the member session expiry timer
  * (§4.6) and topic deletion (§6.6). The handlers are in h_share_group.c,
@@ -25,16 +25,6 @@
 
 /* A group store record that only carries config overrides (no share group). */
 enum { CONFIG_ONLY = 0 };
-
-typedef struct gr_share_gconf {
-    char *group_id;
-    gr_props_t props;
-} gr_share_gconf_t;
-
-struct gr_share_gconfs {
-    gr_share_gconf_t *v;
-    size_t n, cap;
-};
 
 /* ------------------------------------------------------------------ answering after durable writes */
 
@@ -105,42 +95,15 @@ const char *gr_share_client_host(gr_req_t *req) {
 
 /* ------------------------------------------------------------------ group configs */
 
-static gr_share_gconf_t *gconf_find(gr_broker_t *b, const char *group_id) {
-    struct gr_share_gconfs *gc = b->share.gconfs;
-    for (size_t i = 0; gc && i < gc->n; i++)
-        if (!strcmp(gc->v[i].group_id, group_id)) return &gc->v[i];
-    return NULL;
-}
+/* Overrides and their resolved values live in share/group_config_store.h. */
 
 const gr_props_t *gr_share_group_configs(gr_broker_t *b, const char *group_id) {
-    gr_share_gconf_t *c = gconf_find(b, group_id);
-    return c && c->props.n ? &c->props : NULL;
+    return b->share.gconfs ? gr_sgc_store_props(b->share.gconfs, group_id) : NULL;
 }
 
-/* Replace the overrides in memory (an empty map removes the entry). */
+/* Replace the overrides in memory (an empty map removes the entry); resolved here, once. */
 static void gconf_replace(gr_broker_t *b, const char *group_id, const gr_props_t *configs) {
-    struct gr_share_gconfs *gc = b->share.gconfs;
-    gr_share_gconf_t *c = gconf_find(b, group_id);
-    if (!c && (!configs || !configs->n)) return;
-    if (!c) {
-        if (gc->n == gc->cap) {
-            gc->cap = gc->cap ? gc->cap * 2 : 8;
-            gc->v = realloc(gc->v, gc->cap * sizeof(*gc->v));
-            if (!gc->v) abort();
-        }
-        c = &gc->v[gc->n++];
-        c->group_id = strdup(group_id);
-        if (!c->group_id) abort();
-        gr_props_init(&c->props);
-    }
-    gr_props_free(&c->props);
-    gr_props_init(&c->props);
-    if (configs && configs->n) {
-        gr_props_copy(&c->props, configs);
-        return;
-    }
-    free(c->group_id);
-    *c = gc->v[--gc->n];
+    gr_sgc_store_set(b->share.gconfs, group_id, configs);
 }
 
 void gr_share_group_configs_set(gr_broker_t *b, const char *group_id, const gr_props_t *configs, gr_share_wait_t *w) {
@@ -149,7 +112,10 @@ void gr_share_group_configs_set(gr_broker_t *b, const char *group_id, const gr_p
 }
 
 void gr_share_group_values(gr_broker_t *b, const char *group_id, gr_sgc_values_t *out) {
-    gr_sgc_resolve(gr_share_group_configs(b, group_id), &b->cfg->share.sg, out);
+    if (b->share.gconfs)
+        *out = *gr_sgc_store_values(b->share.gconfs, group_id);
+    else
+        gr_sgc_resolve(NULL, &b->cfg->share.sg, out);
 }
 
 bool gr_share_id_used_by_other_type(gr_broker_t *b, const char *group_id) {
@@ -306,12 +272,20 @@ void gr_share_initialize(gr_broker_t *b, const char *group_id, const gr_sg_assig
 
 /* ------------------------------------------------------------------ group cap */
 
+typedef struct {
+    gr_broker_t *b;
+    int32_t n;
+} config_only_t;
+
+static void count_config_only(void *arg, const char *group_id) {
+    config_only_t *c = arg;
+    if (!gr_share_group_exists(c->b->share.groups, group_id)) c->n++;
+}
+
 int32_t gr_share_config_only_groups(gr_broker_t *b) {
-    struct gr_share_gconfs *gc = b->share.gconfs;
-    int32_t n = 0;
-    for (size_t i = 0; gc && i < gc->n; i++)
-        if (gc->v[i].props.n && !gr_share_group_exists(b->share.groups, gc->v[i].group_id)) n++;
-    return n;
+    config_only_t c = {b, 0};
+    if (b->share.gconfs) gr_sgc_store_each(b->share.gconfs, count_config_only, &c);
+    return c.n;
 }
 
 /* Groups known only by their configs count too: each is a stored record, like a group. */
@@ -412,8 +386,7 @@ static gr_err_t open_stores(gr_broker_t *b, char *errstr, size_t errstr_size) {
 
 gr_err_t gr_share_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
     b->share.groups = gr_share_group_registry_new(&b->cfg->share.sg);
-    b->share.gconfs = calloc(1, sizeof(*b->share.gconfs));
-    if (!b->share.gconfs) abort();
+    b->share.gconfs = gr_sgc_store_new(&b->cfg->share.sg);
     gr_timer_init(b->loop, &b->share.expiry_timer, expiry_fire, b);
     int64_t t0 = gr_clock_mono_ms();
     gr_err_t err = open_stores(b, errstr, errstr_size);
@@ -442,12 +415,6 @@ void gr_share_close(gr_broker_t *b) {
     b->share.sstore = NULL;
     gr_share_group_registry_free(b->share.groups);
     b->share.groups = NULL;
-    struct gr_share_gconfs *gc = b->share.gconfs;
-    for (size_t i = 0; gc && i < gc->n; i++) {
-        free(gc->v[i].group_id);
-        gr_props_free(&gc->v[i].props);
-    }
-    if (gc) free(gc->v);
-    free(gc);
+    gr_sgc_store_free(b->share.gconfs);
     b->share.gconfs = NULL;
 }
