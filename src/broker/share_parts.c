@@ -36,6 +36,7 @@
 #include "broker/broker_int.h"
 #include "broker/share_capacity.h"
 #include "broker/share_dlq.h"
+#include "share/sp_persist.h"
 
 #define EXPIRY_RETRY_MS 1000 /* a lock expiry whose write failed is retried this much later */
 
@@ -44,53 +45,7 @@ struct gr_share_parts {
     size_t n_buckets, n;
 };
 
-/* ---------------------------------------------------------------- durable waits */
-
-struct gr_share_ackwait {
-    int32_t pending; /* writes queued, +1 until armed */
-    bool detached;
-    void (*done)(void *arg);
-    void *arg;
-};
-
-typedef struct wait_slot {
-    gr_share_ackwait_t *w;
-    int16_t *err; /* in the request arena: only while !w->detached */
-} wait_slot_t;
-
-gr_share_ackwait_t *gr_share_ackwait_new(void (*done)(void *arg), void *arg) {
-    gr_share_ackwait_t *w = calloc(1, sizeof(*w));
-    if (!w) abort();
-    w->pending = 1;
-    w->done = done;
-    w->arg = arg;
-    return w;
-}
-
-static void wait_put(gr_share_ackwait_t *w) {
-    if (--w->pending > 0) return;
-    if (!w->detached) w->done(w->arg);
-    free(w);
-}
-
-bool gr_share_ackwait_arm(gr_share_ackwait_t *w) {
-    if (w->pending == 1) {
-        free(w);
-        return true;
-    }
-    w->pending--;
-    return false;
-}
-
-void gr_share_ackwait_detach(gr_share_ackwait_t *w) { w->detached = true; }
-
-static void slot_done(void *arg, gr_err_t err) {
-    wait_slot_t *s = arg;
-    if (err && !s->w->detached && *s->err == 0) *s->err = GR_ERR_KAFKA_STORAGE_ERROR;
-    gr_share_ackwait_t *w = s->w;
-    free(s);
-    wait_put(w);
-}
+/* Durable waits: share/ack_wait.h. */
 
 /* ---------------------------------------------------------------- map */
 
@@ -153,21 +108,8 @@ static gr_err_t part_write(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, b
     if (!ss) return GR_ERR_COORDINATOR_NOT_AVAILABLE;
     gr_sstore_batch_t stack[64], *bv = d->n <= 64 ? stack : malloc(d->n * sizeof(*bv));
     if (!bv) abort();
-    int64_t now = gr_loop_now(part->b->loop), wall = gr_clock_wall_ms();
-    for (size_t i = 0; i < d->n; i++) {
-        int64_t nb = d->batches[i].not_before_ms; /* loop clock -> wall clock: it must survive a restart */
-        bv[i] = (gr_sstore_batch_t){d->batches[i].first_offset, d->batches[i].last_offset, d->batches[i].state,
-                                    d->batches[i].delivery_count, nb > 0 ? wall + (nb - now) : 0};
-    }
-    gr_sstore_update_t up = {
-        .state_epoch = d->state_epoch,
-        .leader_epoch = -1,
-        .start_offset = d->start_offset,
-        .delivery_complete_count =
-            d->delivery_complete_count > INT32_MAX ? INT32_MAX : (int32_t)d->delivery_complete_count,
-        .batches = bv,
-        .n_batches = d->n,
-    };
+    gr_sstore_update_t up;
+    gr_sp_persist_update(d, gr_loop_now(part->b->loop), gr_clock_wall_ms(), bv, &up);
     gr_sstore_key_t key = part_key(part);
     gr_err_t err = gr_sstore_write(ss, &key, &up, cb, arg);
     if (bv != stack) free(bv);
@@ -303,19 +245,6 @@ bool gr_share_state_failed(const gr_broker_t *b) {
     return b->share.dlq_torn || (b->share.sstore && gr_sstore_failed(b->share.sstore));
 }
 
-/* Persister errors as the SPL surfaces them (§1.10 step 4). */
-static gr_err_t persister_error(gr_err_t err) {
-    switch (err) {
-    case GR_ERR_FENCED_STATE_EPOCH:
-    case GR_ERR_FENCED_LEADER_EPOCH: return GR_ERR_NOT_LEADER_OR_FOLLOWER;
-    case GR_ERR_COORDINATOR_NOT_AVAILABLE:
-    case GR_ERR_KAFKA_STORAGE_ERROR:
-    case GR_ERR_UNKNOWN_TOPIC_OR_PARTITION:
-    case GR_ERR_INVALID_REQUEST: return err;
-    default: return GR_ERR_UNKNOWN_SERVER_ERROR;
-    }
-}
-
 /* ---------------------------------------------------------------- timers and waiters */
 
 static void notify(gr_share_part_t *part) {
@@ -398,52 +327,28 @@ gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_
     gr_share_part_begin(part);
     gr_err_t err = gr_sp_acknowledge(part->sp, ar, &conf, now, &part->delta, errstr, errstr_size);
     if (err) return gr_share_part_end(part, err, NULL, NULL, &written);
-    wait_slot_t *s = malloc(sizeof(*s));
-    if (!s) abort();
-    *s = (wait_slot_t){w, err_slot};
-    err = gr_share_part_end(part, GR_ERR_NONE, slot_done, s, &written);
-    if (err || !written)
-        free(s);
-    else
-        w->pending++;
+    gr_share_ackslot_t *s = gr_share_ackslot_new(w, err_slot);
+    err = gr_share_part_end(part, GR_ERR_NONE, gr_share_ackslot_done, s, &written);
+    gr_share_ackslot_commit(s, !err && written);
     if (err) { /* §3.4: rolled back, the records stay ACQUIRED with their count and lock */
         snprintf(errstr, errstr_size, "The share state could not be written; the acknowledgement was not applied.");
-        return persister_error(err);
+        return gr_sp_persister_error(err);
     }
     rearm(part);
     notify(part); /* released records or freed capacity */
     return GR_ERR_NONE;
 }
 
-/* §3.3 batch validation, before anything else is looked at. */
-static bool acks_valid(const gr_sp_ack_batch_t *bt, size_t n, bool renew) {
-    for (size_t i = 0; i < n; i++) {
-        const gr_sp_ack_batch_t *a = &bt[i];
-        const char *why = NULL;
-        if (a->first_offset > a->last_offset)
-            why = "FirstOffset is greater than LastOffset";
-        else if (i > 0 && a->first_offset < bt[i - 1].last_offset) /* Kafka 4.4.0: a shared offset is the SP's */
-            why = "batches are not in ascending order";
-        else if (a->n_types == 0)
-            why = "AcknowledgeTypes is empty";
-        else if (a->n_types > 1 && (int64_t)a->n_types - 1 != a->last_offset - a->first_offset)
-            why = "AcknowledgeTypes does not match the batch size";
-        for (size_t j = 0; !why && j < a->n_types; j++)
-            if (a->types[j] < 0 || a->types[j] > (renew ? 4 : 3)) why = "invalid AcknowledgeType";
-        if (why) {
-            /* Kafka 4.4.0 answers these 42s with a null ErrorMessage: the reason is only logged. */
-            GR_DEBUG("share", "invalid acknowledgement batch: %s", why);
-            return false;
-        }
-    }
-    return true;
-}
-
 gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *member, const gr_uuid_t *topic_id,
                                 int32_t partition, const gr_sp_ack_batch_t *batches, size_t n, bool is_renew_ack,
                                 gr_share_ackwait_t *w, int16_t *err_slot, char *errstr, size_t errstr_size) {
     errstr[0] = 0;
-    if (!acks_valid(batches, n, is_renew_ack)) return GR_ERR_INVALID_REQUEST;
+    const char *why;
+    if (!gr_share_acks_valid(batches, n, is_renew_ack, &why)) {
+        /* Kafka 4.4.0 answers these 42s with a null ErrorMessage: the reason is only logged. */
+        GR_DEBUG("share", "invalid acknowledgement batch: %s", why);
+        return GR_ERR_INVALID_REQUEST;
+    }
     const gr_meta_topic_t *mt = gr_meta_topic_find_id(b->meta, topic_id);
     if (!mt) return GR_ERR_UNKNOWN_TOPIC_ID;
     if (!gr_parts_find_id(b->parts, topic_id, partition)) return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
@@ -465,16 +370,15 @@ gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *m
 
 /* ---------------------------------------------------------------- initialisation */
 
-/* §1.10 step 2: SPSO from share.auto.offset.reset. */
+/* The partition log as share.auto.offset.reset sees it (share/sp_persist.h). */
+static bool log_offset_for_time(void *ctx, int64_t ts_ms, int64_t *offset) {
+    int64_t ts;
+    return !gr_plog_offset_for_timestamp(ctx, ts_ms, offset, &ts);
+}
+
 static int64_t reset_offset(const gr_sgc_values_t *vals, gr_plog_t *plog) {
-    int64_t latest = gr_plog_end_offset(plog);
-    if (vals->auto_offset_reset == GR_SGC_RESET_EARLIEST) return gr_plog_start_offset(plog);
-    if (vals->auto_offset_reset != GR_SGC_RESET_BY_DURATION) return latest;
-    int64_t off, ts;
-    /* by_duration with no record that recent: Kafka would fail the init
-     * (open question 4); we fall back to latest as the spec recommends. */
-    if (gr_plog_offset_for_timestamp(plog, gr_clock_wall_ms() - vals->reset_duration_ms, &off, &ts)) return latest;
-    return off;
+    gr_share_log_view_t log = {gr_plog_start_offset(plog), gr_plog_end_offset(plog), log_offset_for_time, plog};
+    return gr_sp_reset_offset(vals, &log, gr_clock_wall_ms());
 }
 
 static gr_err_t part_init(gr_share_part_t *part, gr_partition_t *p) {
@@ -490,12 +394,7 @@ static gr_err_t part_init(gr_share_part_t *part, gr_partition_t *p) {
     if (err) return GR_ERR_UNKNOWN_SERVER_ERROR;
     gr_sp_batch_t *bv = malloc((st.n_batches ? st.n_batches : 1) * sizeof(*bv));
     if (!bv) abort();
-    int64_t now = gr_loop_now(part->b->loop), wall = gr_clock_wall_ms();
-    for (size_t i = 0; i < st.n_batches; i++) {
-        int64_t due = st.batches[i].due_ms; /* wall clock -> loop clock; a due time already past is none */
-        bv[i] = (gr_sp_batch_t){st.batches[i].first_offset, st.batches[i].last_offset, st.batches[i].state,
-                                st.batches[i].count, due > wall ? now + (due - wall) : 0};
-    }
+    gr_sp_persist_batches(&st, gr_loop_now(part->b->loop), gr_clock_wall_ms(), bv);
     char why[256];
     err = gr_sp_init_persisted(part->sp, st.start_offset, st.state_epoch, bv, st.n_batches, why, sizeof(why));
     free(bv);

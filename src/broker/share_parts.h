@@ -21,6 +21,7 @@
 #include "broker/partitions.h"
 #include "net/loop.h"
 #include "proto/codec.h"
+#include "share/ack_wait.h"
 #include "share/capacity.h"
 #include "share/group.h"
 #include "share/share_stats.h"
@@ -60,21 +61,6 @@ struct gr_share_part {
     gr_cap_ring_t cap_ring; /* capacity view window (share_capacity.c) */
     gr_timer_t cap_timer;   /* rotates cap_ring */
 };
-
-/** Counts the store writes one request waits for. Heap-allocated apart from
- *  the request, because a cancelled request (client gone, shutdown) is freed
- *  while its writes are still queued; the last completion frees it then. */
-typedef struct gr_share_ackwait gr_share_ackwait_t;
-
-/** New tracker; done(arg) runs (once) when the last pending write completes
- *  after gr_share_ackwait_arm. */
-gr_share_ackwait_t *gr_share_ackwait_new(void (*done)(void *arg), void *arg);
-/** All writes are issued: returns true if none is pending (then done will
- *  not be called and the caller answers itself; the tracker is freed). */
-bool gr_share_ackwait_arm(gr_share_ackwait_t *w);
-/** The request was answered without waiting (cancelled): error slots are no
- *  longer touched and the last completion frees the tracker. */
-void gr_share_ackwait_detach(gr_share_ackwait_t *w);
 
 /** The SP of (group, topic, partition) if this broker has it in memory. */
 gr_share_part_t *gr_share_part_find(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition);
