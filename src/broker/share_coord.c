@@ -11,7 +11,8 @@
  * Group configs are kept independent of the group, as Kafka does: a record in
  * the group store holds the group's state (type GR_GSTORE_TYPE_SHARE) and its
  * config overrides; a group id that has only configs is stored with type
- * CONFIG_ONLY and is not a group (ListGroups does not show it).
+ * CONFIG_ONLY and is not a group (ListGroups does not show it); share/group_record.c
+ * converts both ways.
  * @locality loop thread. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +23,7 @@
 #include "broker/cgroup_coord.h"
 #include "broker/share_coord.h"
 #include "broker/share_dlq.h"
-
-/* A group store record that only carries config overrides (no share group). */
-enum { CONFIG_ONLY = 0 };
+#include "share/group_record.h"
 
 /* ------------------------------------------------------------------ answering after durable writes */
 
@@ -122,64 +121,7 @@ bool gr_share_id_used_by_other_type(gr_broker_t *b, const char *group_id) {
     return b->cgroup && gr_cg_exists(b->cgroup->reg, group_id);
 }
 
-/* ------------------------------------------------------------------ group records */
-
-static void tps_out(gr_arena_t *a, const gr_sg_assignment_t *in, gr_gstore_tps_t *out) {
-    out->n_topics = in->n_topics;
-    out->topics = gr_arena_alloc(a, (size_t)in->n_topics * sizeof(*out->topics) + 1);
-    for (int32_t i = 0; i < in->n_topics; i++)
-        out->topics[i] = (gr_gstore_tp_t){in->topics[i].topic_id, in->topics[i].partitions, in->topics[i].n_partitions};
-}
-
-static void tps_in(gr_arena_t *a, const gr_gstore_tps_t *in, gr_sg_assignment_t *out) {
-    out->n_topics = in->n_topics;
-    out->topics = gr_arena_alloc(a, (size_t)in->n_topics * sizeof(*out->topics) + 1);
-    for (int32_t i = 0; i < in->n_topics; i++)
-        out->topics[i] =
-            (gr_sg_topic_parts_t){in->topics[i].topic_id, in->topics[i].partitions, in->topics[i].n_partitions};
-}
-
-static void members_out(gr_arena_t *a, const gr_sg_group_t *g, gr_gstore_group_t *out) {
-    out->n_members = g->n_members;
-    out->members = gr_arena_alloc(a, (size_t)g->n_members * sizeof(*out->members) + 1);
-    for (int32_t i = 0; i < g->n_members; i++) {
-        const gr_sg_member_t *m = &g->members[i];
-        gr_gstore_member_t *o = &out->members[i];
-        *o = (gr_gstore_member_t){.member_id = m->member_id,
-                                  .member_epoch = m->member_epoch,
-                                  .previous_epoch = m->previous_epoch,
-                                  .client_id = m->client_id,
-                                  .client_host = m->client_host,
-                                  .rack_id = m->rack_id,
-                                  .subscribed = m->subscribed,
-                                  .n_subscribed = m->n_subscribed};
-        tps_out(a, &m->assignment, &o->assignment);
-        tps_out(a, &m->target, &o->target);
-    }
-    out->n_topics = g->n_topics;
-    out->topics = gr_arena_alloc(a, (size_t)g->n_topics * sizeof(*out->topics) + 1);
-    for (int32_t i = 0; i < g->n_topics; i++)
-        out->topics[i] = (gr_gstore_topic_t){g->topics[i].name, g->topics[i].topic_id, g->topics[i].n_partitions};
-}
-
-/* The store record of a group (g NULL: configs only). Everything borrows from g, the
- * config map or the arena. */
-static void record_build(gr_arena_t *a, const char *group_id, const gr_sg_group_t *g, const gr_props_t *cf,
-                         gr_gstore_group_t *out) {
-    memset(out, 0, sizeof(*out));
-    out->group_id = (char *)group_id;
-    out->type = g ? GR_GSTORE_TYPE_SHARE : CONFIG_ONLY;
-    if (g) {
-        out->group_epoch = g->group_epoch;
-        out->assignment_epoch = g->assignment_epoch;
-        members_out(a, g, out);
-        tps_out(a, &g->initialized, &out->initialized);
-    }
-    size_t n = cf ? cf->n : 0;
-    out->configs = gr_arena_alloc(a, n * sizeof(*out->configs) + 1);
-    out->n_configs = (int32_t)n;
-    for (size_t i = 0; i < n; i++) out->configs[i] = (gr_gstore_config_t){cf->v[i].key, cf->v[i].value};
-}
+/* ------------------------------------------------------------------ group records (share/group_record.h) */
 
 void gr_share_persist(gr_broker_t *b, const char *group_id, gr_share_wait_t *w) {
     gr_sg_group_t g;
@@ -194,50 +136,29 @@ void gr_share_persist(gr_broker_t *b, const char *group_id, gr_share_wait_t *w) 
     gr_arena_t a;
     gr_arena_init(&a);
     gr_gstore_group_t rec;
-    record_build(&a, group_id, have ? &g : NULL, cf, &rec);
+    gr_sg_record_build(&a, group_id, have ? &g : NULL, cf, &rec);
     wait_queued(w, gr_gstore_put(b->share.gstore, &rec, cb, w));
     gr_arena_free(&a);
     if (have) gr_sg_group_free(&g);
 }
 
-/* Start-up: one stored record -> configs, then (share groups) the registry. */
+/* Start-up: one stored record -> configs (resolved once), then (share groups) the registry. */
 static void load_one(void *arg, const gr_gstore_group_t *rec) {
     gr_broker_t *b = arg;
     gr_props_t cf;
     gr_props_init(&cf);
-    for (int32_t i = 0; i < rec->n_configs; i++) gr_props_set(&cf, rec->configs[i].name, rec->configs[i].value, 0);
-    gconf_replace(b, rec->group_id, &cf);
-    gr_props_free(&cf);
-    if (rec->type != GR_GSTORE_TYPE_SHARE) return;
     gr_arena_t a;
     gr_arena_init(&a);
-    gr_sg_group_t g = {.group_id = rec->group_id,
-                       .group_epoch = rec->group_epoch,
-                       .assignment_epoch = rec->assignment_epoch,
-                       .n_members = rec->n_members,
-                       .n_topics = rec->n_topics};
-    g.members = gr_arena_alloc(&a, (size_t)rec->n_members * sizeof(*g.members) + 1);
-    for (int32_t i = 0; i < rec->n_members; i++) {
-        const gr_gstore_member_t *m = &rec->members[i];
-        g.members[i] = (gr_sg_member_t){.member_id = m->member_id,
-                                        .member_epoch = m->member_epoch,
-                                        .previous_epoch = m->previous_epoch,
-                                        .client_id = m->client_id,
-                                        .client_host = m->client_host,
-                                        .rack_id = m->rack_id,
-                                        .subscribed = m->subscribed,
-                                        .n_subscribed = m->n_subscribed};
-        tps_in(&a, &m->assignment, &g.members[i].assignment);
-        tps_in(&a, &m->target, &g.members[i].target);
+    gr_sg_group_t g;
+    bool share = gr_sg_record_load(&a, rec, &cf, &g);
+    gconf_replace(b, rec->group_id, &cf);
+    gr_props_free(&cf);
+    if (share) {
+        gr_sgc_values_t v;
+        gr_share_group_values(b, rec->group_id, &v);
+        if (gr_share_group_import(b->share.groups, &g, gr_loop_now(b->loop), v.session_timeout_ms))
+            GR_ERROR("share", "stored share group %s is invalid; ignored", rec->group_id);
     }
-    g.topics = gr_arena_alloc(&a, (size_t)rec->n_topics * sizeof(*g.topics) + 1);
-    for (int32_t i = 0; i < rec->n_topics; i++)
-        g.topics[i] = (gr_sg_topic_meta_t){rec->topics[i].name, rec->topics[i].topic_id, rec->topics[i].n_partitions};
-    tps_in(&a, &rec->initialized, &g.initialized);
-    gr_sgc_values_t v;
-    gr_share_group_values(b, rec->group_id, &v);
-    if (gr_share_group_import(b->share.groups, &g, gr_loop_now(b->loop), v.session_timeout_ms))
-        GR_ERROR("share", "stored share group %s is invalid; ignored", rec->group_id);
     gr_arena_free(&a);
 }
 
