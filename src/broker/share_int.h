@@ -22,10 +22,10 @@
 #include "share/group.h"
 #include "share/group_config_store.h"
 #include "share/group_store.h"
+#include "share/sp_registry.h"
 #include "share/state_store.h"
 
 typedef struct gr_broker gr_broker_t;
-typedef struct gr_share_parts gr_share_parts_t;       /* data side */
 typedef struct gr_share_sessions gr_share_sessions_t; /* data side */
 
 typedef struct gr_share_ctx {
@@ -38,7 +38,7 @@ typedef struct gr_share_ctx {
     struct gr_share_dlq *dlq; /* per-group DLQ counters (share_dlq.c) */
     bool dlq_torn;            /* a DLQ append was not followed by its share-state write: offline */
     /* data side */
-    gr_share_parts_t *parts;
+    gr_sp_registry_t *parts;
     gr_share_sessions_t *sessions;
 } gr_share_ctx_t;
 

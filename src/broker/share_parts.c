@@ -40,61 +40,21 @@
 
 #define EXPIRY_RETRY_MS 1000 /* a lock expiry whose write failed is retried this much later */
 
-struct gr_share_parts {
-    gr_share_part_t **buckets;
-    size_t n_buckets, n;
-};
+#define PART(k) ((gr_share_part_t *)(void *)((char *)(k)-offsetof(gr_share_part_t, key)))
 
 /* Durable waits: share/ack_wait.h. */
 
-/* ---------------------------------------------------------------- map */
-
-static uint64_t key_hash(const char *group, const gr_uuid_t *topic_id, int32_t partition) {
-    gr_hasher_t h; /* keyed: group ids are the clients' choice */
-    gr_hasher_init(&h);
-    gr_hasher_update(&h, group, strlen(group));
-    gr_hasher_update(&h, topic_id->b, 16);
-    gr_hasher_update(&h, &partition, sizeof(partition));
-    return gr_hasher_final(&h);
-}
-
-static gr_share_part_t **bucket_of(gr_share_parts_t *ps, const char *group, const gr_uuid_t *topic_id,
-                                   int32_t partition) {
-    return &ps->buckets[key_hash(group, topic_id, partition) & (ps->n_buckets - 1)];
-}
-
-static void map_grow(gr_share_parts_t *ps) {
-    size_t nb = ps->n_buckets * 2;
-    gr_share_part_t **nbk = calloc(nb, sizeof(*nbk));
-    if (!nbk) abort();
-    for (size_t i = 0; i < ps->n_buckets; i++) {
-        gr_share_part_t *part = ps->buckets[i];
-        while (part) {
-            gr_share_part_t *next = part->hnext;
-            size_t j = key_hash(part->group, &part->topic_id, part->partition) & (nb - 1);
-            part->hnext = nbk[j];
-            nbk[j] = part;
-            part = next;
-        }
-    }
-    free(ps->buckets);
-    ps->buckets = nbk;
-    ps->n_buckets = nb;
-}
+/* ---------------------------------------------------------------- map (share/sp_registry.h) */
 
 gr_share_part_t *gr_share_part_find(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition) {
-    gr_share_parts_t *ps = b->share.parts;
-    if (!ps) return NULL;
-    for (gr_share_part_t *part = *bucket_of(ps, group, topic_id, partition); part; part = part->hnext)
-        if (part->partition == partition && gr_uuid_eq(&part->topic_id, topic_id) && !strcmp(part->group, group))
-            return part;
-    return NULL;
+    gr_sp_key_t *k = gr_sp_registry_find(b->share.parts, group, topic_id, partition);
+    return k ? PART(k) : NULL;
 }
 
 /* ---------------------------------------------------------------- writes */
 
 static gr_sstore_key_t part_key(const gr_share_part_t *part) {
-    return gr_sstore_key(part->group, part->topic_id, part->partition);
+    return gr_sstore_key(part->key.group, part->key.topic_id, part->key.partition);
 }
 
 /* Hand the accumulated delta to the store. Returns the synchronous error;
@@ -114,7 +74,8 @@ static gr_err_t part_write(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, b
     gr_err_t err = gr_sstore_write(ss, &key, &up, cb, arg);
     if (bv != stack) free(bv);
     if (err) {
-        GR_WARN("share", "share-state write for %s/%d failed: %s", part->group, part->partition, gr_err_name(err));
+        GR_WARN("share", "share-state write for %s/%d failed: %s", part->key.group, part->key.partition,
+                gr_err_name(err));
         return err;
     }
     gr_sp_delta_reset(d);
@@ -269,7 +230,7 @@ static void rearm(gr_share_part_t *part) {
 void gr_share_part_conf(gr_share_part_t *part, gr_sp_conf_t *conf, gr_sgc_values_t *vals) {
     gr_sgc_values_t local;
     if (!vals) vals = &local;
-    gr_share_group_values(part->b, part->group, vals);
+    gr_share_group_values(part->b, part->key.group, vals);
     conf->delivery_count_limit = vals->delivery_count_limit;
     conf->max_record_locks = vals->partition_max_record_locks;
     conf->lock_duration_ms = vals->record_lock_duration_ms;
@@ -387,7 +348,7 @@ static gr_err_t part_init(gr_share_part_t *part, gr_partition_t *p) {
     gr_err_t err = gr_sstore_read(part->b->share.sstore, &key, &st);
     if (err == GR_ERR__NOENT || (!err && st.start_offset < 0)) {
         gr_sgc_values_t vals;
-        gr_share_group_values(part->b, part->group, &vals);
+        gr_share_group_values(part->b, part->key.group, &vals);
         gr_sp_init_offset(part->sp, reset_offset(&vals, p->plog), err ? 0 : st.state_epoch);
         return GR_ERR_NONE;
     }
@@ -399,7 +360,7 @@ static gr_err_t part_init(gr_share_part_t *part, gr_partition_t *p) {
     err = gr_sp_init_persisted(part->sp, st.start_offset, st.state_epoch, bv, st.n_batches, why, sizeof(why));
     free(bv);
     if (err) {
-        GR_ERROR("share", "share state of %s/%s-%d is corrupt: %s", part->group, p->topic, p->index, why);
+        GR_ERROR("share", "share state of %s/%s-%d is corrupt: %s", part->key.group, p->topic, p->index, why);
         return GR_ERR_UNKNOWN_SERVER_ERROR;
     }
     return GR_ERR_NONE;
@@ -409,10 +370,10 @@ static gr_share_part_t *part_new(gr_broker_t *b, const char *group, const gr_par
     gr_share_part_t *part = calloc(1, sizeof(*part));
     if (!part) abort();
     part->b = b;
-    part->group = strdup(group);
-    if (!part->group) abort();
-    part->topic_id = p->topic_id;
-    part->partition = p->index;
+    part->key.group = strdup(group);
+    if (!part->key.group) abort();
+    part->key.topic_id = p->topic_id;
+    part->key.partition = p->index;
     part->sp = gr_sp_new();
     gr_sp_set_stats(part->sp, &part->stats);
     gr_sp_delta_init(&part->delta);
@@ -433,7 +394,7 @@ static void part_free(gr_share_part_t *part) {
     }
     gr_sp_delta_free(&part->delta);
     gr_sp_destroy(part->sp);
-    free(part->group);
+    free(part->key.group);
     free(part);
 }
 
@@ -441,8 +402,7 @@ gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p,
     if (gr_share_state_failed(b)) return GR_ERR_KAFKA_STORAGE_ERROR; /* offline until restart */
     gr_share_part_t *part = gr_share_part_find(b, group, &p->topic_id, p->index);
     if (!part) {
-        gr_share_parts_t *ps = b->share.parts;
-        if (!ps || !b->share.sstore) return GR_ERR_COORDINATOR_NOT_AVAILABLE;
+        if (!b->share.parts || !b->share.sstore) return GR_ERR_COORDINATOR_NOT_AVAILABLE;
         part = part_new(b, group, p);
         part->loading = true;
         gr_err_t err = part_init(part, p);
@@ -450,11 +410,7 @@ gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p,
             part_free(part);
             return err;
         }
-        if (ps->n >= ps->n_buckets * 2) map_grow(ps);
-        gr_share_part_t **bk = bucket_of(ps, group, &p->topic_id, p->index);
-        part->hnext = *bk;
-        *bk = part;
-        ps->n++;
+        gr_sp_registry_insert(b->share.parts, &part->key);
         rearm(part); /* persisted redelivery delays wake fetches when due */
     }
     /* §1.8: the log start moved past SPSO (retention, DeleteRecords). */
@@ -465,90 +421,84 @@ gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p,
 
 /* ---------------------------------------------------------------- members, drop */
 
-void gr_share_parts_release_member(gr_broker_t *b, const char *group, const char *member) {
-    gr_share_parts_t *ps = b->share.parts;
-    if (!ps || gr_share_state_failed(b)) return;
-    for (size_t i = 0; i < ps->n_buckets; i++)
-        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext) {
-            if (strcmp(part->group, group)) continue;
-            gr_sp_conf_t conf;
-            gr_share_part_conf(part, &conf, NULL);
-            bool written;
-            gr_share_part_begin(part);
-            int64_t n = gr_sp_release_member(part->sp, &conf, member, &part->delta);
-            /* §7.2: written after a session-close release. A failed write keeps the
-             * records ACQUIRED until their locks expire (the expiry retries). */
-            if (gr_share_part_end(part, GR_ERR_NONE, NULL, NULL, &written)) {
-                GR_WARN("share", "release of %s in %s/%d not written: records stay locked until expiry", member,
-                        part->group, part->partition);
-                continue;
-            }
-            if (n == 0) continue;
-            rearm(part);
-            notify(part);
-        }
+typedef struct release {
+    gr_broker_t *b;
+    const char *member;
+} release_t;
+
+static void release_one(void *arg, gr_sp_key_t *k) {
+    release_t *r = arg;
+    gr_share_part_t *part = PART(k);
+    gr_sp_conf_t conf;
+    gr_share_part_conf(part, &conf, NULL);
+    bool written;
+    gr_share_part_begin(part);
+    int64_t n = gr_sp_release_member(part->sp, &conf, r->member, &part->delta);
+    /* §7.2: written after a session-close release. A failed write keeps the
+     * records ACQUIRED until their locks expire (the expiry retries). */
+    if (gr_share_part_end(part, GR_ERR_NONE, NULL, NULL, &written)) {
+        GR_WARN("share", "release of %s in %s/%d not written: records stay locked until expiry", r->member,
+                part->key.group, part->key.partition);
+        return;
+    }
+    if (n == 0) return;
+    rearm(part);
+    notify(part);
 }
 
-static bool drop_match(const gr_share_part_t *part, const char *group, const gr_uuid_t *topic_id, int32_t partition) {
-    if (group && strcmp(part->group, group)) return false;
-    if (topic_id && !gr_uuid_eq(&part->topic_id, topic_id)) return false;
-    return partition < 0 || part->partition == partition;
+void gr_share_parts_release_member(gr_broker_t *b, const char *group, const char *member) {
+    if (!b->share.parts || gr_share_state_failed(b)) return;
+    release_t r = {b, member};
+    gr_sp_registry_each(b->share.parts, group, release_one, &r);
+}
+
+static void drop_one(void *arg, gr_sp_key_t *k) {
+    (void)arg;
+    part_free(PART(k));
 }
 
 void gr_share_parts_drop(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition) {
-    gr_share_parts_t *ps = b->share.parts;
-    if (!ps) return;
-    for (size_t i = 0; i < ps->n_buckets; i++) {
-        gr_share_part_t **pp = &ps->buckets[i];
-        while (*pp) {
-            gr_share_part_t *part = *pp;
-            if (!drop_match(part, group, topic_id, partition)) {
-                pp = &part->hnext;
-                continue;
-            }
-            *pp = part->hnext;
-            ps->n--;
-            part_free(part);
-        }
-    }
+    gr_sp_registry_remove(b->share.parts, group, topic_id, partition, drop_one, NULL);
+}
+
+static void write_lazy_one(void *arg, gr_sp_key_t *k) {
+    (void)arg;
+    part_write_lazy(PART(k));
 }
 
 void gr_share_parts_evict_group(gr_broker_t *b, const char *group) {
-    gr_share_parts_t *ps = b->share.parts;
-    if (!ps) return;
-    for (size_t i = 0; i < ps->n_buckets; i++)
-        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext)
-            if (!strcmp(part->group, group)) part_write_lazy(part);
+    if (!b->share.parts) return;
+    gr_sp_registry_each(b->share.parts, group, write_lazy_one, NULL);
     gr_share_parts_drop(b, group, NULL, -1);
 }
 
-size_t gr_share_parts_count(const gr_broker_t *b) { return b->share.parts ? b->share.parts->n : 0; }
+size_t gr_share_parts_count(const gr_broker_t *b) { return gr_sp_registry_count(b->share.parts); }
+
+typedef struct each {
+    void (*fn)(void *arg, gr_share_part_t *part);
+    void *arg;
+} each_t;
+
+static void each_one(void *arg, gr_sp_key_t *k) {
+    each_t *e = arg;
+    e->fn(e->arg, PART(k));
+}
 
 void gr_share_parts_foreach(gr_broker_t *b, void (*fn)(void *arg, gr_share_part_t *part), void *arg) {
-    gr_share_parts_t *ps = b->share.parts;
-    if (!ps) return;
-    for (size_t i = 0; i < ps->n_buckets; i++)
-        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext) fn(arg, part);
+    each_t e = {fn, arg};
+    gr_sp_registry_each(b->share.parts, NULL, each_one, &e);
 }
 
 gr_err_t gr_share_parts_open(gr_broker_t *b) {
-    gr_share_parts_t *ps = calloc(1, sizeof(*ps));
-    if (!ps) abort();
-    ps->n_buckets = 64;
-    ps->buckets = calloc(ps->n_buckets, sizeof(*ps->buckets));
-    if (!ps->buckets) abort();
-    b->share.parts = ps;
+    b->share.parts = gr_sp_registry_new();
     return GR_ERR_NONE;
 }
 
 void gr_share_parts_close(gr_broker_t *b) {
-    gr_share_parts_t *ps = b->share.parts;
-    if (!ps) return;
+    if (!b->share.parts) return;
     /* Lazily persisted changes (an SPSO moved by the log start) go out now. */
-    for (size_t i = 0; i < ps->n_buckets; i++)
-        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext) part_write_lazy(part);
+    gr_sp_registry_each(b->share.parts, NULL, write_lazy_one, NULL);
     gr_share_parts_drop(b, NULL, NULL, -1);
-    free(ps->buckets);
-    free(ps);
+    gr_sp_registry_free(b->share.parts);
     b->share.parts = NULL;
 }

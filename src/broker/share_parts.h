@@ -26,6 +26,7 @@
 #include "share/group.h"
 #include "share/share_stats.h"
 #include "share/sp.h"
+#include "share/sp_registry.h"
 #include "share/state_store.h"
 
 typedef struct gr_broker gr_broker_t;
@@ -42,10 +43,7 @@ typedef struct gr_share_waiter {
 } gr_share_waiter_t;
 
 struct gr_share_part {
-    gr_share_part_t *hnext; /* hash chain */
-    char *group;
-    gr_uuid_t topic_id;
-    int32_t partition;
+    gr_sp_key_t key; /* (group, topic id, partition) in b->share.parts (share/sp_registry.h) */
     gr_sp_t *sp;
     /* Loaded by a ShareFetch that has not yet acquired from it: Kafka 4.4.0 loads each
      * share-partition with its own asynchronous state read and answers from the first one
