@@ -193,33 +193,14 @@ void gr_share_initialize(gr_broker_t *b, const char *group_id, const gr_sg_assig
 
 /* ------------------------------------------------------------------ group cap */
 
-typedef struct {
-    gr_broker_t *b;
-    int32_t n;
-} config_only_t;
-
-static void count_config_only(void *arg, const char *group_id) {
-    config_only_t *c = arg;
-    if (!gr_share_group_exists(c->b->share.groups, group_id)) c->n++;
-}
-
 int32_t gr_share_config_only_groups(gr_broker_t *b) {
-    config_only_t c = {b, 0};
-    if (b->share.gconfs) gr_sgc_store_each(b->share.gconfs, count_config_only, &c);
-    return c.n;
+    return b->share.gconfs ? gr_sgc_store_config_only(b->share.gconfs, b->share.groups) : 0;
 }
 
-/* Groups known only by their configs count too: each is a stored record, like a group. */
+/* Groups known only by their configs count too (share/group_config_store.h). */
 bool gr_share_group_may_create(gr_broker_t *b, const char *group_id, char *errstr, size_t errstr_size) {
-    int32_t cap = b->cfg->share.max_groups;
-    if (cap <= 0 || !*group_id || gr_share_group_exists(b->share.groups, group_id) ||
-        gr_share_group_count(b->share.groups) + gr_share_config_only_groups(b) < cap)
-        return true;
-    snprintf(errstr, errstr_size,
-             "The share group %s cannot be created: the broker already holds the maximum of %d share groups "
-             "(group.share.max.groups).",
-             group_id, cap);
-    return false;
+    return gr_sgc_store_group_may_create(b->share.gconfs, b->share.groups, b->cfg->share.max_groups, group_id, errstr,
+                                         errstr_size);
 }
 
 /* A group whose last member expired and that never had share state or configs (for

@@ -1,6 +1,7 @@
 /* Group config overrides with their resolved values: see group_config_store.h. */
 #include "share/group_config_store.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,4 +89,24 @@ size_t gr_sgc_store_count(const gr_sgc_store_t *st) { return st->map.n; }
 
 void gr_sgc_store_each(const gr_sgc_store_t *st, void (*fn)(void *arg, const char *group_id), void *arg) {
     for (gr_hnode_t *n = gr_htab_first(&st->map); n; n = gr_htab_next(&st->map, n)) fn(arg, ENTRY(n)->group_id);
+}
+
+int32_t gr_sgc_store_config_only(const gr_sgc_store_t *st, const gr_share_group_registry_t *reg) {
+    int32_t n = 0;
+    if (!st) return 0;
+    for (gr_hnode_t *h = gr_htab_first(&st->map); h; h = gr_htab_next(&st->map, h))
+        if (!gr_share_group_exists(reg, ENTRY(h)->group_id)) n++;
+    return n;
+}
+
+bool gr_sgc_store_group_may_create(const gr_sgc_store_t *st, const gr_share_group_registry_t *reg, int32_t cap,
+                                   const char *group_id, char *errstr, size_t errstr_size) {
+    if (cap <= 0 || !*group_id || gr_share_group_exists(reg, group_id) ||
+        gr_share_group_count(reg) + gr_sgc_store_config_only(st, reg) < cap)
+        return true;
+    snprintf(errstr, errstr_size,
+             "The share group %s cannot be created: the broker already holds the maximum of %d share groups "
+             "(group.share.max.groups).",
+             group_id, cap);
+    return false;
 }

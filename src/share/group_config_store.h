@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "base/props.h"
+#include "share/group.h"
 #include "share/group_config.h"
 #include "share/sg_broker_cfg.h"
 
@@ -35,5 +36,14 @@ const gr_sgc_values_t *gr_sgc_store_values(const gr_sgc_store_t *st, const char 
 /** Number of groups with overrides, and fn(arg, group_id) for each. */
 size_t gr_sgc_store_count(const gr_sgc_store_t *st);
 void gr_sgc_store_each(const gr_sgc_store_t *st, void (*fn)(void *arg, const char *group_id), void *arg);
+
+/** Ids with overrides that are not share groups of reg (configs-only groups: each is a
+ *  stored record, so they count toward group.share.max.groups). */
+int32_t gr_sgc_store_config_only(const gr_sgc_store_t *st, const gr_share_group_registry_t *reg);
+/** group.share.max.groups (cap <= 0: none): whether group_id may become a new share
+ *  group, counting configs-only groups; false with Kafka-style text in errstr. An
+ *  existing group and the empty id (refused elsewhere) may always proceed. */
+bool gr_sgc_store_group_may_create(const gr_sgc_store_t *st, const gr_share_group_registry_t *reg, int32_t cap,
+                                   const char *group_id, char *errstr, size_t errstr_size);
 
 #endif

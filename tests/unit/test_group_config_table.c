@@ -273,6 +273,35 @@ static void test_store(void) {
     gr_sgc_store_free(st);
 }
 
+/* group.share.max.groups counts groups and configs-only ids. */
+static void test_group_cap(void) {
+    gr_sg_broker_cfg_t b = broker_defaults();
+    gr_sgc_store_t *st = gr_sgc_store_new(&b);
+    gr_share_group_registry_t *reg = gr_share_group_registry_new(&b);
+    gr_sg_group_t g = {"real", 1, 0, NULL, 0, NULL, 0, {NULL, 0}};
+    ASSERT_EQ(gr_share_group_import(reg, &g, 0, 45000), GR_ERR_NONE);
+    gr_props_t p;
+    gr_props_init(&p);
+    gr_props_set(&p, "share.delivery.count.limit", "3", 0);
+    gr_sgc_store_set(st, "real", &p); /* a group with configs counts once */
+    gr_sgc_store_set(st, "cfg-only", &p);
+    ASSERT_EQ(gr_sgc_store_config_only(st, reg), 1);
+    ASSERT_EQ(gr_sgc_store_config_only(NULL, reg), 0);
+    char err[256] = "";
+    ASSERT(gr_sgc_store_group_may_create(st, reg, 3, "new", err, sizeof(err))); /* 2 of 3 */
+    ASSERT(!gr_sgc_store_group_may_create(st, reg, 2, "new", err, sizeof(err)));
+    ASSERT_STREQ(err, "The share group new cannot be created: the broker already holds the maximum of 2 share "
+                      "groups (group.share.max.groups).");
+    ASSERT(gr_sgc_store_group_may_create(st, reg, 2, "real", err, sizeof(err))); /* exists */
+    ASSERT(gr_sgc_store_group_may_create(st, reg, 0, "new", err, sizeof(err)));  /* no cap */
+    ASSERT(gr_sgc_store_group_may_create(st, reg, 2, "", err, sizeof(err)));     /* refused elsewhere */
+    gr_sgc_store_set(st, "cfg-only", NULL);
+    ASSERT(gr_sgc_store_group_may_create(st, reg, 2, "new", err, sizeof(err)));
+    gr_props_free(&p);
+    gr_share_group_registry_free(reg);
+    gr_sgc_store_free(st);
+}
+
 int main(void) {
     RUN_TEST(test_rows);
     RUN_TEST(test_default_roundtrip);
@@ -281,5 +310,6 @@ int main(void) {
     RUN_TEST(test_bounds_order);
     RUN_TEST(test_broker_side);
     RUN_TEST(test_store);
+    RUN_TEST(test_group_cap);
     return 0;
 }
