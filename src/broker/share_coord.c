@@ -23,6 +23,7 @@
 #include "broker/cgroup_coord.h"
 #include "broker/share_coord.h"
 #include "broker/share_dlq.h"
+#include "share/group_init.h"
 #include "share/group_record.h"
 
 /* ------------------------------------------------------------------ answering after durable writes */
@@ -164,31 +165,15 @@ static void load_one(void *arg, const gr_gstore_group_t *rec) {
 
 /* ------------------------------------------------------------------ initialization (§4.5) */
 
+static void init_add(void *arg) { gr_share_wait_add(arg); }
+
+static void init_refused(void *arg, gr_err_t err) { wait_queued(arg, err); }
+
+/* share/group_init.h, with the request's durable wait (w may be NULL). */
 void gr_share_initialize(gr_broker_t *b, const char *group_id, const gr_sg_assignment_t *parts, gr_share_wait_t *w,
                          bool *changed) {
-    const gr_sg_group_t *view;
-    gr_sg_state_t st;
-    char e[128];
-    *changed = false;
-    if (gr_share_group_describe(b->share.groups, group_id, false, &view, &st, e, sizeof(e))) return;
-    int32_t state_epoch = view->group_epoch;
-    gr_err_t first = GR_ERR_NONE;
-    for (int32_t i = 0; i < parts->n_topics; i++) {
-        for (int32_t j = 0; j < parts->topics[i].n_partitions; j++) {
-            gr_sstore_key_t key = gr_sstore_key(group_id, parts->topics[i].topic_id, parts->topics[i].partitions[j]);
-            gr_sstore_state_t cur;
-            if (gr_sstore_read(b->share.sstore, &key, &cur) == GR_ERR_NONE) continue; /* state already there */
-            if (w) gr_share_wait_add(w);
-            gr_err_t err = gr_sstore_initialize(b->share.sstore, &key, state_epoch, -1, w ? gr_share_wait_cb : NULL, w);
-            wait_queued(w, err);
-            if (err && !first) first = err;
-        }
-    }
-    if (first) {
-        gr_share_group_init_failed(b->share.groups, group_id, parts);
-        return;
-    }
-    gr_share_group_mark_initialized(b->share.groups, group_id, parts, changed);
+    const gr_sg_init_wait_t iw = {init_add, init_refused, w ? gr_share_wait_cb : NULL, w};
+    (void)gr_share_group_initialize(b->share.groups, b->share.sstore, group_id, parts, &iw, changed);
 }
 
 /* ------------------------------------------------------------------ group cap */
