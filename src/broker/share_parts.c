@@ -37,6 +37,7 @@
 #include "broker/share_capacity.h"
 #include "broker/share_dlq.h"
 #include "share/sp_persist.h"
+#include "share/sp_unit.h"
 
 #define EXPIRY_RETRY_MS 1000 /* a lock expiry whose write failed is retried this much later */
 
@@ -90,22 +91,10 @@ static void part_write_lazy(gr_share_part_t *part) {
     if (!gr_sstore_failed(part->b->share.sstore)) (void)part_write(part, NULL, NULL, &written);
 }
 
-void gr_share_part_begin(gr_share_part_t *part) {
-    part->lazy = part->delta.changed;
-    part->spso_begin = gr_sp_start_offset(part->sp);
-    gr_sp_begin(part->sp);
-}
+void gr_share_part_begin(gr_share_part_t *part) { gr_sp_unit_begin(part->sp, &part->delta, &part->mark); }
 
-/* Undo the transition; the delta goes back to its lazy content (no batches). */
-static void part_rollback(gr_share_part_t *part) {
-    gr_sp_delta_t *d = &part->delta;
-    gr_sp_rollback(part->sp);
-    gr_sp_delta_reset(d);
-    d->changed = part->lazy;
-    d->start_offset = gr_sp_start_offset(part->sp);
-    d->delivery_complete_count = gr_sp_delivery_complete_count(part->sp);
-    d->state_epoch = gr_sp_state_epoch(part->sp);
-}
+/* Undo the transition; the delta goes back to its lazy content (share/sp_unit.h). */
+static void part_rollback(gr_share_part_t *part) { gr_sp_unit_rollback(part->sp, &part->delta, &part->mark); }
 
 /* The answer of a dead-lettering acknowledgement waits for two fsyncs: the DLQ
  * partition's and the share-state record's; cb runs once with the first error. */
@@ -143,7 +132,7 @@ static gr_err_t ensure_start_offset(gr_share_part_t *part) {
     if (!err && st.start_offset >= 0) return GR_ERR_NONE;
     gr_sstore_update_t up = {.state_epoch = gr_sp_state_epoch(part->sp),
                              .leader_epoch = -1,
-                             .start_offset = part->spso_begin,
+                             .start_offset = part->mark.spso_begin,
                              .delivery_complete_count = -1};
     return gr_sstore_write(part->b->share.sstore, &key, &up, NULL, NULL);
 }
@@ -191,8 +180,7 @@ gr_err_t gr_share_part_end(gr_share_part_t *part, gr_err_t op_err, gr_sstore_cb 
         return op_err;
     }
     /* Only the transition's own changes force a write (a lazy SPSO alone waits). */
-    const gr_sp_delta_t *d = &part->delta;
-    bool own = d->n > 0 || gr_sp_start_offset(part->sp) != part->spso_begin;
+    bool own = gr_sp_unit_own_changes(part->sp, &part->delta, &part->mark);
     gr_err_t err = own ? write_with_dlq(part, cb, arg, written) : GR_ERR_NONE;
     if (err && !part->b->share.dlq_torn) {
         part_rollback(part);

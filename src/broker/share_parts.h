@@ -27,6 +27,7 @@
 #include "share/share_stats.h"
 #include "share/sp.h"
 #include "share/sp_registry.h"
+#include "share/sp_unit.h"
 #include "share/state_store.h"
 
 typedef struct gr_broker gr_broker_t;
@@ -50,8 +51,7 @@ struct gr_share_part {
      * loaded, so the fetch that loads several answers from one of them (h_share_fetch.c). */
     bool loading;
     gr_sp_delta_t delta;       /* changes not yet handed to the store */
-    bool lazy;                 /* delta.changed at gr_share_part_begin (a lazy SPSO move) */
-    int64_t spso_begin;        /* SPSO at gr_share_part_begin */
+    gr_sp_unit_mark_t mark;    /* the transition in progress (share/sp_unit.h) */
     gr_timer_t timer;          /* next acquisition-lock deadline */
     gr_share_waiter_t waiters; /* list head */
     gr_broker_t *b;
