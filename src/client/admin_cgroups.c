@@ -370,16 +370,5 @@ static gr_err_t describe_one(gr_admin_t *a, const char *group, int64_t deadline,
 
 gr_err_t gr_admin_describe_consumer_groups(gr_admin_t *a, const char *const *groups, size_t n, int timeout_ms,
                                            gr_admin_result_t **res) {
-    *res = NULL;
-    if (!groups || !n) return gr__fmt(GR_ERR__INVALID_ARG, a->errbuf, sizeof(a->errbuf), "no group given");
-    int64_t deadline = gr__admin_deadline(a, timeout_ms);
-    gr_admin_result_t *r = gr__result_new(cg_cols);
-    gr_err_t err = GR_ERR_NONE;
-    for (size_t i = 0; !err && i < n; i++) err = describe_one(a, groups[i], deadline, r);
-    if (err) {
-        gr_admin_result_destroy(r);
-        return err;
-    }
-    *res = r;
-    return gr__result_first_error(r, "group", a->errbuf, sizeof(a->errbuf));
+    return gr__admin_per_group(a, groups, n, timeout_ms, cg_cols, describe_one, res);
 }
