@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The Java KafkaConsumer 4.4.0 with group.protocol=consumer (KIP-848,
+# tests/interop/java/.../JavaConsumerGroup.java): two members split a 4-partition topic 2/2
+# through the server-side uniform assignor, one leaves and the other takes all 4 over, every
+# record is consumed, a new member resumes at the committed offsets; a broker-side regex
+# subscription (SubscriptionPattern); group.remote.assignor=range seen by describeConsumerGroups.
+# gregord runs with a 1 s heartbeat interval (Kafka's floor is 5 s) so reconciliation is quick.
+#   bash tests/interop/test_java_consumer_group.sh [--ref | --bootstrap H:P] [--keep]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+gr_init "$@"
+gr_require java
+JDIR="$GR_SOURCE_DIR/tests/interop/java"
+[[ -f "$JDIR/target/java-interop-1.jar" && -d "$JDIR/target/lib" ]] \
+  || die "Java interop programs not built in $JDIR/target (run scripts/install-deps.sh)"
+unzip -l "$JDIR/target/java-interop-1.jar" | grep -q JavaConsumerGroup.class \
+  || die "java-interop-1.jar predates JavaConsumerGroup (rebuild it: scripts/install-deps.sh)"
+start_target --override auto.create.topics.enable=false --override group.consumer.heartbeat.interval.ms=1000 \
+  --override group.consumer.min.heartbeat.interval.ms=500
+out="$(gr_timeout 120 java -Xmx256m -cp "$JDIR/target/java-interop-1.jar:$JDIR/target/lib/*" \
+  dev.gregor.interop.JavaConsumerGroup "$BOOTSTRAP" j848 2>"$GR_TMP/java.err")" || true
+echo "$out"
+GR_PASSED=$((GR_PASSED + $(grep -c '^ok ' <<<"$out" || true)))
+GR_FAILED=$((GR_FAILED + $(grep -c '^FAIL ' <<<"$out" || true)))
+grep -q '^done' <<<"$out" || fail "Java program did not finish: $(grep -v '^\s*at ' "$GR_TMP/java.err" | tail -n 5)"
+stop_target
+gr_finish
