@@ -133,6 +133,7 @@ static void group_record(gr_broker_t *b, const char *gid) {
     gr_wbuf_init(&k);
     gr_wbuf_init(&val);
     int32_t ge, ae;
+    uint64_t th;
     bool consumer = gr_cg_type(b->cgroup->reg, gid) == GR_CG_TYPE_CONSUMER;
     bool exists = !consumer && gr_cg_describe(b->cgroup->reg, gid, &v) == 0;
     gr_cg_rec_group_key(&k, gid);
@@ -144,10 +145,10 @@ static void group_record(gr_broker_t *b, const char *gid) {
     gr_cg_rec_cgroup_key(&k, gid);
     if (consumer) {
         void *arg[2] = {b, (void *)gid};
-        gr_cgc_export(b->cgroup->reg, gid, &ge, &ae, NULL, NULL);
-        gr_cg_rec_cgroup_value(&val, ge, ae);
+        gr_cgc_export(b->cgroup->reg, gid, &ge, &ae, &th, NULL, NULL);
+        gr_cg_rec_cgroup_value(&val, ge, ae, th);
         put_record(b, &k, &val, true);
-        gr_cgc_export(b->cgroup->reg, gid, &ge, &ae, member_record, arg);
+        gr_cgc_export(b->cgroup->reg, gid, &ge, &ae, &th, member_record, arg);
     } else {
         put_record(b, &k, &val, false);
     }
@@ -318,7 +319,8 @@ static void load_one(void *arg, const uint8_t *key, size_t kl, const uint8_t *va
     else if (r.type == GR_CG_REC_OFFSET)
         gr_cg_offset_put(b->cgroup->reg, r.group_id, r.topic, r.partition, &r.offset);
     else if (r.type == GR_CG_REC_CGROUP)
-        gr_cgc_restore_group(b->cgroup->reg, r.group_id, r.generation, r.assignment_epoch, gr_clock_wall_ms());
+        gr_cgc_restore_group(b->cgroup->reg, r.group_id, r.generation, r.assignment_epoch, r.topics_hash,
+                             gr_clock_wall_ms());
     else if (r.type == GR_CG_REC_CMEMBER)
         gr_cgc_restore_member(b->cgroup->reg, r.group_id, &r.member, b->cgroup->cgc.session_timeout_ms,
                               gr_clock_wall_ms());

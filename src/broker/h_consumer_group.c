@@ -64,9 +64,9 @@ static void hb_request(gr_req_t *req, gr_cgc_hb_req_t *h) {
     if (h->n_owned >= 0) {
         gr_cgc_tparts_t *o = gr_arena_alloc(&req->arena, (size_t)h->n_owned * sizeof(*o) + 1);
         for (int32_t i = 0; i < h->n_owned; i++)
-            o[i] = (gr_cgc_tparts_t){r->TopicPartitions.v[i].TopicId, r->TopicPartitions.v[i].Partitions.v,
-                                     r->TopicPartitions.v[i].Partitions.n > 0 ? r->TopicPartitions.v[i].Partitions.n
-                                                                               : 0};
+            o[i] =
+                (gr_cgc_tparts_t){r->TopicPartitions.v[i].TopicId, r->TopicPartitions.v[i].Partitions.v,
+                                  r->TopicPartitions.v[i].Partitions.n > 0 ? r->TopicPartitions.v[i].Partitions.n : 0};
         h->owned = o;
     }
     h->client_id = gr_req_cstr(req, req->hdr.client_id);

@@ -122,8 +122,19 @@ static cg_group_t *group_for(gr_cg_registry_t *reg, const gr_cgc_hb_req_t *r, in
     }
     if (g && g->type != GR_CG_TYPE_CONSUMER) {
         bool empty_classic = g->n_members == 0 && g->n_pending == 0 && g->state == GR_CG_EMPTY;
-        if (!empty_classic || r->member_epoch != 0) {
+        if (r->member_epoch != 0) {
             fail(res, GR_ERR_GROUP_ID_NOT_FOUND, "Group %s is not a consumer group.", r->group_id);
+            return NULL;
+        }
+        if (!empty_classic) {
+            /* Kafka upgrades a non-empty classic group of the consumer protocol online;
+             * gregord does not (as Kafka with group.consumer.migration.policy=downgrade). */
+            bool consumer = g->protocol_type && !strcmp(g->protocol_type, "consumer");
+            fail(res, GR_ERR_GROUP_ID_NOT_FOUND,
+                 consumer ? "Cannot upgrade classic group %s to consumer group because online upgrade is disabled."
+                          : "Cannot upgrade classic group %s to consumer group because the group does not use the "
+                            "consumer embedded protocol.",
+                 r->group_id);
             return NULL;
         }
     }
@@ -171,8 +182,10 @@ static cgc_member_t *member_for(cg_group_t *g, const gr_cgc_hb_req_t *r, const g
     cgc_member_t *s = cgc_static_member(c, r->instance_id);
     if (s && s != m) {
         if (s->epoch != -2) {
-            fail(res, GR_ERR_UNRELEASED_INSTANCE_ID, "Static member %s with instance id %s is not released yet.",
-                 r->member_id, r->instance_id);
+            fail(res, GR_ERR_UNRELEASED_INSTANCE_ID,
+                 "Static member %s with instance id %s cannot join the group because the instance id is owned by %s "
+                 "member.",
+                 r->member_id, r->instance_id, s->member_id);
             return NULL;
         }
         /* The static member comes back under a new id with its partitions. */
@@ -231,6 +244,7 @@ static bool update_member(cgc_member_t *m, const gr_cgc_hb_req_t *r) {
             cgc_regex_free(m->re_code);
             m->regex = re ? cg_strdup(re) : NULL;
             m->re_code = re ? cgc_regex_compile(re, NULL, 0) : NULL;
+            m->re_pending = re != NULL;
             sub = true;
         }
     }
@@ -268,19 +282,27 @@ void gr_cgc_heartbeat(gr_cg_registry_t *reg, const gr_cgc_hb_req_t *r, const gr_
     memset(res, 0, sizeof(*res));
     if (validate(r, cfg, res)) return;
     if (r->member_epoch < 0) return leave(reg, r, now, res, out);
+    bool new_group = !cg_find(reg, r->group_id);
     cg_group_t *g = group_for(reg, r, now, res);
     if (!g) return;
     bool created;
     cgc_member_t *m = member_for(g, r, cfg, &created, res, out);
     if (!m) {
-        if (!g->cons->n_members && g->cons->group_epoch == 1) cg_remove_group(reg, g, NULL);
+        if (new_group) cg_remove_group(reg, g, NULL);
         return;
     }
     cgc_group_t *c = g->cons;
-    bool bump = update_member(m, r) || created;
+    for (int32_t i = 0; i < c->n_members; i++) c->members[i]->re_pending = false;
+    /* Kafka 4.4.0 bumps the group epoch once for the member's subscription and once more
+     * when the subscribed topics' metadata hash moved (a new group's first member: 2). */
+    if (update_member(m, r) || created) {
+        c->group_epoch++;
+        res->changed = true;
+    }
     m->session_deadline = now + cfg->session_timeout_ms;
-    if (!bump && c->assignment_epoch > 0 && cgc_sub_hash(c, topics) != c->sub_hash) bump = true;
-    if (bump) {
+    uint64_t h = cgc_sub_hash(c, topics);
+    if (h != c->sub_hash) {
+        c->sub_hash = h;
         c->group_epoch++;
         res->changed = true;
     }
@@ -289,9 +311,9 @@ void gr_cgc_heartbeat(gr_cg_registry_t *reg, const gr_cgc_hb_req_t *r, const gr_
     res->changed |= before != c->assignment_epoch;
     cgc_set_t owned = {0};
     owned_set(r, &owned);
-    bool moved = cgc_reconcile(c, m, r->owned ? &owned : NULL, now);
+    bool moved;
+    res->changed |= cgc_reconcile(c, m, r->owned ? &owned : NULL, now, &moved);
     cgc_set_free(&owned);
-    res->changed |= moved;
     cgc_update_state(g, now);
     if (res->changed) cg_mark_changed(out, g->id);
     answer(res, m->member_id, m->epoch, cfg->heartbeat_interval_ms);

@@ -31,15 +31,17 @@ typedef struct cgc_member {
     int32_t epoch, prev_epoch, rebalance_ms, state;
     cgc_set_t assigned, revoking, target;
     int64_t session_deadline, rebalance_deadline; /* CG_NO_DEADLINE: none */
-    void *re_code; /* compiled regex (pcre2_code), NULL when none */
+    void *re_code;                                /* compiled regex (pcre2_code), NULL when none */
+    bool re_pending; /* set by this heartbeat: resolved from the next one on (Kafka resolves
+                        regexes in the background, after the heartbeat that brought them) */
 } cgc_member_t;
 
 typedef struct cgc_group {
     int32_t group_epoch, assignment_epoch;
     cgc_member_t **members; /* join order */
     int32_t n_members, cap_members;
-    uint64_t sub_hash; /* subscription metadata the target was computed on */
-    char *assignor;    /* the assignor of the last target assignment (NULL: none yet) */
+    uint64_t sub_hash;      /* subscription metadata the target was computed on */
+    char *assignor;         /* the assignor of the last target assignment (NULL: none yet) */
     int64_t last_assign_ms; /* when the target was last computed */
 } cgc_group_t;
 
@@ -68,8 +70,7 @@ typedef struct cgc_topic {
  *  targets. subs[i][t] tells whether member i subscribes to topics[t]. */
 void cgc_assign_uniform(cgc_member_t **members, int32_t n, const cgc_topic_t *topics, int32_t n_topics,
                         const bool *subs);
-void cgc_assign_range(cgc_member_t **members, int32_t n, const cgc_topic_t *topics, int32_t n_topics,
-                      const bool *subs);
+void cgc_assign_range(cgc_member_t **members, int32_t n, const cgc_topic_t *topics, int32_t n_topics, const bool *subs);
 
 /* cgc_reconcile.c */
 cgc_group_t *cgc_of(const cg_group_t *g);
@@ -83,10 +84,12 @@ cg_group_t *cgc_create(gr_cg_registry_t *reg, const char *group_id, int64_t now)
  *  subscribed topics changed, which bumps the group epoch first). */
 void cgc_maybe_assign(cgc_group_t *c, const gr_cgc_cfg_t *cfg, const gr_cgc_topics_t *topics, int64_t now);
 /** Move one member towards the target (CurrentAssignmentBuilder). owned NULL: not given. */
-bool cgc_reconcile(cgc_group_t *c, cgc_member_t *m, const cgc_set_t *owned, int64_t now);
+bool cgc_reconcile(cgc_group_t *c, cgc_member_t *m, const cgc_set_t *owned, int64_t now, bool *moved);
 void cgc_update_state(cg_group_t *g, int64_t now);
 /** Subscription metadata hash over every member's resolved topics. */
 uint64_t cgc_sub_hash(const cgc_group_t *c, const gr_cgc_topics_t *topics);
+/** The hash of no topics (a new group's). */
+uint64_t cgc_empty_hash(void);
 /** Does the member subscribe to topic name (names or regex)? */
 bool cgc_subscribes(const cgc_member_t *m, const char *name);
 

@@ -68,16 +68,15 @@ cg_group_t *cgc_create(gr_cg_registry_t *reg, const char *group_id, int64_t now)
     g->protocol_type = g->protocol_name = g->leader = NULL;
     g->cons = calloc(1, sizeof(*g->cons));
     if (!g->cons) abort();
-    /* Kafka 4.4.0: the first member of a new group is answered at epoch 2. */
-    g->cons->group_epoch = 1;
     g->cons->last_assign_ms = INT64_MIN / 2;
+    g->cons->sub_hash = cgc_empty_hash();
     return g;
 }
 
 bool cgc_subscribes(const cgc_member_t *m, const char *name) {
     for (int32_t i = 0; i < m->n_topics; i++)
         if (!strcmp(m->topics[i], name)) return true;
-    return m->re_code && cgc_regex_match(m->re_code, name);
+    return m->re_code && !m->re_pending && cgc_regex_match(m->re_code, name);
 }
 
 /* ------------------------------------------------------------------ subscribed topics */
@@ -101,11 +100,13 @@ static void gather_add(gather_t *ga, const char *name) {
 
 static void gather_regex(void *arg, const char *name) {
     gather_t *ga = arg;
-    for (int32_t i = 0; i < ga->c->n_members; i++)
-        if (ga->c->members[i]->re_code && cgc_regex_match(ga->c->members[i]->re_code, name)) {
+    for (int32_t i = 0; i < ga->c->n_members; i++) {
+        const cgc_member_t *m = ga->c->members[i];
+        if (m->re_code && !m->re_pending && cgc_regex_match(m->re_code, name)) {
             gather_add(ga, name);
             return;
         }
+    }
 }
 
 static int by_name(const void *a, const void *b) {
@@ -120,7 +121,7 @@ static void gather(const cgc_group_t *c, const gr_cgc_topics_t *view, gather_t *
     bool any_regex = false;
     for (int32_t i = 0; i < c->n_members; i++) {
         for (int32_t k = 0; k < c->members[i]->n_topics; k++) gather_add(ga, c->members[i]->topics[k]);
-        any_regex |= c->members[i]->re_code != NULL;
+        any_regex |= c->members[i]->re_code != NULL && !c->members[i]->re_pending;
     }
     if (any_regex && view->each) view->each(view->ctx, gather_regex, ga);
     if (ga->n > 1) qsort(ga->v, (size_t)ga->n, sizeof(*ga->v), by_name);
@@ -140,6 +141,8 @@ static uint64_t hash_topics(const gather_t *ga) {
     }
     return h;
 }
+
+uint64_t cgc_empty_hash(void) { return 1469598103934665603ULL; }
 
 uint64_t cgc_sub_hash(const cgc_group_t *c, const gr_cgc_topics_t *topics) {
     gather_t ga;
@@ -180,7 +183,6 @@ void cgc_maybe_assign(cgc_group_t *c, const gr_cgc_cfg_t *cfg, const gr_cgc_topi
     free(subs);
     free(c->assignor);
     c->assignor = cg_strdup(name);
-    c->sub_hash = hash_topics(&ga);
     gather_free(&ga);
     c->assignment_epoch = c->group_epoch;
     c->last_assign_ms = now;
@@ -204,8 +206,10 @@ static bool owned_has_any(const cgc_set_t *owned, const cgc_set_t *s) {
     return false;
 }
 
-/* Returns true if the member's assigned partitions or epoch changed. */
-bool cgc_reconcile(cgc_group_t *c, cgc_member_t *m, const cgc_set_t *owned, int64_t now) {
+/* Returns true if the member's assigned partitions, epoch or state changed; *moved (may be
+ * NULL) tells whether its assigned partitions did (Kafka then sends the assignment). */
+bool cgc_reconcile(cgc_group_t *c, cgc_member_t *m, const cgc_set_t *owned, int64_t now, bool *moved) {
+    if (moved) *moved = false;
     if (m->epoch < 0) return false; /* a static member that left temporarily */
     if (m->state == CGC_UNREVOKED) {
         /* The member must say it no longer owns what it revokes. */
@@ -221,6 +225,7 @@ bool cgc_reconcile(cgc_group_t *c, cgc_member_t *m, const cgc_set_t *owned, int6
     cgc_set_minus(&add, &m->target, &m->assigned);
     bool changed = true;
     if (revoke.n) {
+        if (moved) *moved = true;
         cgc_set_copy(&m->assigned, &keep);
         cgc_set_copy(&m->revoking, &revoke);
         m->state = CGC_UNREVOKED;
@@ -233,7 +238,9 @@ bool cgc_reconcile(cgc_group_t *c, cgc_member_t *m, const cgc_set_t *owned, int6
             else
                 cgc_set_add(&keep, &add.v[i].id, add.v[i].p);
         }
-        changed = !cgc_set_equal(&keep, &m->assigned) || m->epoch != c->assignment_epoch;
+        if (moved) *moved = !cgc_set_equal(&keep, &m->assigned);
+        changed =
+            !cgc_set_equal(&keep, &m->assigned) || m->epoch != c->assignment_epoch || m->state != CGC_STABLE || missing;
         cgc_set_copy(&m->assigned, &keep);
         if (m->epoch != c->assignment_epoch) {
             m->prev_epoch = m->epoch;
@@ -256,7 +263,8 @@ void cgc_update_state(cg_group_t *g, int64_t now) {
         s = GR_CG_ASSIGNING;
     else
         for (int32_t i = 0; i < c->n_members; i++)
-            if (c->members[i]->state != CGC_STABLE || c->members[i]->epoch != c->assignment_epoch) s = GR_CG_RECONCILING;
+            if (c->members[i]->state != CGC_STABLE || c->members[i]->epoch != c->assignment_epoch)
+                s = GR_CG_RECONCILING;
     if (s != g->state) cg_transition(g, s, now);
     g->generation = c->group_epoch;
 }

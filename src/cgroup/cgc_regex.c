@@ -40,13 +40,14 @@ static bool re2_subset(const char *re, char *why, size_t n) {
         }
         if (*p == '(' && p[1] == '?') {
             const char *q = p + 2;
+            /* RE2/J reads "(?<" as a named group: lookbehind is a bad name to it. */
+            if (*q == '<' && (q[1] == '=' || q[1] == '!')) return say(why, n, "invalid named capture");
             if (*q == '=' || *q == '!' || *q == '>' || *q == '|' || *q == '(' || *q == 'R' || *q == '&' ||
-                (*q >= '0' && *q <= '9') || *q == '+' || (*q == '<' && (q[1] == '=' || q[1] == '!')) ||
-                (*q == 'P' && (q[1] == '=' || q[1] == '>')))
+                (*q >= '0' && *q <= '9') || *q == '+' || (*q == 'P' && (q[1] == '=' || q[1] == '>')))
                 return say(why, n, "invalid or unsupported Perl syntax");
         }
         if ((*p == '*' || *p == '+' || *p == '?' || *p == '}') && p[1] == '+' && p != re)
-            return say(why, n, "bad repetition operator");
+            return say(why, n, "invalid nested repetition operator");
     }
     return true;
 }

@@ -28,8 +28,9 @@ int16_t gr_cgc_describe(const gr_cg_registry_t *reg, const char *group_id, const
         return GR_ERR_GROUP_ID_NOT_FOUND;
     }
     const cgc_group_t *c = g->cons;
-    *v = (gr_cgc_group_view_t){g->id, g->state, c->group_epoch, c->assignment_epoch,
-                               c->assignor ? c->assignor : default_assignor, NULL, c->n_members};
+    *v = (gr_cgc_group_view_t){
+        g->id, g->state,    c->group_epoch, c->assignment_epoch, c->assignor ? c->assignor : default_assignor,
+        NULL,  c->n_members};
     v->members = calloc((size_t)c->n_members + 1, sizeof(*v->members));
     if (!v->members) abort();
     for (int32_t i = 0; i < c->n_members; i++) {
@@ -79,9 +80,32 @@ bool gr_cgc_downgrade_if_empty(gr_cg_registry_t *reg, const char *group_id, gr_c
     return true;
 }
 
-/* ConsumerGroup.validateOffsetCommit: an admin commit (epoch < 0) into an empty group;
- * otherwise a member at its current epoch (STALE_MEMBER_EPOCH from v9, else
- * ILLEGAL_GENERATION). */
+void gr_cgc_classic_leave(gr_cg_registry_t *reg, const char *group_id, gr_cg_leave_member_t *ms, int32_t n, int64_t now,
+                          gr_cg_out_t *out) {
+    cg_group_t *g = cg_find(reg, group_id);
+    for (int32_t i = 0; i < n; i++) {
+        cgc_member_t *m = NULL;
+        ms[i].error = GR_ERR_UNKNOWN_MEMBER_ID;
+        if (!g || g->type != GR_CG_TYPE_CONSUMER) continue;
+        if (ms[i].instance_id) {
+            m = cgc_static_member(g->cons, ms[i].instance_id);
+            if (m && ms[i].member_id[0] && strcmp(m->member_id, ms[i].member_id)) {
+                ms[i].error = GR_ERR_FENCED_INSTANCE_ID;
+                continue;
+            }
+        } else {
+            m = cgc_member(g->cons, ms[i].member_id);
+        }
+        if (!m) continue;
+        ms[i].error = 0;
+        cgc_fence(g, m, now, out);
+    }
+}
+
+/* ConsumerGroup.validateOffsetCommit as Kafka 4.4.0 answers it: an admin commit (epoch < 0)
+ * into an empty group; otherwise a member of the group (UNKNOWN_MEMBER_ID) committing with
+ * v9+ (UNSUPPORTED_VERSION) at an epoch not after its own (STALE_MEMBER_EPOCH); an older
+ * epoch is accepted (a member committing what it consumed before its last epoch bump). */
 int16_t gr_cgc_commit_check(const gr_cg_registry_t *reg, const char *group_id, const char *member_id,
                             int32_t member_epoch, int16_t version) {
     const cg_group_t *g = cg_find(reg, group_id);
@@ -89,7 +113,8 @@ int16_t gr_cgc_commit_check(const gr_cg_registry_t *reg, const char *group_id, c
     if (member_epoch < 0 && g->cons->n_members == 0) return 0;
     const cgc_member_t *m = cgc_member(g->cons, member_id ? member_id : "");
     if (!m) return GR_ERR_UNKNOWN_MEMBER_ID;
-    if (member_epoch != m->epoch) return version >= 9 ? GR_ERR_STALE_MEMBER_EPOCH : GR_ERR_ILLEGAL_GENERATION;
+    if (version < 9) return GR_ERR_UNSUPPORTED_VERSION;
+    if (member_epoch > m->epoch) return GR_ERR_STALE_MEMBER_EPOCH;
     return 0;
 }
 
@@ -108,18 +133,30 @@ int16_t gr_cgc_fetch_check(const gr_cg_registry_t *reg, const char *group_id, co
 /* ------------------------------------------------------------------ export / restore */
 
 bool gr_cgc_export(const gr_cg_registry_t *reg, const char *group_id, int32_t *group_epoch, int32_t *assignment_epoch,
-                   gr_cgc_member_fn *fn, void *arg) {
+                   uint64_t *topics_hash, gr_cgc_member_fn *fn, void *arg) {
     const cg_group_t *g = cg_find(reg, group_id);
     if (!g || g->type != GR_CG_TYPE_CONSUMER) return false;
     *group_epoch = g->cons->group_epoch;
     *assignment_epoch = g->cons->assignment_epoch;
+    *topics_hash = g->cons->sub_hash;
     for (int32_t i = 0; fn && i < g->cons->n_members; i++) {
         const cgc_member_t *m = g->cons->members[i];
-        gr_cgc_member_rec_t r = {m->member_id,    m->instance_id, m->rack_id,    m->client_id,
-                                 m->client_host,  m->regex,       m->server_assignor,
-                                 (const char *const *)m->topics,  m->n_topics,   m->epoch,
-                                 m->prev_epoch,   m->rebalance_ms, m->state,     {0},
-                                 {0},             {0}};
+        gr_cgc_member_rec_t r = {m->member_id,
+                                 m->instance_id,
+                                 m->rack_id,
+                                 m->client_id,
+                                 m->client_host,
+                                 m->regex,
+                                 m->server_assignor,
+                                 (const char *const *)m->topics,
+                                 m->n_topics,
+                                 m->epoch,
+                                 m->prev_epoch,
+                                 m->rebalance_ms,
+                                 m->state,
+                                 {0},
+                                 {0},
+                                 {0}};
         cgc_set_to_assignment(&m->assigned, &r.assigned);
         cgc_set_to_assignment(&m->revoking, &r.revoking);
         cgc_set_to_assignment(&m->target, &r.target);
@@ -132,11 +169,12 @@ bool gr_cgc_export(const gr_cg_registry_t *reg, const char *group_id, int32_t *g
 }
 
 void gr_cgc_restore_group(gr_cg_registry_t *reg, const char *group_id, int32_t group_epoch, int32_t assignment_epoch,
-                          int64_t now) {
+                          uint64_t topics_hash, int64_t now) {
     cg_group_t *g = cg_find(reg, group_id);
     if (!g || g->type != GR_CG_TYPE_CONSUMER) g = cgc_create(reg, group_id, now);
     g->cons->group_epoch = group_epoch;
     g->cons->assignment_epoch = assignment_epoch;
+    g->cons->sub_hash = topics_hash;
     cgc_update_state(g, now);
 }
 

@@ -23,10 +23,10 @@
 
 /** Effective settings of one heartbeat (broker configs, later group configs). */
 typedef struct gr_cgc_cfg {
-    int32_t session_timeout_ms;    /* group.consumer.session.timeout.ms (45000) */
-    int32_t heartbeat_interval_ms; /* group.consumer.heartbeat.interval.ms (5000) */
-    int32_t max_size;              /* group.consumer.max.size (INT32_MAX) */
-    int32_t assignment_interval_ms; /* group.consumer.assignment.interval.ms (1000) */
+    int32_t session_timeout_ms;                  /* group.consumer.session.timeout.ms (45000) */
+    int32_t heartbeat_interval_ms;               /* group.consumer.heartbeat.interval.ms (5000) */
+    int32_t max_size;                            /* group.consumer.max.size (INT32_MAX) */
+    int32_t assignment_interval_ms;              /* group.consumer.assignment.interval.ms (1000) */
     const char *assignors[GR_CGC_MAX_ASSIGNORS]; /* group.consumer.assignors, first = default */
     int32_t n_assignors;
 } gr_cgc_cfg_t;
@@ -54,8 +54,8 @@ typedef struct gr_cgc_hb_req {
     int32_t rebalance_timeout_ms;      /* -1: unchanged */
     const char *const *topics;         /* NULL (n_topics -1): unchanged */
     int32_t n_topics;
-    const char *regex;           /* NULL: unchanged */
-    const char *server_assignor; /* NULL: unchanged */
+    const char *regex;            /* NULL: unchanged */
+    const char *server_assignor;  /* NULL: unchanged */
     const gr_cgc_tparts_t *owned; /* NULL (n_owned -1): not given */
     int32_t n_owned;
     const char *client_id, *client_host;
@@ -125,6 +125,11 @@ gr_cg_type_t gr_cg_type(const gr_cg_registry_t *reg, const char *group_id);
  *  id (downgrade); true if it was removed (out->removed names it). */
 bool gr_cgc_downgrade_if_empty(gr_cg_registry_t *reg, const char *group_id, gr_cg_out_t *out);
 
+/** A classic LeaveGroup naming members of a consumer-protocol group: each named member
+ *  (by instance id, else member id) is fenced; per-member errors into members[i].error. */
+void gr_cgc_classic_leave(gr_cg_registry_t *reg, const char *group_id, gr_cg_leave_member_t *members, int32_t n,
+                          int64_t now, gr_cg_out_t *out);
+
 /** OffsetCommit / OffsetFetch checks of a consumer-protocol group (ConsumerGroup
  *  validateOffsetCommit / validateOffsetFetch). */
 int16_t gr_cgc_commit_check(const gr_cg_registry_t *reg, const char *group_id, const char *member_id,
@@ -145,12 +150,12 @@ typedef struct gr_cgc_member_rec {
 } gr_cgc_member_rec_t;
 
 void gr_cgc_restore_group(gr_cg_registry_t *reg, const char *group_id, int32_t group_epoch, int32_t assignment_epoch,
-                          int64_t now);
+                          uint64_t topics_hash, int64_t now);
 void gr_cgc_restore_member(gr_cg_registry_t *reg, const char *group_id, const gr_cgc_member_rec_t *m,
                            int32_t session_timeout_ms, int64_t now);
 /** Visit the group's members as records (persisting). */
 typedef void gr_cgc_member_fn(void *arg, const gr_cgc_member_rec_t *m);
 bool gr_cgc_export(const gr_cg_registry_t *reg, const char *group_id, int32_t *group_epoch, int32_t *assignment_epoch,
-                   gr_cgc_member_fn *fn, void *arg);
+                   uint64_t *topics_hash, gr_cgc_member_fn *fn, void *arg);
 
 #endif

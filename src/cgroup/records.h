@@ -6,7 +6,8 @@
  *   offset key: u8 3 | group id \0 | topic \0 | i32 partition
  *          value: u8 0 | i64 offset | i32 leader epoch | i64 commit ms | i64 expire ms | metadata
  *   consumer-protocol group (KIP-848; cgroup/consumer.h):
- *   cgroup  key: u8 4 | group id                             value: u8 0 | i32 group epoch | i32 assignment epoch
+ *   cgroup  key: u8 4 | group id
+ *           value: u8 0 | i32 group epoch | i32 assignment epoch | u64 subscribed topics hash
  *   cmember key: u8 5 | group id \0 | member id
  *           value: u8 0 | i32 epoch | i32 previous epoch | i32 rebalance timeout | i8 state
  *                  | 7 strings (instance, rack, client id, client host, regex, assignor; i16 length, -1 null)
@@ -33,7 +34,7 @@ void gr_cg_rec_offset_key(gr_wbuf_t *k, const char *group_id, const char *topic,
 void gr_cg_rec_offset_value(gr_wbuf_t *v, const gr_cg_offset_t *o);
 
 void gr_cg_rec_cgroup_key(gr_wbuf_t *k, const char *group_id);
-void gr_cg_rec_cgroup_value(gr_wbuf_t *v, int32_t group_epoch, int32_t assignment_epoch);
+void gr_cg_rec_cgroup_value(gr_wbuf_t *v, int32_t group_epoch, int32_t assignment_epoch, uint64_t topics_hash);
 void gr_cg_rec_cmember_key(gr_wbuf_t *k, const char *group_id, const char *member_id);
 void gr_cg_rec_cmember_value(gr_wbuf_t *v, const gr_cgc_member_rec_t *m);
 
@@ -47,6 +48,7 @@ typedef struct gr_cg_rec {
     int32_t partition;   /* offset */
     gr_cg_offset_t offset;
     int32_t assignment_epoch;   /* cgroup (generation holds the group epoch) */
+    uint64_t topics_hash;       /* cgroup */
     gr_cgc_member_rec_t member; /* cmember: arrays and strings in the arena */
 } gr_cg_rec_t;
 

@@ -8,10 +8,11 @@ void gr_cg_rec_cgroup_key(gr_wbuf_t *k, const char *group_id) {
     gr_wbuf_put(k, group_id, strlen(group_id));
 }
 
-void gr_cg_rec_cgroup_value(gr_wbuf_t *v, int32_t group_epoch, int32_t assignment_epoch) {
+void gr_cg_rec_cgroup_value(gr_wbuf_t *v, int32_t group_epoch, int32_t assignment_epoch, uint64_t topics_hash) {
     gr_wbuf_i8(v, 0);
     gr_wbuf_i32(v, group_epoch);
     gr_wbuf_i32(v, assignment_epoch);
+    gr_wbuf_i64(v, (int64_t)topics_hash);
 }
 
 void gr_cg_rec_cmember_key(gr_wbuf_t *k, const char *group_id, const char *member_id) {
@@ -104,11 +105,13 @@ gr_err_t gr_cg_rec_decode_consumer(const uint8_t *key, size_t kl, const uint8_t 
     rd_t r = {val + 1, val + vl, a, false};
     if (vl < 1 || val[0] != 0) return *why = "consumer group value: version 0 expected", GR_ERR__MALFORMED;
     if (key[0] == GR_CG_REC_CGROUP) {
-        if (memchr(key + 1, 0, kl - 1) || vl != 9) return *why = "cgroup record: bad key or length", GR_ERR__MALFORMED;
+        if (memchr(key + 1, 0, kl - 1) || vl != 17) return *why = "cgroup record: bad key or length", GR_ERR__MALFORMED;
         out->type = GR_CG_REC_CGROUP;
         out->group_id = gr_arena_strndup(a, (const char *)key + 1, kl - 1);
         out->generation = rd_i32(&r);
         out->assignment_epoch = rd_i32(&r);
+        uint64_t hi = (uint32_t)rd_i32(&r), lo = (uint32_t)rd_i32(&r);
+        out->topics_hash = hi << 32 | lo;
         return GR_ERR_NONE;
     }
     const uint8_t *z = memchr(key + 1, 0, kl - 1);
