@@ -77,8 +77,8 @@ static void remember(int g, int m, const gr_cgc_hb_res_t *r) {
     g_n_owned[g][m] = 0;
     for (int32_t t = 0; t < r->assignment.n_topics; t++)
         for (int32_t i = 0; i < r->assignment.topics[t].n && g_n_owned[g][m] < 16; i++)
-            g_owned[g][m][g_n_owned[g][m]++] = (r->assignment.topics[t].topic_id.b[15] << 8) |
-                                               r->assignment.topics[t].partitions[i];
+            g_owned[g][m][g_n_owned[g][m]++] =
+                (r->assignment.topics[t].topic_id.b[15] << 8) | r->assignment.topics[t].partitions[i];
 }
 
 /* The owned partitions of a member as request topic-partitions (by topic). */
@@ -125,8 +125,14 @@ static void heartbeat(gr_cg_registry_t *reg, in_t *in, int64_t now, gr_cg_out_t 
         if (mask & (1u << t)) topics[nt++] = TOPICS[t];
     gr_cgc_tparts_t tp[3];
     int32_t parts[3][16];
-    gr_cgc_hb_req_t r = {.group_id = GROUPS[g], .member_id = MEMBERS[m], .rebalance_timeout_ms = -1,
-                         .n_topics = -1, .n_owned = -1, .client_id = "c", .client_host = "/h", .version = 1};
+    gr_cgc_hb_req_t r = {.group_id = GROUPS[g],
+                         .member_id = MEMBERS[m],
+                         .rebalance_timeout_ms = -1,
+                         .n_topics = -1,
+                         .n_owned = -1,
+                         .client_id = "c",
+                         .client_host = "/h",
+                         .version = 1};
     if (kind == 0) { /* join */
         r.member_epoch = 0;
         r.rebalance_timeout_ms = 30000;

@@ -53,9 +53,23 @@ void cgc_assign_uniform(cgc_member_t **members, int32_t n, const cgc_topic_t *to
                 count[o]++;
             }
         }
-    /* Pass 2: the rest to the least loaded subscriber; its previous owner wins a tie. */
-    for (int32_t k = 0; k < n_topics; k++)
-        for (int32_t p = 0; p < topics[k].n_partitions; p++) {
+    /* Pass 2: the rest to the least loaded subscriber (its previous owner wins a tie),
+     * the topics with the fewest subscribers first so that the others can even out. */
+    int32_t *order = calloc((size_t)n_topics + 1, sizeof(int32_t)),
+            *nsubs = calloc((size_t)n_topics + 1, sizeof(int32_t));
+    if (!order || !nsubs) abort();
+    for (int32_t k = 0; k < n_topics; k++) {
+        order[k] = k;
+        for (int32_t i = 0; i < n; i++) nsubs[k] += subs[i * n_topics + k];
+    }
+    for (int32_t a = 1; a < n_topics; a++) /* stable insertion sort by subscriber count */
+        for (int32_t b = a; b > 0 && nsubs[order[b - 1]] > nsubs[order[b]]; b--) {
+            int32_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    for (int32_t ki = 0; ki < n_topics; ki++)
+        for (int32_t p = 0, k = order[ki]; p < topics[k].n_partitions; p++) {
             bool taken = false;
             for (int32_t i = 0; i < n && !taken; i++) taken = cgc_set_has(&t[i], &topics[k].id, p);
             if (taken) continue;
@@ -68,6 +82,8 @@ void cgc_assign_uniform(cgc_member_t **members, int32_t n, const cgc_topic_t *to
             cgc_set_add(&t[best], &topics[k].id, p);
             count[best]++;
         }
+    free(order);
+    free(nsubs);
     free(count);
     free(share);
     install(members, n, t);

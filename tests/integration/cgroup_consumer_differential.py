@@ -32,7 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kdiff  # noqa: E402
-from kwire import create_topic  # noqa: E402
+from kwire import TAGS, boolean, carr, create_topic, cstr, i32  # noqa: E402
 import cgc_wire as w  # noqa: E402
 import cgroup_differential as cd  # noqa: E402
 import share_coord_wire as scw  # noqa: E402
@@ -63,6 +63,22 @@ def desc(c, g):
                                         target=sum(len(v) for v in m["target"].values()))
                       for m in d["members"]}
     return out
+
+
+def fetch_member(c, g, member, epoch, topic="c8-t"):
+    """OffsetFetch v9 of partition 0 as a member: the group's error code and the offset."""
+    grp = cstr(g) + cstr(member) + i32(epoch) + carr([cstr(topic) + carr([0], i32) + TAGS]) + TAGS
+    r = c.call(9, 9, carr([grp]) + boolean(False) + TAGS)
+    r.i32()
+
+    def grp_(r):
+        r.cstr()
+        ts = r.carr(lambda r: (r.cstr(), r.carr(lambda r: (r.i32(), r.i64(), r.i32(), r.cstr(), r.i16(),
+                                                           r.tags())[1]), r.tags())[1])
+        err = r.i16()
+        r.tags()
+        return dict(err=err, offsets=ts)
+    return r.carr(grp_)[0]
 
 
 def s_misuse(ctx):
@@ -139,6 +155,11 @@ def s_reconcile(ctx):
     o["commit_unknown_member"] = cd.commit(c, g, e, M[5], topic="c8-t")
     o["commit_admin_non_empty"] = cd.commit(c, g, -1, "", topic="c8-t")
     o["fetch_admin"] = cd.fetch(c, g, topic="c8-t")
+    o["fetch_member"] = fetch_member(c, g, M[0], e)
+    o["fetch_member_older"] = fetch_member(c, g, M[0], e - 1)
+    o["fetch_member_newer"] = fetch_member(c, g, M[0], e + 1)
+    o["fetch_unknown_member"] = fetch_member(c, g, M[6], e)
+    o["fetch_no_member_epoch"] = fetch_member(c, g, None, e)
     o["leave1"] = brief(w.heartbeat(c, g, M[0], -1))
     o["leave2"] = brief(w.heartbeat(c, g, M[1], -1))
     o["describe_empty"] = desc(c, g)
@@ -250,6 +271,9 @@ ALLOW = [
      "Kafka resolves a new regex in the background and bumps the epoch without a heartbeat (Assigning); "
      "gregord resolves it at the member's next heartbeat, which this group never sends"),
     ("*/describe_*/*/members/*/host", "ignore", "the client address form may differ"),
+    ("reconcile/fetch_no_member_epoch/err", "ignore",
+     "OffsetFetch v9 with a null member id and an epoch >= 0: Kafka 4.4.0 fails with UNKNOWN_SERVER_ERROR "
+     "(-1, a null member id reaching the member lookup); gregord answers UNKNOWN_MEMBER_ID"),
 ]
 
 
