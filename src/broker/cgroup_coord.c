@@ -64,6 +64,11 @@ static void load_consumer_config(const gr_broker_t *b, struct gr_cgroup_ctx *cc)
 void gr_cgroup_consumer_cfg(gr_broker_t *b, const char *group_id, gr_cgc_cfg_t *out) {
     (void)group_id; /* consumer.* group configs: not yet (docs/consumer-groups.md) */
     *out = b->cgroup->cgc;
+    /* Dynamic (AlterConfigs on the broker or the cluster default), as in Kafka. */
+    gr_cfg_layers_t l;
+    gr_meta_config_layers(b->meta, NULL, &l);
+    out->assignment_interval_ms =
+        (int32_t)gr_cfg_effective_i64(GR_CFG_SCOPE_BROKER, "group.consumer.assignment.interval.ms", &l, 1000);
 }
 
 static bool topic_by_name(void *ctx, const char *name, gr_uuid_t *id, int32_t *n) {

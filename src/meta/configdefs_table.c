@@ -243,7 +243,7 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .importance = GR_CFG_MEDIUM, .doc = "Members per consumer-protocol group; one more gets GROUP_MAX_SIZE_REACHED."},
     {BROKER("group.consumer.assignors", LIST), .dflt = "uniform,range", .importance = GR_CFG_MEDIUM,
      .doc = "Server-side assignors (uniform, range or Kafka's class names); the first is the default."},
-    {BROKER("group.consumer.assignment.interval.ms", INT), .dflt = "1000", .min = 0, .flags = F_MIN,
+    {BROKER("group.consumer.assignment.interval.ms", INT), .dflt = "1000", .min = 0, .flags = F_MIN | F_DYN,
      .importance = GR_CFG_MEDIUM, .doc = "Least time between two target assignments of a consumer group."},
     {BROKER("group.consumer.min.assignment.interval.ms", INT), .dflt = "0", .min = 0, .flags = F_MIN,
      .importance = GR_CFG_MEDIUM, .doc = "Lowest consumer.assignment.interval.ms a group may set."},

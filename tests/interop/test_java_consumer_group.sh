@@ -4,6 +4,8 @@
 # through the server-side uniform assignor, one leaves and the other takes all 4 over, every
 # record is consumed, a new member resumes at the committed offsets; a broker-side regex
 # subscription (SubscriptionPattern); group.remote.assignor=range seen by describeConsumerGroups.
+# Then a group with a member still revoking survives kill -9 (tests/integration/cgroup_consumer_restart.py):
+# epochs, members and partitions come back and reconciliation carries on.
 # gregord runs with a 1 s heartbeat interval (Kafka's floor is 5 s) so reconciliation is quick.
 #   bash tests/interop/test_java_consumer_group.sh [--ref | --bootstrap H:P] [--keep]
 set -euo pipefail
@@ -23,5 +25,14 @@ echo "$out"
 GR_PASSED=$((GR_PASSED + $(grep -c '^ok ' <<<"$out" || true)))
 GR_FAILED=$((GR_FAILED + $(grep -c '^FAIL ' <<<"$out" || true)))
 grep -q '^done' <<<"$out" || fail "Java program did not finish: $(grep -v '^\s*at ' "$GR_TMP/java.err" | tail -n 5)"
+
+RS="$GR_SOURCE_DIR/tests/integration/cgroup_consumer_restart.py"
+out="$(gr_timeout 60 python3 "$RS" setup "$BOOTSTRAP" "$GR_TMP/kr.json" 2>&1)" || fail "restart setup: $out"
+kill9_target
+restart_target
+out+=$'\n'"$(gr_timeout 60 python3 "$RS" check "$BOOTSTRAP" "$GR_TMP/kr.json" 2>&1)" || true
+echo "$out"
+GR_PASSED=$((GR_PASSED + $(grep -c '^ok ' <<<"$out" || true)))
+GR_FAILED=$((GR_FAILED + $(grep -c '^FAIL ' <<<"$out" || true)))
 stop_target
 gr_finish

@@ -64,8 +64,12 @@ static int16_t beat(gr_cg_registry_t *reg, hb_t h, int64_t now) {
                          .n_topics = h.topics ? h.n_topics : -1,
                          .regex = h.regex,
                          .server_assignor = h.assignor,
-                         .owned = h.epoch == 0 ? &tp : h.owned ? &tp : NULL,
-                         .n_owned = h.epoch == 0 ? 0 : h.owned ? 1 : -1,
+                         .owned = h.epoch == 0 ? &tp
+                                  : h.owned    ? &tp
+                                               : NULL,
+                         .n_owned = h.epoch == 0 ? 0
+                                    : h.owned    ? 1
+                                                 : -1,
                          .client_id = "cli",
                          .client_host = "/127.0.0.1",
                          .version = 1};
@@ -149,7 +153,8 @@ static void test_join_split_and_revoke(void) {
     /* Epoch checks: greater fenced, the previous one with owned partitions a subset accepted. */
     ASSERT_EQ(beat(reg, (hb_t){.member = "m1", .epoch = 4}, 2000), GR_ERR_FENCED_MEMBER_EPOCH);
     ASSERT_EQ(beat(reg, (hb_t){.member = "m1", .epoch = 2, .owned = k, .n_owned = 1}, 2000), 0);
-    ASSERT_EQ(beat(reg, (hb_t){.member = "m1", .epoch = 2, .owned = all, .n_owned = 4}, 2000), GR_ERR_FENCED_MEMBER_EPOCH);
+    ASSERT_EQ(beat(reg, (hb_t){.member = "m1", .epoch = 2, .owned = all, .n_owned = 4}, 2000),
+              GR_ERR_FENCED_MEMBER_EPOCH);
     ASSERT_EQ(beat(reg, (hb_t){.member = "m9", .epoch = 3}, 2000), GR_ERR_UNKNOWN_MEMBER_ID);
     /* Leaving: -1, then unknown. */
     ASSERT_EQ(beat(reg, (hb_t){.member = "m2", .epoch = -1}, 2100), 0);
@@ -166,7 +171,8 @@ static void test_request_checks(void) {
     ASSERT_EQ(beat(reg, (hb_t){.member = "m", .epoch = 0}, 0), GR_ERR_INVALID_REQUEST);
     ASSERT_EQ(beat(reg, (hb_t){.member = "m", .epoch = -3}, 0), GR_ERR_INVALID_REQUEST);
     ASSERT_EQ(beat(reg, (hb_t){.member = "m", .epoch = -2}, 0), GR_ERR_INVALID_REQUEST);
-    ASSERT_EQ(beat(reg, (hb_t){.member = "m", .epoch = 0, .topics = TA, .n_topics = 1, .assignor = "sticky"}, 0), GR_ERR_UNSUPPORTED_ASSIGNOR);
+    ASSERT_EQ(beat(reg, (hb_t){.member = "m", .epoch = 0, .topics = TA, .n_topics = 1, .assignor = "sticky"}, 0),
+              GR_ERR_UNSUPPORTED_ASSIGNOR);
     ASSERT_STREQ(R.errmsg, "ServerAssignor sticky is not supported. Supported assignors: uniform, range.");
     ASSERT_EQ(beat(reg, (hb_t){.member = "m", .epoch = 0, .regex = "(a"}, 0), GR_ERR_INVALID_REGULAR_EXPRESSION);
     ASSERT_STREQ(R.errmsg, "SubscribedTopicRegex `(a` is not a valid regular expression: missing closing ).");
@@ -174,8 +180,12 @@ static void test_request_checks(void) {
     ASSERT_STREQ(R.errmsg, "Consumer group g not found.");
     ASSERT(!gr_cg_type(reg, "g")); /* refused requests create nothing */
     /* group.consumer.max.size (3 here). */
-    for (int i = 0; i < 3; i++) ASSERT_EQ(beat(reg, (hb_t){.member = (const char *[]){"a", "b", "c"}[i], .epoch = 0, .topics = TA, .n_topics = 1}, 0), 0);
-    ASSERT_EQ(beat(reg, (hb_t){.member = "d", .epoch = 0, .topics = TA, .n_topics = 1}, 0), GR_ERR_GROUP_MAX_SIZE_REACHED);
+    for (int i = 0; i < 3; i++)
+        ASSERT_EQ(
+            beat(reg, (hb_t){.member = (const char *[]){"a", "b", "c"}[i], .epoch = 0, .topics = TA, .n_topics = 1}, 0),
+            0);
+    ASSERT_EQ(beat(reg, (hb_t){.member = "d", .epoch = 0, .topics = TA, .n_topics = 1}, 0),
+              GR_ERR_GROUP_MAX_SIZE_REACHED);
     gr_cgc_hb_res_free(&R);
     gr_cg_registry_free(reg);
 }
@@ -206,7 +216,8 @@ static void test_regex(void) {
 static void test_range_and_uniform_balance(void) {
     gr_cg_registry_t *reg = reg_new();
     ASSERT_EQ(beat(reg, (hb_t){.member = "m1", .epoch = 0, .topics = TA_TB, .n_topics = 2, .assignor = "range"}, 0), 0);
-    ASSERT_EQ(beat(reg, (hb_t){.member = "m2", .epoch = 0, .topics = TA_TB, .n_topics = 2, .assignor = "range"}, 2000), 0);
+    ASSERT_EQ(beat(reg, (hb_t){.member = "m2", .epoch = 0, .topics = TA_TB, .n_topics = 2, .assignor = "range"}, 2000),
+              0);
     gr_cgc_group_view_t v;
     describe(reg, &v);
     ASSERT_STREQ(v.assignor, "range");
@@ -237,7 +248,8 @@ static void test_range_and_uniform_balance(void) {
 static void test_static_and_timeouts(void) {
     gr_cg_registry_t *reg = reg_new();
     ASSERT_EQ(beat(reg, (hb_t){.member = "s1", .epoch = 0, .topics = TA, .n_topics = 1, .instance = "i"}, 0), 0);
-    ASSERT_EQ(beat(reg, (hb_t){.member = "s2", .epoch = 0, .topics = TA, .n_topics = 1, .instance = "i"}, 0), GR_ERR_UNRELEASED_INSTANCE_ID);
+    ASSERT_EQ(beat(reg, (hb_t){.member = "s2", .epoch = 0, .topics = TA, .n_topics = 1, .instance = "i"}, 0),
+              GR_ERR_UNRELEASED_INSTANCE_ID);
     ASSERT_EQ(beat(reg, (hb_t){.member = "s2", .epoch = -2, .instance = "i"}, 0), GR_ERR_FENCED_INSTANCE_ID);
     ASSERT_EQ(beat(reg, (hb_t){.member = "s1", .epoch = -2, .instance = "i"}, 0), 0);
     ASSERT_EQ(R.member_epoch, -2);
