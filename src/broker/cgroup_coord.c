@@ -284,7 +284,8 @@ void gr_cgroup_run_out(gr_broker_t *b, gr_cg_out_t *out) {
 void gr_cgroup_respond_after_persist(gr_broker_t *b, gr_req_t *req, void *resp, gr_share_wait_fix_fn *fix,
                                      gr_cg_out_t *out) {
     gr_share_wait_t *w = gr_share_wait_new(req, resp, fix);
-    if (out_records(b, out)) {
+    bool wrote = out_records(b, out);
+    if (wrote) {
         gr_share_wait_add(w);
         gr_err_t err = gr_cstore_commit(b->cgroup->store, gr_share_wait_cb, w);
         if (err) {
@@ -293,7 +294,9 @@ void gr_cgroup_respond_after_persist(gr_broker_t *b, gr_req_t *req, void *resp, 
         }
     }
     gr_cg_out_free(out);
-    rearm(b);
+    /* A heartbeat that changed nothing only moved its member's session later: the armed
+     * timer may fire early (the tick then re-arms), so no scan of every member per heartbeat. */
+    if (wrote) rearm(b);
     gr_share_wait_arm(w);
 }
 

@@ -35,4 +35,5 @@ echo "$out"
 GR_PASSED=$((GR_PASSED + $(grep -c '^ok ' <<<"$out" || true)))
 GR_FAILED=$((GR_FAILED + $(grep -c '^FAIL ' <<<"$out" || true)))
 stop_target
+check_no_sanitizer_report
 gr_finish
