@@ -61,6 +61,34 @@ static void load_consumer_config(const gr_broker_t *b, struct gr_cgroup_ctx *cc)
     if (!c->n_assignors) c->assignors[c->n_assignors++] = "uniform";
 }
 
+/* Kafka's GroupCoordinatorConfig checks of the group.consumer.* values, at start-up. */
+static gr_err_t check_consumer_config(const gr_broker_t *b, char *errstr, size_t sz) {
+    static const char *const what[2] = {"heartbeat.interval.ms", "session.timeout.ms"};
+    int64_t v[2][3];
+    char n[3][96];
+    for (int i = 0; i < 2; i++) {
+        snprintf(n[0], sizeof(n[0]), "group.consumer.min.%s", what[i]);
+        snprintf(n[1], sizeof(n[1]), "group.consumer.%s", what[i]);
+        snprintf(n[2], sizeof(n[2]), "group.consumer.max.%s", what[i]);
+        for (int k = 0; k < 3; k++) v[i][k] = cfg_i64(b, n[k]);
+        const char *bad = v[i][2] < v[i][0] ? "max" : v[i][1] < v[i][0] ? "lo" : v[i][1] > v[i][2] ? "hi" : NULL;
+        if (!bad) continue;
+        if (!strcmp(bad, "max"))
+            snprintf(errstr, sz, "%s must be greater than or equal to %s", n[2], n[0]);
+        else if (!strcmp(bad, "lo"))
+            snprintf(errstr, sz, "%s must be greater than or equal to %s", n[1], n[0]);
+        else
+            snprintf(errstr, sz, "%s must be less than or equal to %s", n[1], n[2]);
+        return GR_ERR_INVALID_CONFIG;
+    }
+    if (v[0][1] >= v[1][1]) {
+        snprintf(errstr, sz,
+                 "group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms");
+        return GR_ERR_INVALID_CONFIG;
+    }
+    return GR_ERR_NONE;
+}
+
 void gr_cgroup_consumer_cfg(gr_broker_t *b, const char *group_id, gr_cgc_cfg_t *out) {
     (void)group_id; /* consumer.* group configs: not yet (docs/consumer-groups.md) */
     *out = b->cgroup->cgc;
@@ -338,6 +366,8 @@ static void load_one(void *arg, const uint8_t *key, size_t kl, const uint8_t *va
 }
 
 gr_err_t gr_cgroup_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
+    gr_err_t cerr = check_consumer_config(b, errstr, errstr_size);
+    if (cerr) return cerr;
     b->cgroup = calloc(1, sizeof(*b->cgroup));
     if (!b->cgroup) abort();
     gr_cg_config_t c;

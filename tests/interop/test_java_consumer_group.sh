@@ -15,7 +15,7 @@ gr_require java
 JDIR="$GR_SOURCE_DIR/tests/interop/java"
 [[ -f "$JDIR/target/java-interop-1.jar" && -d "$JDIR/target/lib" ]] \
   || die "Java interop programs not built in $JDIR/target (run scripts/install-deps.sh)"
-unzip -l "$JDIR/target/java-interop-1.jar" | grep -q JavaConsumerGroup.class \
+[[ "$(unzip -Z1 "$JDIR/target/java-interop-1.jar")" == *JavaConsumerGroup.class* ]] \
   || die "java-interop-1.jar predates JavaConsumerGroup (rebuild it: scripts/install-deps.sh)"
 start_target --override auto.create.topics.enable=false --override group.consumer.heartbeat.interval.ms=1000 \
   --override group.consumer.min.heartbeat.interval.ms=500
@@ -36,4 +36,17 @@ GR_PASSED=$((GR_PASSED + $(grep -c '^ok ' <<<"$out" || true)))
 GR_FAILED=$((GR_FAILED + $(grep -c '^FAIL ' <<<"$out" || true)))
 stop_target
 check_no_sanitizer_report
+
+# Kafka's start-up checks of the group.consumer.* bounds (GroupCoordinatorConfig).
+if [[ "$GR_TARGET" == gregord ]]; then
+  for kv in "group.consumer.heartbeat.interval.ms=50000|group.consumer.heartbeat.interval.ms must be less than or equal to group.consumer.max.heartbeat.interval.ms" \
+    "group.consumer.session.timeout.ms=1000|group.consumer.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms" \
+    "group.consumer.max.heartbeat.interval.ms=60000 --override group.consumer.heartbeat.interval.ms=50000|group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms"; do
+    # shellcheck disable=SC2086
+    msg="$(gr_timeout 20 "$(gregord_bin)" --override "listeners=PLAINTEXT://127.0.0.1:0" \
+      --override "log.dirs=$GR_TMP/bad-config" --override ${kv%%|*} 2>&1 | tail -n 1)" && rc=0 || rc=$?
+    [[ $rc -ne 0 && "$msg" == *"${kv#*|}" ]] && ok "refused at start-up: ${kv%%|*}" \
+      || fail "start-up with ${kv%%|*}: rc $rc, $msg"
+  done
+fi
 gr_finish
