@@ -124,6 +124,8 @@ void cg_remove_member_and_update(gr_cg_registry_t *reg, cg_group_t *g, cg_member
 void cgc_group_free(struct cgc_group *c);
 /* Does a member of this consumer-protocol group subscribe to topic? */
 bool cgc_subscribed(const cg_group_t *g, const char *topic);
+/* Members of a group of either type. */
+int32_t cgc_n_members(const cg_group_t *g);
 
 /* cg_offsets.c */
 void cg_offsets_free(cg_group_t *g);

@@ -258,7 +258,7 @@ int32_t gr_cg_count(const gr_cg_registry_t *reg) { return reg->n_order; }
 
 void gr_cg_stats_at(const gr_cg_registry_t *reg, int32_t i, gr_cg_group_stats_t *st) {
     const cg_group_t *g = reg->order[i];
-    *st = (gr_cg_group_stats_t){g->id, g->state, g->generation, g->n_members, g->rebalances, (int32_t)g->offsets.n};
+    *st = (gr_cg_group_stats_t){g->id, g->state, g->generation, cgc_n_members(g), g->rebalances, (int32_t)g->offsets.n};
 }
 
 int32_t gr_cg_list(const gr_cg_registry_t *reg, const char ***ids, gr_cg_state_t **states) {

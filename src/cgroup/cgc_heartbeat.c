@@ -308,7 +308,10 @@ void gr_cgc_heartbeat(gr_cg_registry_t *reg, const gr_cgc_hb_req_t *r, const gr_
     }
     int32_t before = c->assignment_epoch;
     cgc_maybe_assign(c, cfg, topics, now);
-    res->changed |= before != c->assignment_epoch;
+    if (before != c->assignment_epoch) {
+        res->changed = true;
+        g->rebalances++; /* /metrics: a new target assignment (Kafka's consumer-group rebalance count) */
+    }
     cgc_set_t owned = {0};
     owned_set(r, &owned);
     bool moved;

@@ -13,6 +13,8 @@ gr_cg_type_t gr_cg_type(const gr_cg_registry_t *reg, const char *group_id) {
     return g ? g->type : (gr_cg_type_t)0;
 }
 
+int32_t cgc_n_members(const cg_group_t *g) { return g->cons ? g->cons->n_members : g->n_members; }
+
 bool cgc_subscribed(const cg_group_t *g, const char *topic) {
     for (int32_t i = 0; g->cons && i < g->cons->n_members; i++)
         if (cgc_subscribes(g->cons->members[i], topic)) return true;

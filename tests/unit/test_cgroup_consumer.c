@@ -150,6 +150,13 @@ static void test_join_split_and_revoke(void) {
     describe(reg, &v);
     ASSERT_EQ(v.state, GR_CG_STABLE);
     gr_cgc_view_free(&v);
+    /* What /metrics reports: the members, the group epoch, two target assignments. */
+    gr_cg_group_stats_t st;
+    gr_cg_stats_at(reg, 0, &st);
+    ASSERT_EQ(st.n_members, 2);
+    ASSERT_EQ(st.generation, 3);
+    ASSERT_EQ(st.rebalances, 2);
+    ASSERT_EQ(st.state, GR_CG_STABLE);
     /* Epoch checks: greater fenced, the previous one with owned partitions a subset accepted. */
     ASSERT_EQ(beat(reg, (hb_t){.member = "m1", .epoch = 4}, 2000), GR_ERR_FENCED_MEMBER_EPOCH);
     ASSERT_EQ(beat(reg, (hb_t){.member = "m1", .epoch = 2, .owned = k, .n_owned = 1}, 2000), 0);
