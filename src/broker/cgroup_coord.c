@@ -228,6 +228,9 @@ gr_err_t gr_cgroup_delete_group(gr_broker_t *b, const char *gid, gr_flusher_cb *
     gr_wbuf_init(&k);
     gr_cg_rec_group_key(&k, gid);
     gr_cstore_add(b->cgroup->store, k.mem, k.len, NULL, 0);
+    gr_wbuf_reset(&k);
+    gr_cg_rec_cgroup_key(&k, gid); /* a consumer-protocol group's record too */
+    gr_cstore_add(b->cgroup->store, k.mem, k.len, NULL, 0);
     gr_wbuf_free(&k);
     gr_cg_out_free(&out);
     GR_INFO("cgroup", "deleted consumer group %s", gid);

@@ -14,6 +14,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kwire import Conn, create_topic  # noqa: E402
 import cgc_wire as w  # noqa: E402
+import share_coord_wire as scw  # noqa: E402
 
 G, T = "kr-group", "kr-topic"
 M1, M2 = "kr-member-1-0000000000000000000", "kr-member-2-0000000000000000000"
@@ -37,6 +38,10 @@ def setup(c, path):
     time.sleep(1.2)
     r2 = w.heartbeat(c, G, M2, 0, rebalance=60000, topics=[T], owned=[])
     r1 = w.heartbeat(c, G, M1, r1["epoch"])  # now revoking two partitions
+    # A group that is deleted must stay deleted.
+    r = w.heartbeat(c, "kr-deleted", M1, 0, rebalance=60000, topics=[T], owned=[])
+    w.heartbeat(c, "kr-deleted", M1, -1)
+    print("ok   - setup: kr-deleted joined (%d) and deleted (%s)" % (r["err"], scw.delete_groups(c, ["kr-deleted"])))
     s = state(c)
     s["m1_epoch"], s["m2_epoch"] = r1["epoch"], r2["epoch"]
     s["tid"] = list(r1["assignment"])[0]
@@ -54,6 +59,10 @@ def check(c, path):
         bad += not ok
         print("%s - after kill -9 and restart: %s %s" % ("ok  " if ok else "FAIL", k,
                                                         json.dumps(got[k]) if ok else "%r, was %r" % (got[k], want[k])))
+    d = w.describe(c, ["kr-deleted"])[0]
+    ok = d["err"] == 69
+    bad += not ok
+    print("%s - the deleted group stays deleted: %s" % ("ok  " if ok else "FAIL", d["msg"]))
     r = w.heartbeat(c, G, M1, want["m1_epoch"], owned=[(bytes.fromhex(want["tid"]), want["m1_kept"])])
     ok = r["err"] == 0 and r["epoch"] == want["epoch"]
     bad += not ok
