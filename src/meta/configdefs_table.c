@@ -179,6 +179,10 @@ const gr_cfgdef_t gr__cfgdefs[] = {
     /* gregor's own (Kafka configures logging with log4j): internal, so DescribeConfigs stays Kafka's. */
     {BROKER("log.level", STRING), .dflt = "info", .valid = v_log_level, .importance = GR_CFG_LOW, .flags = F_INTERNAL,
      .doc = "Lowest level logged: error, warn, info or debug. The GREGOR_LOG environment variable wins."},
+    {BROKER("log.client.errors.max.per.10s", INT), .dflt = "30", .min = 0, .flags = F_MIN | F_INTERNAL,
+     .importance = GR_CFG_LOW,
+     .doc = "Lines of each kind a remote client can cause (failed authentication or TLS handshake, malformed or "
+            "trickled request) logged per 10 s; the next line says how many were suppressed. 0: no limit."},
     /* gregord's admin HTTP endpoint (src/server/admin.c); parsed and checked in src/server/config.c. */
     {BROKER("admin.listener", STRING), .dflt = "", .importance = GR_CFG_MEDIUM, .flags = F_INTERNAL,
      .doc = "HOST:PORT of the admin HTTP endpoint (GET /metrics, /health); empty turns it off. No authentication."},

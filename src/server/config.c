@@ -290,6 +290,7 @@ static void fill_typed(gr_server_config_t *cfg) {
     gr_log_level_t lvl = GR_LOG_INFO;
     gr_log_level_parse(get_str(cfg, "log.level", buf, sizeof(buf)), &lvl); /* validated by check_keys */
     cfg->log_level = (int)lvl;
+    cfg->log_client_errors_per_window = (int)get_i64(cfg, "log.client.errors.max.per.10s");
     cfg->num_partitions = (int32_t)get_i64(cfg, "num.partitions");
     cfg->default_replication_factor = (int32_t)get_i64(cfg, "default.replication.factor");
     cfg->auto_create_topics_enable = get_bool(cfg, "auto.create.topics.enable");
