@@ -11,7 +11,7 @@
 #   make bench      build and run the benchmarks (bench/run.sh, then bench/clients.sh unless BENCH_SKIP_CLIENTS=1,
 #                   bench/capacity.sh unless BENCH_SKIP_CAPACITY=1, bench/metrics_cost.sh unless
 #                   BENCH_SKIP_METRICS_COST=1, bench/share_dlq.sh unless BENCH_SKIP_DLQ=1, bench/tls.sh unless
-#                   BENCH_SKIP_TLS=1, the soak bench/soak.sh if BENCH_SOAK=1: SOAK_S, default 600 s),
+#                   BENCH_SKIP_TLS=1, bench/cgroup.sh unless BENCH_SKIP_CGROUP=1, the soak bench/soak.sh if BENCH_SOAK=1: SOAK_S, default 600 s),
 #                   then bench/plots.sh: PNG/SVG plots in build/bench-plots/ (matplotlib in its own venv)
 #   make format     clang-format the C sources in place
 #   make format-check  fail when a C source is not clang-formatted (CI)
@@ -19,7 +19,8 @@
 #                   gregord, PREFIX/etc/gregor/server.properties (kept if present), the systemd unit
 #   make clean      remove build directories
 #
-# Variables: BUILD_TYPE (RelWithDebInfo), JOBS (nproc), FUZZ_SECONDS (10), CTEST_ARGS, PREFIX, DESTDIR.
+# Variables: BUILD_TYPE (RelWithDebInfo), JOBS (nproc), FUZZ_SECONDS (10), CTEST_ARGS, CTEST_SLOTS (4: ctest -j,
+# slots of tests/schedule.txt: JVM tests take 2), PREFIX, DESTDIR.
 
 SHELL        := /bin/bash
 BUILD_TYPE   ?= RelWithDebInfo
@@ -27,6 +28,7 @@ JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 10
 PREFIX       ?= /usr/local
 CTEST_ARGS   ?=
+CTEST_SLOTS  ?= 4
 CMAKE        ?= cmake
 CTEST        ?= ctest
 
@@ -53,10 +55,10 @@ run: deps build
 test: test-deps
 	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DGR_WERROR=ON
 	$(CMAKE) --build build -j $(JOBS)
-	cd build && $(CTEST) --output-on-failure -j2 $(CTEST_ARGS)
+	cd build && $(CTEST) --output-on-failure -j$(CTEST_SLOTS) $(CTEST_ARGS)
 
 unit integration interop ref: build
-	cd build && $(CTEST) --output-on-failure -j2 -L '^$@$$' $(CTEST_ARGS)
+	cd build && $(CTEST) --output-on-failure -j$(CTEST_SLOTS) -L '^$@$$' $(CTEST_ARGS)
 
 test-ref: test-deps
 	@pass=0; failed=0; \
@@ -73,7 +75,7 @@ asan: test-deps
 	$(CMAKE) --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  $(CTEST) --output-on-failure -j2 -LE '^ref$$' $(CTEST_ARGS)
+	  $(CTEST) --output-on-failure -j$(CTEST_SLOTS) -LE '^ref$$' $(CTEST_ARGS)
 
 fuzz:
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
@@ -89,6 +91,7 @@ bench: build
 	@if [ "$${BENCH_SKIP_METRICS_COST:-0}" != 1 ]; then bash bench/metrics_cost.sh; fi
 	@if [ "$${BENCH_SKIP_DLQ:-0}" != 1 ]; then bash bench/share_dlq.sh; fi
 	@if [ "$${BENCH_SKIP_TLS:-0}" != 1 ]; then bash bench/tls.sh; fi
+	@if [ "$${BENCH_SKIP_CGROUP:-0}" != 1 ]; then bash bench/cgroup.sh; fi
 	@if [ "$${BENCH_SOAK:-0}" = 1 ]; then bash bench/soak.sh; fi
 	@bash bench/plots.sh
 

@@ -1,5 +1,5 @@
 /* libFuzzer target: consumer-group store records as read back from disk
- * (cgroup/records.h). The input is split at its first byte into key and value; a
+ * (cgroup/records.h: classic groups, offsets, consumer-protocol groups and members). The input is split at its first byte into key and value; a
  * record that decodes must encode back to the same bytes. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +23,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (r.type == GR_CG_REC_OFFSET) {
             gr_cg_rec_offset_key(&k, r.group_id, r.topic, r.partition);
             gr_cg_rec_offset_value(&v, &r.offset);
+        } else if (r.type == GR_CG_REC_CGROUP) {
+            gr_cg_rec_cgroup_key(&k, r.group_id);
+            gr_cg_rec_cgroup_value(&v, r.generation, r.assignment_epoch, r.topics_hash);
+        } else if (r.type == GR_CG_REC_CMEMBER) {
+            gr_cg_rec_cmember_key(&k, r.group_id, r.member.member_id);
+            gr_cg_rec_cmember_value(&v, &r.member);
         } else {
             gr_cg_rec_group_key(&k, r.group_id);
             gr_cg_rec_group_value(&v, r.protocol_type, r.generation);

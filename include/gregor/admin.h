@@ -125,6 +125,53 @@ gr_err_t gr_admin_alter_share_group_offsets(gr_admin_t *a, const char *group, co
 /** Delete the share-group state of n topics for a group. Columns: topic, error, error_message. */
 gr_err_t gr_admin_delete_share_group_offsets(gr_admin_t *a, const char *group, const char *const *topics, size_t n,
                                              int timeout_ms, gr_admin_result_t **res);
+/* ---- consumer groups (classic and KIP-848) ---- */
+
+/** List the consumer groups of every broker, as Kafka's Admin.listGroups with
+ *  ListGroupsOptions.forConsumerGroups(): groups whose protocol type is "consumer" or ""
+ *  (a simple group that only commits offsets). types: comma-separated group types sent as
+ *  the ListGroups v5 filter ("classic", "consumer"), NULL for "classic,consumer"; "" for no
+ *  type filter. states: comma-separated states sent as the v4+ filter (case-insensitive,
+ *  e.g. "Stable,Empty"), NULL for all; both filters are also applied locally for brokers
+ *  too old to filter. Columns: group, type, state, protocol_type (in the brokers' order). */
+gr_err_t gr_admin_list_consumer_groups(gr_admin_t *a, const char *types, const char *states, int timeout_ms,
+                                       gr_admin_result_t **res);
+/** Describe n consumer groups: ConsumerGroupDescribe (KIP-848 groups), falling back to
+ *  DescribeGroups for classic groups and brokers without it, as the Java Admin does. One
+ *  row per member, or one row for a group without members (member columns NULL) or that
+ *  failed. A group that does not exist is state "Dead" without members (as Kafka answers);
+ *  a classic group of another protocol type (e.g. "connect") is an INVALID_GROUP_ID row
+ *  ("GroupId g is not a consumer group (connect)."). Columns:
+ *    group, type ("classic" | "consumer"), state, protocol_type, assignor (the classic
+ *    group's protocol or the consumer group's server assignor), group_epoch and
+ *    assignment_epoch (-1/NULL for classic groups), coordinator_id, coordinator
+ *    ("host:port"), member_id, instance_id, client_id, client_host, member_epoch (NULL
+ *    for classic members), member_type (-1 unknown, 0 classic, 1 consumer protocol),
+ *    partitions (number of assigned partitions), assignment and target_assignment
+ *    ("topic:0,1;other:3", topics sorted, partitions ascending; "" if none; the target
+ *    is NULL for classic groups), error, error_message. */
+gr_err_t gr_admin_describe_consumer_groups(gr_admin_t *a, const char *const *groups, size_t n, int timeout_ms,
+                                           gr_admin_result_t **res);
+/** Committed offsets of a consumer group (OffsetFetch): the n_topics topics (each with
+ *  all its partitions), or every committed offset when n_topics is 0. One row per
+ *  partition, in the broker's order; a partition without a committed offset has offset
+ *  -1. Columns: group, topic, partition, offset, leader_epoch (-1 if none), metadata,
+ *  error, error_message (a group-level error gives one row without topic). */
+gr_err_t gr_admin_list_consumer_group_offsets(gr_admin_t *a, const char *group, const char *const *topics,
+                                              size_t n_topics, int timeout_ms, gr_admin_result_t **res);
+/** Commit offsets for a group as an admin (OffsetCommit with generation -1 and no
+ *  member, as Kafka's alterConsumerGroupOffsets: the group must be empty). n entries of
+ *  topics[i], partitions[i], offsets[i]. Columns: topic, partition, error, error_message. */
+gr_err_t gr_admin_alter_consumer_group_offsets(gr_admin_t *a, const char *group, const char *const *topics,
+                                               const int32_t *partitions, const int64_t *offsets, size_t n,
+                                               int timeout_ms, gr_admin_result_t **res);
+/** Delete the committed offsets of n partitions of a group (OffsetDelete). Columns:
+ *  topic, partition, error, error_message; a group-level error (e.g. NON_EMPTY_GROUP,
+ *  GROUP_ID_NOT_FOUND) is returned, with every row carrying it. */
+gr_err_t gr_admin_delete_consumer_group_offsets(gr_admin_t *a, const char *group, const char *const *topics,
+                                                const int32_t *partitions, size_t n, int timeout_ms,
+                                                gr_admin_result_t **res);
+
 /** Delete n groups (any type). Columns: group, error, error_message. */
 gr_err_t gr_admin_delete_groups(gr_admin_t *a, const char *const *groups, size_t n, int timeout_ms,
                                 gr_admin_result_t **res);

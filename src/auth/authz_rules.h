@@ -77,6 +77,10 @@ typedef enum gr_az {
     GR_AZ_OFFSET_FETCH_TOPIC,           /* DESCRIBE TOPIC: named topics denied, all-offsets leaves them out */
     GR_AZ_OFFSET_DELETE,                /* DELETE GROUP */
     GR_AZ_OFFSET_DELETE_TOPIC,          /* READ TOPIC */
+    GR_AZ_CONSUMER_HEARTBEAT,           /* READ GROUP */
+    GR_AZ_CONSUMER_HEARTBEAT_TOPIC,     /* DESCRIBE TOPIC on every subscribed topic name */
+    GR_AZ_CONSUMER_DESCRIBE,            /* DESCRIBE GROUP */
+    GR_AZ_CONSUMER_DESCRIBE_TOPIC,      /* DESCRIBE TOPIC on every assigned topic */
     GR_AZ_DESCRIBE_CLIENT_QUOTAS,       /* DESCRIBE_CONFIGS CLUSTER */
     GR_AZ_ALTER_CLIENT_QUOTAS,          /* ALTER_CONFIGS CLUSTER (Kafka's controller) */
     GR_AZ_N

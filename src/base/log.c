@@ -91,3 +91,33 @@ void gr_log(gr_log_level_t lvl, const char *subsys, const char *fmt, ...) {
     ssize_t w = write(STDERR_FILENO, line, len);
     (void)w;
 }
+
+static int g_limit_burst = GR_LOG_LIMIT_BURST;
+
+void gr_log_set_limit_burst(int burst) { g_limit_burst = burst < 0 ? 0 : burst; }
+
+bool gr_log_limit_allow(gr_log_limit_t *l, int64_t now_ms, uint64_t *suppressed) {
+    if (g_limit_burst == 0) {
+        *suppressed = l->suppressed;
+        l->suppressed = 0;
+        return true;
+    }
+    if (l->in_window == 0 || now_ms - l->window_start_ms >= GR_LOG_LIMIT_WINDOW_MS || now_ms < l->window_start_ms) {
+        l->window_start_ms = now_ms;
+        l->in_window = 0;
+    }
+    if (l->in_window >= (uint32_t)g_limit_burst) {
+        l->suppressed++;
+        return false;
+    }
+    l->in_window++;
+    *suppressed = l->suppressed;
+    l->suppressed = 0;
+    return true;
+}
+
+int64_t gr_log_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

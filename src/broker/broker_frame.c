@@ -17,10 +17,11 @@
 static void reject_frame(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t *frame, const char *why,
                          const gr_req_header_t *h, size_t at) {
     if (h)
-        GR_WARN("broker", "closing connection from %s: %s (api key %d, version %d, correlation id %d, byte %zu)",
-                gr_conn_peer(conn), why, h->api_key, h->api_version, h->correlation_id, at);
+        GR_LOG_LIMITED(GR_LOG_WARN, "broker",
+                       "closing connection from %s: %s (api key %d, version %d, correlation id %d, byte %zu)",
+                       gr_conn_peer(conn), why, h->api_key, h->api_version, h->correlation_id, at);
     else
-        GR_WARN("broker", "closing connection from %s: %s (byte %zu)", gr_conn_peer(conn), why, at);
+        GR_LOG_LIMITED(GR_LOG_WARN, "broker", "closing connection from %s: %s (byte %zu)", gr_conn_peer(conn), why, at);
     free(frame);
     gr_conn_close(conn);
     gr_conn_skip(conn, seq);

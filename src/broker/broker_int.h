@@ -96,6 +96,8 @@ void gr_broker_sasl_close(gr_broker_t *b);
 bool gr_broker_sasl_raw(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t *frame, size_t len);
 bool gr_broker_sasl_gate(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t *frame, int16_t api_key);
 void gr_broker_sasl_on_close(gr_broker_t *b, gr_conn_t *conn);
+/** The SASL authentications of a listener that succeeded / failed; false if it is not a SASL listener. */
+bool gr_broker_sasl_counts(const gr_broker_t *b, const char *listener, uint64_t *ok, uint64_t *failed);
 /** A new connection: on a SASL listener its frames are bounded by sasl.server.max.receive.size
  *  until it is authenticated. (A gr_conn_accept_cb.) */
 void gr_broker_sasl_on_accept(void *ctx, gr_conn_t *conn);

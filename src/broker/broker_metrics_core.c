@@ -101,6 +101,29 @@ static void collect_connections(gr_broker_t *b, gr_prom_t *p) {
     }
 }
 
+/* Per listener: SASL outcomes on SASL listeners, TLS handshakes on SSL ones; a failed TLS
+ * handshake on SASL_SSL is a failed authentication too (Kafka: failed-authentication-total). */
+static void collect_auth(gr_broker_t *b, gr_prom_t *p) {
+    gr_prom_family(p, "gregor_authentications_total", GR_PROM_COUNTER,
+                   "Client authentications per listener: SASL exchanges on SASL listeners, TLS handshakes on SSL "
+                   "listeners (Kafka: successful-authentication-total, failed-authentication-total)");
+    for (size_t i = 0; i < b->n_lst && i < b->cfg->n_listeners; i++) {
+        const gr_listener_config_t *lc = &b->cfg->listeners[i];
+        if (!b->lst[i].l || lc->sec_proto == GR_SEC_PLAINTEXT) continue;
+        gr_listener_stats_t st;
+        gr_listener_stats(b->lst[i].l, &st);
+        uint64_t ok = st.tls_ok, failed = st.tls_failed, sasl_ok, sasl_failed;
+        if (gr_broker_sasl_counts(b, lc->name, &sasl_ok, &sasl_failed)) ok = sasl_ok, failed += sasl_failed;
+        for (int r = 0; r < 2; r++) {
+            gr_prom_labels_t l;
+            gr_prom_labels_init(&l);
+            gr_prom_label(&l, "listener", lc->name);
+            gr_prom_label(&l, "result", r ? "failure" : "success");
+            gr_prom_u64(p, "gregor_authentications_total", &l, r ? failed : ok);
+        }
+    }
+}
+
 static void collect_fsync(gr_broker_t *b, gr_prom_t *p) {
     gr_hist_t h;
     gr_hist_load(&b->cm.log_fsync, &h);
@@ -118,6 +141,7 @@ void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *
     collect_requests(&b->cm, p);
     collect_errors(&b->cm, p);
     collect_connections(b, p);
+    collect_auth(b, p);
     collect_fsync(b, p);
     gr_cm_collect_topics(b, p, dropped);
 }

@@ -12,6 +12,7 @@
 
 #include "broker/broker_int.h"
 #include "cgroup/cgroup.h"
+#include "cgroup/consumer.h"
 #include "share/cgroup_store.h"
 
 struct gr_cgroup_ctx {
@@ -20,14 +21,27 @@ struct gr_cgroup_ctx {
     gr_timer_t timer;
     int32_t metadata_max_bytes;
     uint64_t offset_commits; /* offsets committed (durable), for /metrics */
+    gr_cgc_cfg_t cgc;        /* group.consumer.* (the assignor names point into cgc_names) */
+    char cgc_names[256];
 };
 
 gr_err_t gr_cgroup_open(gr_broker_t *b, char *errstr, size_t errstr_size);
 /** After the flusher is gone (every store callback has run). */
 void gr_cgroup_close(gr_broker_t *b);
 
+/** The consumer-protocol settings of a group (broker configs). */
+void gr_cgroup_consumer_cfg(gr_broker_t *b, const char *group_id, gr_cgc_cfg_t *out);
+/** The broker's topics for the consumer-protocol coordinator. */
+gr_cgc_topics_t gr_cgroup_topics(gr_broker_t *b);
+
 /** Send the answers in out, persist what it says changed, re-arm the timer, free out. */
 void gr_cgroup_run_out(gr_broker_t *b, gr_cg_out_t *out);
+
+/** Persist what out says changed and answer req with resp once that is durable (fix
+ *  adjusts resp if the write failed); frees out. */
+typedef void gr_share_wait_fix_fn_t(gr_req_t *req, void *resp, gr_err_t err);
+void gr_cgroup_respond_after_persist(gr_broker_t *b, gr_req_t *req, void *resp, gr_share_wait_fix_fn_t *fix,
+                                     gr_cg_out_t *out);
 
 /** Answer a parked JoinGroup / SyncGroup (h_cgroup.c). */
 void gr_cgroup_answer_join(gr_req_t *req, const gr_cg_answer_t *a);

@@ -19,7 +19,7 @@
 #include "broker/broker_metrics.h"
 #include "broker/cgroup_coord.h"
 
-#define N_STATES 5 /* gr_cg_state_t: Empty .. Dead */
+#define N_STATES GR_CG_N_STATES /* gr_cg_state_t: Empty .. Reconciling */
 
 typedef struct off_row {
     const char *group, *topic;

@@ -36,6 +36,8 @@ static const gr_handler_t g_handlers[] = {
     {GR_API_DescribeGroups, 0, 6, gr_h_describe_groups, false},
     {GR_API_ListGroups, 0, 5, gr_h_list_groups, false},
     {GR_API_DeleteGroups, 0, 3, gr_h_delete_groups, false},
+    {GR_API_ConsumerGroupHeartbeat, 0, 1, gr_h_consumer_group_heartbeat, false},
+    {GR_API_ConsumerGroupDescribe, 0, 1, gr_h_consumer_group_describe, false},
     {GR_API_ShareGroupHeartbeat, 1, 1, gr_h_share_group_heartbeat, false},
     {GR_API_ShareGroupDescribe, 1, 1, gr_h_share_group_describe, false},
     {GR_API_DescribeShareGroupOffsets, 0, 1, gr_h_describe_share_group_offsets, false},

@@ -20,6 +20,10 @@
 
 static bool is_share_group(gr_req_t *req, const char *gid) { return gr_share_group_exists(req->b->share.groups, gid); }
 
+static bool is_consumer_group(gr_req_t *req, const char *gid) {
+    return gr_cg_type(req->b->cgroup->reg, gid) == GR_CG_TYPE_CONSUMER;
+}
+
 static gr_str_t nstr(const char *s) { return s ? gr_str_c(s) : GR_STR_NULL; }
 
 void gr_cgroup_answer_join(gr_req_t *req, const gr_cg_answer_t *a) {
@@ -77,6 +81,17 @@ void gr_h_join_group(gr_req_t *req) {
         gr_cgroup_answer_join(req, &a);
         return;
     }
+    gr_cg_out_t out;
+    gr_cg_out_init(&out);
+    /* A consumer-protocol group: an empty one becomes classic (Kafka's downgrade; its
+     * offsets stay); classic members joining a non-empty one are not supported. */
+    if (*gid && is_consumer_group(req, gid) && !gr_cgc_downgrade_if_empty(b->cgroup->reg, gid, &out)) {
+        gr_cg_answer_t a = {.error = GR_ERR_INCONSISTENT_GROUP_PROTOCOL, .generation = -1};
+        a.leader = a.member_id = "";
+        gr_cgroup_answer_join(req, &a);
+        gr_cg_out_free(&out);
+        return;
+    }
     int32_t n = r->Protocols.n > 0 ? r->Protocols.n : 0;
     gr_cg_protocol_t *ps = gr_arena_alloc(&req->arena, sizeof(*ps) * ((size_t)n + 1));
     for (int32_t i = 0; i < n; i++) {
@@ -101,8 +116,6 @@ void gr_h_join_group(gr_req_t *req) {
     };
     req->park = gid;
     gr_broker_park(b, req, cancel_parked);
-    gr_cg_out_t out;
-    gr_cg_out_init(&out);
     gr_cg_join(b->cgroup->reg, &jr, gr_clock_wall_ms(), &out);
     gr_cgroup_run_out(b, &out);
 }
@@ -118,7 +131,8 @@ void gr_h_sync_group(gr_req_t *req) {
         err.error = GR_ERR_INCONSISTENT_GROUP_PROTOCOL;
     else
         err.error = (int16_t)gr_req_authz(req, GR_AZ_SYNC_GROUP, gid);
-    if (!err.error && *gid && is_share_group(req, gid)) err.error = GR_ERR_UNKNOWN_MEMBER_ID;
+    if (!err.error && *gid && (is_share_group(req, gid) || is_consumer_group(req, gid)))
+        err.error = GR_ERR_UNKNOWN_MEMBER_ID;
     if (err.error) return gr_cgroup_answer_sync(req, &err);
     int32_t n = r->Assignments.n > 0 ? r->Assignments.n : 0;
     gr_cg_assignment_t *as = gr_arena_alloc(&req->arena, sizeof(*as) * ((size_t)n + 1));
@@ -152,7 +166,7 @@ void gr_h_heartbeat(gr_req_t *req) {
     gr_HeartbeatResponse_t *resp = gr_req_resp_new(req);
     char *gid = gr_req_cstr(req, r->GroupId);
     gr_err_t denied = gr_req_authz(req, GR_AZ_HEARTBEAT, gid);
-    if (denied || (*gid && is_share_group(req, gid))) {
+    if (denied || (*gid && (is_share_group(req, gid) || is_consumer_group(req, gid)))) {
         resp->ErrorCode = (int16_t)(denied ? denied : GR_ERR_UNKNOWN_MEMBER_ID);
         gr_req_respond(req, resp);
         return;
@@ -189,8 +203,13 @@ void gr_h_leave_group(gr_req_t *req) {
     }
     gr_cg_out_t out;
     gr_cg_out_init(&out);
-    int16_t top = *gid && is_share_group(req, gid) ? GR_ERR_UNKNOWN_MEMBER_ID
-                                                   : gr_cg_leave(b->cgroup->reg, gid, ms, n, gr_clock_wall_ms(), &out);
+    int16_t top = 0;
+    if (*gid && is_share_group(req, gid))
+        top = GR_ERR_UNKNOWN_MEMBER_ID;
+    else if (*gid && is_consumer_group(req, gid))
+        gr_cgc_classic_leave(b->cgroup->reg, gid, ms, n, gr_clock_wall_ms(), &out); /* as Kafka: members leave */
+    else
+        top = gr_cg_leave(b->cgroup->reg, gid, ms, n, gr_clock_wall_ms(), &out);
     if (top == GR_ERR_UNKNOWN_MEMBER_ID) {
         /* No such classic group (or a share group): Kafka answers every member
          * UNKNOWN_MEMBER_ID under a top-level NONE. */

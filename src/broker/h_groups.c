@@ -33,24 +33,29 @@ static bool state_wanted(const gr_ListGroupsRequest_t *r, const char *state) {
     return false;
 }
 
-/* Classic groups: GroupType "classic", ProtocolType as joined ("" for a simple group). */
+/* Classic groups: GroupType "classic", ProtocolType as joined ("" for a simple group);
+ * consumer-protocol groups: GroupType and ProtocolType "consumer". */
 static int32_t list_classic(gr_req_t *req, const gr_ListGroupsRequest_t *r, bool every,
                             gr_ListGroupsResponse_ListedGroup_t *out) {
+    bool classic = type_wanted(r, "classic"), consumer = type_wanted(r, "consumer");
     gr_cg_registry_t *reg = req->b->cgroup->reg;
     const char **ids;
     gr_cg_state_t *states;
     int32_t n = gr_cg_list(reg, &ids, &states), k = 0;
     for (int32_t i = 0; i < n; i++) {
         const char *st = gr_cg_state_name(states[i]);
-        if (!state_wanted(r, st)) continue;
+        bool is_consumer = gr_cg_type(reg, ids[i]) == GR_CG_TYPE_CONSUMER;
+        if (!state_wanted(r, st) || !(is_consumer ? consumer : classic)) continue;
         if (!every && !gr_req_allowed(req, GR_AZ_LIST_GROUPS, ids[i])) continue;
         gr_cg_group_view_t v;
         if (gr_cg_describe(reg, ids[i], &v)) continue;
         gr_ListGroupsResponse_ListedGroup_t *g = &out[k++];
         g->GroupId = gr_str_c(gr_arena_strndup(&req->arena, ids[i], strlen(ids[i])));
-        g->ProtocolType = gr_str_c(gr_arena_strndup(&req->arena, v.protocol_type, strlen(v.protocol_type)));
+        g->ProtocolType = is_consumer
+                              ? gr_str_c("consumer")
+                              : gr_str_c(gr_arena_strndup(&req->arena, v.protocol_type, strlen(v.protocol_type)));
         g->GroupState = gr_str_c(st);
-        g->GroupType = gr_str_c("classic");
+        g->GroupType = gr_str_c(is_consumer ? "consumer" : "classic");
         gr_cg_view_free(&v);
     }
     free(ids);
@@ -66,7 +71,7 @@ void gr_h_list_groups(gr_req_t *req) {
     for (int32_t i = 0; i < ns; i++) states[i] = gr_req_cstr(req, r->StatesFilter.v[i]);
     gr_sg_list_entry_t *es = NULL;
     int32_t n = type_wanted(r, "share") ? gr_share_group_list(req->b->share.groups, states, ns, &es) : 0;
-    int32_t nc = type_wanted(r, "classic") ? gr_cg_count(req->b->cgroup->reg) : 0;
+    int32_t nc = type_wanted(r, "classic") || type_wanted(r, "consumer") ? gr_cg_count(req->b->cgroup->reg) : 0;
     resp->Groups.v = gr_req_alloc(req, &gr_ListGroupsResponse_ListedGroup_sd, n + nc);
     resp->Groups.n = 0;
     /* DESCRIBE on the cluster lists every group, else the groups with DESCRIBE. */
@@ -142,9 +147,11 @@ static void describe_denied(gr_str_t id, gr_DescribeGroupsResponse_DescribedGrou
 static void describe_one(gr_req_t *req, gr_str_t id, gr_DescribeGroupsResponse_DescribedGroup_t *o) {
     char *gid = gr_req_cstr(req, id);
     bool v6 = req->hdr.api_version >= 6;
-    bool share = gr_share_group_exists(req->b->share.groups, gid);
+    /* A share group or a consumer-protocol group: not a classic group. */
+    bool share =
+        gr_share_group_exists(req->b->share.groups, gid) || gr_cg_type(req->b->cgroup->reg, gid) == GR_CG_TYPE_CONSUMER;
     o->GroupId = id;
-    if (!*gid || !describe_classic(req, gid, o)) {
+    if (!*gid || share || !describe_classic(req, gid, o)) {
         o->ProtocolType = gr_str_c("");
         o->ProtocolData = gr_str_c("");
         o->GroupState = gr_str_c("Dead");

@@ -153,8 +153,12 @@ void gr_h_metadata(gr_req_t *req) {
         for (int32_t i = 0; i < mreq->Topics.n; i++) {
             const gr_MetadataRequest_MetadataRequestTopic_t *qt = &mreq->Topics.v[i];
             bool dup = false; /* Kafka answers each distinct topic once */
+            /* A lookup by id (empty name, non-zero id: the Java consumer's) is distinct by id. */
+            bool by_id = qt->Name.len == 0 && !gr_uuid_is_zero(&qt->TopicId);
             for (int32_t j = 0; j < i && !dup; j++)
-                dup = !gr_str_is_null(qt->Name) && gr_str_eq(mreq->Topics.v[j].Name, qt->Name);
+                dup = by_id ? !memcmp(&mreq->Topics.v[j].TopicId, &qt->TopicId, sizeof(qt->TopicId)) &&
+                                  mreq->Topics.v[j].Name.len == 0
+                            : !gr_str_is_null(qt->Name) && gr_str_eq(mreq->Topics.v[j].Name, qt->Name);
             if (!dup) lookup_topic(req, qt, &resp->Topics.v[resp->Topics.n++], allow_auto, with_ops);
         }
     }

@@ -244,13 +244,21 @@ static void fetch_named(gr_req_t *req, const char *gid, bool visible, const req_
         }
 }
 
-static void fetch_group(gr_req_t *req, gr_str_t gid_s, const req_topic_t *ts, int32_t nt, bool all, ofg_t *g) {
+/* member_id / member_epoch: v9+ (NULL / -1 before): a consumer-protocol group checks them
+ * (ConsumerGroup.validateOffsetFetch: UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH). */
+static void fetch_group(gr_req_t *req, gr_str_t gid_s, const req_topic_t *ts, int32_t nt, bool all,
+                        const char *member_id, int32_t member_epoch, ofg_t *g) {
     gr_broker_t *b = req->b;
     char *gid = gr_req_cstr(req, gid_s);
     g->GroupId = gid_s;
     gr_err_t denied = gr_req_authz(req, GR_AZ_OFFSET_FETCH, gid); /* DESCRIBE on the group, first */
     if (denied || !*gid) {
         group_error(req, ts, nt, denied ? denied : GR_ERR_INVALID_GROUP_ID, g);
+        return;
+    }
+    gr_err_t merr = gr_cgc_fetch_check(b->cgroup->reg, gid, member_id, member_epoch);
+    if (merr) {
+        group_error(req, ts, nt, merr, g);
         return;
     }
     bool visible = gr_cg_fetch_visible(b->cgroup->reg, gid);
@@ -277,7 +285,7 @@ static void fetch_v1_7(gr_req_t *req, gr_OffsetFetchRequest_t *r, gr_OffsetFetch
                               r->Topics.v[i].PartitionIndexes.n > 0 ? r->Topics.v[i].PartitionIndexes.n : 0};
     ofg_t g;
     memset(&g, 0, sizeof(g));
-    fetch_group(req, r->GroupId, ts, nt, r->Topics.n < 0, &g);
+    fetch_group(req, r->GroupId, ts, nt, r->Topics.n < 0, NULL, -1, &g);
     resp->ErrorCode = g.ErrorCode;
     resp->Topics.v = gr_req_alloc(req, &gr_OffsetFetchResponse_OffsetFetchResponseTopic_sd, g.Topics.n);
     resp->Topics.n = g.Topics.n;
@@ -316,7 +324,9 @@ void gr_h_offset_fetch(gr_req_t *req) {
         for (int32_t i = 0; i < nt; i++)
             ts[i] = (req_topic_t){gq->Topics.v[i].Name, gq->Topics.v[i].TopicId, gq->Topics.v[i].PartitionIndexes.v,
                                   gq->Topics.v[i].PartitionIndexes.n > 0 ? gq->Topics.v[i].PartitionIndexes.n : 0};
-        fetch_group(req, gq->GroupId, ts, nt, gq->Topics.n < 0, &resp->Groups.v[k]);
+        bool v9 = req->hdr.api_version >= 9;
+        const char *mid = v9 && !gr_str_is_null(gq->MemberId) ? gr_req_cstr(req, gq->MemberId) : NULL;
+        fetch_group(req, gq->GroupId, ts, nt, gq->Topics.n < 0, mid, v9 ? gq->MemberEpoch : -1, &resp->Groups.v[k]);
     }
     gr_req_respond(req, resp);
 }

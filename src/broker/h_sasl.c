@@ -19,12 +19,14 @@
 struct gr_broker_sasl_listener {
     char *name;
     gr_sasl_config_t cfg;
+    uint64_t auth_ok, auth_failed; /* authentications (re-authentications too) that succeeded / failed */
 };
 
 typedef struct sasl_conn {
     gr_broker_t *b;
     gr_conn_t *conn;
-    const gr_sasl_config_t *cfg; /* its listener's */
+    const gr_sasl_config_t *cfg;         /* its listener's */
+    struct gr_broker_sasl_listener *lst; /* its listener (NULL: a SASL listener never set up) */
     gr_sasl_session_t s;
     gr_timer_t fail_timer;
     bool failing, has_answer;
@@ -71,7 +73,7 @@ static sasl_conn_t *sasl_conn(gr_broker_t *b, gr_conn_t *conn) {
     sc->conn = conn;
     sc->cfg = &none;
     for (size_t i = 0; i < b->n_sasl; i++)
-        if (!strcmp(b->sasl[i].name, gr_conn_listener_name(conn))) sc->cfg = &b->sasl[i].cfg;
+        if (!strcmp(b->sasl[i].name, gr_conn_listener_name(conn))) sc->lst = &b->sasl[i], sc->cfg = &b->sasl[i].cfg;
     gr_sasl_session_init(&sc->s);
     gr_timer_init(b->loop, &sc->fail_timer, fail_timer_cb, sc);
     gr_wbuf_init(&sc->answer);
@@ -80,8 +82,12 @@ static sasl_conn_t *sasl_conn(gr_broker_t *b, gr_conn_t *conn) {
 }
 
 /* Fail the authentication: answer (if any) after the delay, then close. Frames that
- * arrive meanwhile are dropped. */
-static void fail_later(sasl_conn_t *sc, gr_wbuf_t *answer, uint64_t seq) {
+ * arrive meanwhile are dropped. Logged as Kafka does (INFO), but rate-limited: a
+ * guessing client must not flood the log. */
+static void fail_later(sasl_conn_t *sc, gr_wbuf_t *answer, uint64_t seq, const char *why) {
+    GR_LOG_LIMITED(GR_LOG_INFO, "sasl", "failed authentication with %s on listener %s (%s): %s", gr_conn_peer(sc->conn),
+                   gr_conn_listener_name(sc->conn), gr_sasl_mech_name(sc->s.mech), why);
+    if (sc->lst) GR_METRIC(sc->lst->auth_failed++);
     sc->s.state = GR_SASL_S_FAILED;
     sc->failing = true;
     if (answer) {
@@ -141,6 +147,7 @@ static void authenticated(sasl_conn_t *sc) {
     gr_conn_set_max_request_bytes(sc->conn, (size_t)sc->b->cfg->socket_request_max_bytes, NULL);
     snprintf(p, sizeof(p), "User:%.*s", GR_SASL_MAX_USER, sc->s.user); /* longer names never authenticate */
     gr_conn_set_principal(sc->conn, p);
+    if (sc->lst) GR_METRIC(sc->lst->auth_ok++);
     GR_DEBUG("sasl", "%s authenticated as %s with %s", gr_conn_peer(sc->conn), p, gr_sasl_mech_name(sc->s.mech));
 }
 
@@ -165,7 +172,7 @@ bool gr_broker_sasl_raw(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t *
     free(frame);
     if (st.error) {
         free(st.out);
-        fail_later(sc, NULL, seq); /* Kafka sends nothing back for a raw token */
+        fail_later(sc, NULL, seq, st.msg); /* Kafka sends nothing back for a raw token */
         gr_conn_skip(conn, seq);
         return true;
     }
@@ -198,7 +205,7 @@ bool gr_broker_sasl_gate(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t 
     if (sc->failing || sc->s.state == GR_SASL_S_AUTHENTICATE) {
         /* Kafka answers this one with an error and closes after the failure delay; we close
          * after the delay without the answer (docs/compatibility.md). */
-        if (!sc->failing) fail_later(sc, NULL, 0);
+        if (!sc->failing) fail_later(sc, NULL, 0, "unexpected request during SASL authentication");
         drop_frame(conn, seq, frame);
         return true;
     }
@@ -210,7 +217,7 @@ bool gr_broker_sasl_gate(gr_broker_t *b, gr_conn_t *conn, uint64_t seq, uint8_t 
 
 /* Answer now, or when the exchange failed for good (close) answer after the delay and
  * then close (fail_later). */
-static void respond(gr_req_t *req, sasl_conn_t *sc, const void *resp, bool close) {
+static void respond(gr_req_t *req, sasl_conn_t *sc, const void *resp, bool close, const char *why) {
     if (!close) {
         gr_req_respond(req, resp);
         return;
@@ -218,7 +225,7 @@ static void respond(gr_req_t *req, sasl_conn_t *sc, const void *resp, bool close
     gr_wbuf_t wb;
     uint64_t seq;
     gr_req_encode_detach(req, resp, &wb, &seq);
-    fail_later(sc, &wb, seq);
+    fail_later(sc, &wb, seq, why);
 }
 
 void gr_h_sasl_handshake(gr_req_t *req) {
@@ -238,7 +245,10 @@ void gr_h_sasl_handshake(gr_req_t *req) {
         resp->Mechanisms.n = (int32_t)c->n_names;
         for (size_t i = 0; i < c->n_names; i++) resp->Mechanisms.v[i] = gr_str_c(c->names[i]);
     }
-    respond(req, sc, resp, close);
+    char why[160];
+    snprintf(why, sizeof(why), "SaslHandshake v%d for mechanism '%.64s' answered %s", req->hdr.api_version,
+             gr_req_cstr(req, r->Mechanism), gr_err_name((gr_err_t)resp->ErrorCode));
+    respond(req, sc, resp, close, why);
 }
 
 void gr_h_sasl_authenticate(gr_req_t *req) {
@@ -265,10 +275,10 @@ void gr_h_sasl_authenticate(gr_req_t *req) {
     resp->SessionLifetimeMs = st.lifetime_ms;
     if (st.silent) {
         gr_req_respond_none(req);
-        fail_later(sc, NULL, 0);
+        fail_later(sc, NULL, 0, st.msg);
         return;
     }
-    respond(req, sc, resp, st.close);
+    respond(req, sc, resp, st.close, st.msg);
 }
 
 static const char *get_cfg(void *ctx, const char *key) { return gr_props_get(ctx, key); }
@@ -323,4 +333,13 @@ void gr_broker_sasl_close(gr_broker_t *b) {
     b->sasl = NULL;
     b->n_sasl = 0;
     gr_scram_store_free(&b->scram);
+}
+
+bool gr_broker_sasl_counts(const gr_broker_t *b, const char *listener, uint64_t *ok, uint64_t *failed) {
+    for (size_t i = 0; i < b->n_sasl; i++)
+        if (!strcmp(b->sasl[i].name, listener)) {
+            *ok = b->sasl[i].auth_ok, *failed = b->sasl[i].auth_failed;
+            return true;
+        }
+    return false;
 }

@@ -1,10 +1,8 @@
 /* ShareAcknowledge (79), v1-2 (spec §3).
  *
- * Session (§3.2): epoch 0 -> INVALID_SHARE_SESSION_EPOCH (a session cannot be
- * opened here); otherwise the session must exist (SHARE_SESSION_NOT_FOUND)
- * and, for epoch > 0, match (INVALID_SHARE_SESSION_EPOCH), then advances;
- * epoch -1 applies the acks and then closes the session, releasing what the
- * member still holds. Per partition (§3.3-3.5) see gr_share_ack_partition.
+ * Session (§3.2): the epoch rules of share/share_session.h (GR_SS_ACK: epoch 0
+ * cannot open a session); epoch -1 applies the acks and then closes the session,
+ * releasing what the member still holds. Per partition (§3.3-3.5) see gr_share_ack_partition.
  * The answer waits until every acknowledgement it reports as successful is
  * durable in the share-state store.
  *
@@ -94,15 +92,8 @@ static gr_err_t session_step(sa_state_t *st, gr_share_session_t **out) {
     gr_err_t denied = gr_req_authz_s(st->req, GR_AZ_SHARE_ACK, rq->GroupId); /* READ on the group */
     if (denied) return denied;
     if (rq->MemberId.len <= 0 || rq->MemberId.len > 36) return GR_ERR_INVALID_REQUEST;
-    if (rq->ShareSessionEpoch == 0) return GR_ERR_INVALID_SHARE_SESSION_EPOCH;
-    gr_share_session_t *sess = gr_share_session_find(st->req->b, st->group, st->member);
-    if (!sess) return GR_ERR_SHARE_SESSION_NOT_FOUND;
-    if (rq->ShareSessionEpoch != -1) {
-        if (rq->ShareSessionEpoch != sess->epoch) return GR_ERR_INVALID_SHARE_SESSION_EPOCH;
-        gr_share_session_advance(sess);
-    }
-    *out = sess;
-    return GR_ERR_NONE;
+    const gr_ss_request_t sr = {GR_SS_ACK, st->group, st->member, rq->ShareSessionEpoch, false, NULL};
+    return gr_share_session_step(st->req->b, &sr, out);
 }
 
 void gr_h_share_acknowledge(gr_req_t *req) {
@@ -125,7 +116,7 @@ void gr_h_share_acknowledge(gr_req_t *req) {
     }
     st->w = gr_share_ackwait_new(acks_durable, st);
     apply(st);
-    if (rq->ShareSessionEpoch == -1) gr_share_session_close(req->b, sess);
+    if (gr_share_session_epoch_final(rq->ShareSessionEpoch)) gr_share_session_close(req->b, sess);
     if (gr_share_ackwait_arm(st->w)) {
         st->w = NULL;
         sa_answer(st);

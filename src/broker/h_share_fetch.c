@@ -418,24 +418,13 @@ static void session_update(const gr_ShareFetchRequest_t *rq, gr_share_session_t 
     }
 }
 
-/* §2.3: the session context; errors are top-level. */
+/* §2.3: the session context (share/share_session.h); errors are top-level. */
 static gr_err_t session_step(sf_state_t *st, gr_share_session_t **out) {
-    gr_req_t *req = st->req;
-    const gr_ShareFetchRequest_t *rq = req->body;
-    gr_share_session_t *sess = NULL;
-    if (st->epoch == 0) {
-        if (has_acks(rq)) return GR_ERR_INVALID_REQUEST; /* Kafka 4.4.0: ErrorMessage null */
-        gr_err_t err = gr_share_session_open(req->b, st->group, st->member, req->conn, &sess);
-        if (err) return err;
-    } else {
-        sess = gr_share_session_find(req->b, st->group, st->member);
-        if (!sess) return GR_ERR_SHARE_SESSION_NOT_FOUND;
-        if (st->epoch != -1 && st->epoch != sess->epoch) return GR_ERR_INVALID_SHARE_SESSION_EPOCH;
-        if (st->epoch != -1) gr_share_session_advance(sess);
-    }
-    if (st->epoch != -1) session_update(rq, sess);
-    *out = sess;
-    return GR_ERR_NONE;
+    const gr_ShareFetchRequest_t *rq = st->req->body;
+    const gr_ss_request_t sr = {GR_SS_FETCH, st->group, st->member, st->epoch, has_acks(rq), st->req->conn};
+    gr_err_t err = gr_share_session_step(st->req->b, &sr, out);
+    if (!err && !gr_share_session_epoch_final(st->epoch)) session_update(rq, *out);
+    return err;
 }
 
 static void top_error(sf_state_t *st, gr_err_t err) {
@@ -564,7 +553,7 @@ void gr_h_share_fetch(gr_req_t *req) {
     }
     layout(st, sess);
     apply_acks(st);
-    if (st->epoch == -1) gr_share_session_close(req->b, sess); /* after the acks (§2.3) */
+    if (gr_share_session_epoch_final(st->epoch)) gr_share_session_close(req->b, sess); /* after the acks (§2.3) */
     if (!st->do_fetch || evaluate(st, false)) {
         st->fetch_done = true;
         if (!st->w) {

@@ -47,6 +47,8 @@ void gr_h_share_fetch(gr_req_t *req);
 void gr_h_share_acknowledge(gr_req_t *req);
 void gr_h_share_group_heartbeat(gr_req_t *req);
 void gr_h_share_group_describe(gr_req_t *req);
+void gr_h_consumer_group_heartbeat(gr_req_t *req);
+void gr_h_consumer_group_describe(gr_req_t *req);
 void gr_h_list_groups(gr_req_t *req);
 void gr_h_describe_groups(gr_req_t *req);
 void gr_h_delete_groups(gr_req_t *req);

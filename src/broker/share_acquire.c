@@ -17,35 +17,10 @@
 #include "base/log.h"
 #include "broker/broker_int.h"
 
-typedef struct hdr_scan {
-    gr_sp_log_batch_t *v;
-    int64_t *pos; /* file position of batch i */
-    int64_t *end; /* file position after batch i */
-    size_t n, cap;
-} hdr_scan_t;
-
-static void scan_push(hdr_scan_t *hs, int64_t base, int64_t last, int64_t pos, int64_t end) {
-    if (hs->n == hs->cap) {
-        hs->cap = hs->cap ? 2 * hs->cap : 32;
-        hs->v = realloc(hs->v, hs->cap * sizeof(*hs->v));
-        hs->pos = realloc(hs->pos, hs->cap * sizeof(*hs->pos));
-        hs->end = realloc(hs->end, hs->cap * sizeof(*hs->end));
-        if (!hs->v || !hs->pos || !hs->end) abort();
-    }
-    hs->v[hs->n] = (gr_sp_log_batch_t){base, last};
-    hs->pos[hs->n] = pos;
-    hs->end[hs->n] = end;
-    hs->n++;
-}
-
-static void scan_free(hdr_scan_t *hs) {
-    free(hs->v);
-    free(hs->pos);
-    free(hs->end);
-}
-
 /* gr_plog_batch_cb: collect the headers of the slice's batches. */
-static void on_batch(void *arg, const gr_plog_batch_t *b) { scan_push(arg, b->base, b->last, b->pos, b->pos + b->len); }
+static void on_batch(void *arg, const gr_plog_batch_t *b) {
+    gr_share_hdrs_push(arg, b->base, b->last, b->pos, b->pos + b->len);
+}
 
 static void put_slice(gr_bytes_t *rec, const gr_plog_slice_t *sl, int64_t pos, int64_t len) {
     rec->file_backed = true;
@@ -56,38 +31,18 @@ static void put_slice(gr_bytes_t *rec, const gr_plog_slice_t *sl, int64_t pos, i
     rec->owner = sl->owner;
 }
 
-/* The byte range of the batches covering [first, last]. */
-static void cover(const hdr_scan_t *hs, int64_t first, int64_t last, int64_t *pos, int64_t *len) {
-    size_t i = 0, j;
-    while (i + 1 < hs->n && hs->v[i].last_offset < first) i++;
-    j = i;
-    while (j + 1 < hs->n && hs->v[j].last_offset < last) j++;
-    *pos = hs->pos[i];
-    *len = hs->end[j] - hs->pos[i];
-}
-
-/* The SP reports offset-tracked redeliveries one range per offset; Kafka 4.4.0
- * answers one AcquiredRecords entry per run of consecutive offsets with the same
- * DeliveryCount, so adjacent ranges (last + 1 == next first, equal count) are
- * merged here (docs/share-partition.md, "AcquiredRecords"). */
+/* AcquiredRecords as Kafka 4.4.0 answers them (share/acquire_plan.h;
+ * docs/share-partition.md, "AcquiredRecords"). */
 static void copy_ranges(gr_req_t *req, const gr_sp_acquire_res_t *res, gr_share_acq_out_t *out) {
     out->ranges = gr_arena_alloc(&req->arena, (res->n ? res->n : 1) * sizeof(*out->ranges));
-    size_t n = 0;
-    for (size_t i = 0; i < res->n; i++) {
-        const gr_sp_acquired_t *r = &res->ranges[i];
-        gr_sp_acquired_t *prev = n ? &out->ranges[n - 1] : NULL;
-        if (prev && prev->last_offset + 1 == r->first_offset && prev->delivery_count == r->delivery_count)
-            prev->last_offset = r->last_offset;
-        else
-            out->ranges[n++] = *r;
-    }
-    out->n_ranges = n;
+    out->n_ranges = gr_share_merge_ranges(res->ranges, res->n, out->ranges);
     out->n_records = res->n_records;
 }
 
 /* Acquire from the slice sl (its batch headers in hs) and serve. Takes sl's reference.
  * Returns the wire error for the partition. */
-static gr_err_t acquire_read(gr_share_acq_t *aq, const gr_plog_slice_t *sl, hdr_scan_t *hs, gr_share_acq_out_t *out) {
+static gr_err_t acquire_read(gr_share_acq_t *aq, const gr_plog_slice_t *sl, gr_share_hdrs_t *hs,
+                             gr_share_acq_out_t *out) {
     gr_share_part_t *part = aq->part;
     gr_err_t err;
     if (hs->n == 0) {
@@ -107,7 +62,7 @@ static gr_err_t acquire_read(gr_share_acq_t *aq, const gr_plog_slice_t *sl, hdr_
     gr_share_part_touched(part);
     if (!err && res.n > 0) {
         int64_t pos, len;
-        cover(hs, res.read_first, res.read_last, &pos, &len);
+        gr_share_hdrs_cover(hs, res.read_first, res.read_last, &pos, &len);
         put_slice(out->records, sl, pos, len);
         copy_ranges(aq->req, &res, out);
         out->bytes = len;
@@ -131,9 +86,9 @@ gr_err_t gr_share_acquire(gr_share_acq_t *aq, gr_share_acq_out_t *out) {
     /* The SP can use offsets up to `until` at most (the record budget past its window), so
      * the read stops at the batch that covers it: the headers of that one scan go to the SP. */
     int64_t spe = gr_sp_end_offset(part->sp);
-    int64_t until = (next > spe ? next : spe) + aq->budget + 1;
+    int64_t until = gr_share_read_until(next, spe, aq->budget);
     gr_plog_slice_t sl;
-    hdr_scan_t hs = {0};
+    gr_share_hdrs_t hs = {0};
     char errstr[256];
     gr_err_t err = gr_plog_read_batches(plog, next, (size_t)(aq->max_bytes > 0 ? aq->max_bytes : 1), hwm, until,
                                         on_batch, &hs, &sl, errstr, sizeof(errstr));
@@ -148,7 +103,7 @@ gr_err_t gr_share_acquire(gr_share_acq_t *aq, gr_share_acq_out_t *out) {
     } else if (sl.len > 0) {
         err = acquire_read(aq, &sl, &hs, out);
     }
-    scan_free(&hs);
+    gr_share_hdrs_free(&hs);
     return err;
 }
 

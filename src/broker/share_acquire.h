@@ -9,6 +9,7 @@
 #include "broker/partitions.h"
 #include "broker/request.h"
 #include "broker/share_parts.h"
+#include "share/acquire_plan.h"
 
 typedef struct gr_share_acq {
     gr_req_t *req; /* arena for the ranges */

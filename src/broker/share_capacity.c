@@ -27,7 +27,7 @@ static int64_t log_end(gr_broker_t *b, const gr_uuid_t *topic_id, int32_t partit
 
 static void take(gr_share_part_t *part, gr_cap_snap_t *s) {
     gr_broker_t *b = part->b;
-    gr_cap_snap_take(s, &part->stats, log_end(b, &part->topic_id, part->partition), gr_loop_now(b->loop));
+    gr_cap_snap_take(s, &part->stats, log_end(b, &part->key.topic_id, part->key.partition), gr_loop_now(b->loop));
 }
 
 static void on_window(gr_timer_t *t, int64_t now) {

@@ -2,7 +2,7 @@
  * (share/group.h), the group store and the share-state store.
  *
  * What lives here: opening the stores and loading every group at start-up,
- * the per-group config overrides, persisting a group after every change
+ * the per-group config overrides (resolved once, share/group_config_store.h), persisting a group after every change
  * (gr_share_persist; handlers answer only once it is durable, share_coord.h),
  * share-partition initialization (§4.5), the member session expiry timer
  * (§4.6) and topic deletion (§6.6). The handlers are in h_share_group.c,
@@ -11,7 +11,8 @@
  * Group configs are kept independent of the group, as Kafka does: a record in
  * the group store holds the group's state (type GR_GSTORE_TYPE_SHARE) and its
  * config overrides; a group id that has only configs is stored with type
- * CONFIG_ONLY and is not a group (ListGroups does not show it).
+ * CONFIG_ONLY and is not a group (ListGroups does not show it); share/group_record.c
+ * converts both ways.
  * @locality loop thread. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,19 +23,8 @@
 #include "broker/cgroup_coord.h"
 #include "broker/share_coord.h"
 #include "broker/share_dlq.h"
-
-/* A group store record that only carries config overrides (no share group). */
-enum { CONFIG_ONLY = 0 };
-
-typedef struct gr_share_gconf {
-    char *group_id;
-    gr_props_t props;
-} gr_share_gconf_t;
-
-struct gr_share_gconfs {
-    gr_share_gconf_t *v;
-    size_t n, cap;
-};
+#include "share/group_init.h"
+#include "share/group_record.h"
 
 /* ------------------------------------------------------------------ answering after durable writes */
 
@@ -105,42 +95,15 @@ const char *gr_share_client_host(gr_req_t *req) {
 
 /* ------------------------------------------------------------------ group configs */
 
-static gr_share_gconf_t *gconf_find(gr_broker_t *b, const char *group_id) {
-    struct gr_share_gconfs *gc = b->share.gconfs;
-    for (size_t i = 0; gc && i < gc->n; i++)
-        if (!strcmp(gc->v[i].group_id, group_id)) return &gc->v[i];
-    return NULL;
-}
+/* Overrides and their resolved values live in share/group_config_store.h. */
 
 const gr_props_t *gr_share_group_configs(gr_broker_t *b, const char *group_id) {
-    gr_share_gconf_t *c = gconf_find(b, group_id);
-    return c && c->props.n ? &c->props : NULL;
+    return b->share.gconfs ? gr_sgc_store_props(b->share.gconfs, group_id) : NULL;
 }
 
-/* Replace the overrides in memory (an empty map removes the entry). */
+/* Replace the overrides in memory (an empty map removes the entry); resolved here, once. */
 static void gconf_replace(gr_broker_t *b, const char *group_id, const gr_props_t *configs) {
-    struct gr_share_gconfs *gc = b->share.gconfs;
-    gr_share_gconf_t *c = gconf_find(b, group_id);
-    if (!c && (!configs || !configs->n)) return;
-    if (!c) {
-        if (gc->n == gc->cap) {
-            gc->cap = gc->cap ? gc->cap * 2 : 8;
-            gc->v = realloc(gc->v, gc->cap * sizeof(*gc->v));
-            if (!gc->v) abort();
-        }
-        c = &gc->v[gc->n++];
-        c->group_id = strdup(group_id);
-        if (!c->group_id) abort();
-        gr_props_init(&c->props);
-    }
-    gr_props_free(&c->props);
-    gr_props_init(&c->props);
-    if (configs && configs->n) {
-        gr_props_copy(&c->props, configs);
-        return;
-    }
-    free(c->group_id);
-    *c = gc->v[--gc->n];
+    gr_sgc_store_set(b->share.gconfs, group_id, configs);
 }
 
 void gr_share_group_configs_set(gr_broker_t *b, const char *group_id, const gr_props_t *configs, gr_share_wait_t *w) {
@@ -149,71 +112,17 @@ void gr_share_group_configs_set(gr_broker_t *b, const char *group_id, const gr_p
 }
 
 void gr_share_group_values(gr_broker_t *b, const char *group_id, gr_sgc_values_t *out) {
-    gr_sgc_resolve(gr_share_group_configs(b, group_id), &b->cfg->share.sg, out);
+    if (b->share.gconfs)
+        *out = *gr_sgc_store_values(b->share.gconfs, group_id);
+    else
+        gr_sgc_resolve(NULL, &b->cfg->share.sg, out);
 }
 
 bool gr_share_id_used_by_other_type(gr_broker_t *b, const char *group_id) {
     return b->cgroup && gr_cg_exists(b->cgroup->reg, group_id);
 }
 
-/* ------------------------------------------------------------------ group records */
-
-static void tps_out(gr_arena_t *a, const gr_sg_assignment_t *in, gr_gstore_tps_t *out) {
-    out->n_topics = in->n_topics;
-    out->topics = gr_arena_alloc(a, (size_t)in->n_topics * sizeof(*out->topics) + 1);
-    for (int32_t i = 0; i < in->n_topics; i++)
-        out->topics[i] = (gr_gstore_tp_t){in->topics[i].topic_id, in->topics[i].partitions, in->topics[i].n_partitions};
-}
-
-static void tps_in(gr_arena_t *a, const gr_gstore_tps_t *in, gr_sg_assignment_t *out) {
-    out->n_topics = in->n_topics;
-    out->topics = gr_arena_alloc(a, (size_t)in->n_topics * sizeof(*out->topics) + 1);
-    for (int32_t i = 0; i < in->n_topics; i++)
-        out->topics[i] =
-            (gr_sg_topic_parts_t){in->topics[i].topic_id, in->topics[i].partitions, in->topics[i].n_partitions};
-}
-
-static void members_out(gr_arena_t *a, const gr_sg_group_t *g, gr_gstore_group_t *out) {
-    out->n_members = g->n_members;
-    out->members = gr_arena_alloc(a, (size_t)g->n_members * sizeof(*out->members) + 1);
-    for (int32_t i = 0; i < g->n_members; i++) {
-        const gr_sg_member_t *m = &g->members[i];
-        gr_gstore_member_t *o = &out->members[i];
-        *o = (gr_gstore_member_t){.member_id = m->member_id,
-                                  .member_epoch = m->member_epoch,
-                                  .previous_epoch = m->previous_epoch,
-                                  .client_id = m->client_id,
-                                  .client_host = m->client_host,
-                                  .rack_id = m->rack_id,
-                                  .subscribed = m->subscribed,
-                                  .n_subscribed = m->n_subscribed};
-        tps_out(a, &m->assignment, &o->assignment);
-        tps_out(a, &m->target, &o->target);
-    }
-    out->n_topics = g->n_topics;
-    out->topics = gr_arena_alloc(a, (size_t)g->n_topics * sizeof(*out->topics) + 1);
-    for (int32_t i = 0; i < g->n_topics; i++)
-        out->topics[i] = (gr_gstore_topic_t){g->topics[i].name, g->topics[i].topic_id, g->topics[i].n_partitions};
-}
-
-/* The store record of a group (g NULL: configs only). Everything borrows from g, the
- * config map or the arena. */
-static void record_build(gr_arena_t *a, const char *group_id, const gr_sg_group_t *g, const gr_props_t *cf,
-                         gr_gstore_group_t *out) {
-    memset(out, 0, sizeof(*out));
-    out->group_id = (char *)group_id;
-    out->type = g ? GR_GSTORE_TYPE_SHARE : CONFIG_ONLY;
-    if (g) {
-        out->group_epoch = g->group_epoch;
-        out->assignment_epoch = g->assignment_epoch;
-        members_out(a, g, out);
-        tps_out(a, &g->initialized, &out->initialized);
-    }
-    size_t n = cf ? cf->n : 0;
-    out->configs = gr_arena_alloc(a, n * sizeof(*out->configs) + 1);
-    out->n_configs = (int32_t)n;
-    for (size_t i = 0; i < n; i++) out->configs[i] = (gr_gstore_config_t){cf->v[i].key, cf->v[i].value};
-}
+/* ------------------------------------------------------------------ group records (share/group_record.h) */
 
 void gr_share_persist(gr_broker_t *b, const char *group_id, gr_share_wait_t *w) {
     gr_sg_group_t g;
@@ -228,103 +137,55 @@ void gr_share_persist(gr_broker_t *b, const char *group_id, gr_share_wait_t *w) 
     gr_arena_t a;
     gr_arena_init(&a);
     gr_gstore_group_t rec;
-    record_build(&a, group_id, have ? &g : NULL, cf, &rec);
+    gr_sg_record_build(&a, group_id, have ? &g : NULL, cf, &rec);
     wait_queued(w, gr_gstore_put(b->share.gstore, &rec, cb, w));
     gr_arena_free(&a);
     if (have) gr_sg_group_free(&g);
 }
 
-/* Start-up: one stored record -> configs, then (share groups) the registry. */
+/* Start-up: one stored record -> configs (resolved once), then (share groups) the registry. */
 static void load_one(void *arg, const gr_gstore_group_t *rec) {
     gr_broker_t *b = arg;
     gr_props_t cf;
     gr_props_init(&cf);
-    for (int32_t i = 0; i < rec->n_configs; i++) gr_props_set(&cf, rec->configs[i].name, rec->configs[i].value, 0);
-    gconf_replace(b, rec->group_id, &cf);
-    gr_props_free(&cf);
-    if (rec->type != GR_GSTORE_TYPE_SHARE) return;
     gr_arena_t a;
     gr_arena_init(&a);
-    gr_sg_group_t g = {.group_id = rec->group_id,
-                       .group_epoch = rec->group_epoch,
-                       .assignment_epoch = rec->assignment_epoch,
-                       .n_members = rec->n_members,
-                       .n_topics = rec->n_topics};
-    g.members = gr_arena_alloc(&a, (size_t)rec->n_members * sizeof(*g.members) + 1);
-    for (int32_t i = 0; i < rec->n_members; i++) {
-        const gr_gstore_member_t *m = &rec->members[i];
-        g.members[i] = (gr_sg_member_t){.member_id = m->member_id,
-                                        .member_epoch = m->member_epoch,
-                                        .previous_epoch = m->previous_epoch,
-                                        .client_id = m->client_id,
-                                        .client_host = m->client_host,
-                                        .rack_id = m->rack_id,
-                                        .subscribed = m->subscribed,
-                                        .n_subscribed = m->n_subscribed};
-        tps_in(&a, &m->assignment, &g.members[i].assignment);
-        tps_in(&a, &m->target, &g.members[i].target);
+    gr_sg_group_t g;
+    bool share = gr_sg_record_load(&a, rec, &cf, &g);
+    gconf_replace(b, rec->group_id, &cf);
+    gr_props_free(&cf);
+    if (share) {
+        gr_sgc_values_t v;
+        gr_share_group_values(b, rec->group_id, &v);
+        if (gr_share_group_import(b->share.groups, &g, gr_loop_now(b->loop), v.session_timeout_ms))
+            GR_ERROR("share", "stored share group %s is invalid; ignored", rec->group_id);
     }
-    g.topics = gr_arena_alloc(&a, (size_t)rec->n_topics * sizeof(*g.topics) + 1);
-    for (int32_t i = 0; i < rec->n_topics; i++)
-        g.topics[i] = (gr_sg_topic_meta_t){rec->topics[i].name, rec->topics[i].topic_id, rec->topics[i].n_partitions};
-    tps_in(&a, &rec->initialized, &g.initialized);
-    gr_sgc_values_t v;
-    gr_share_group_values(b, rec->group_id, &v);
-    if (gr_share_group_import(b->share.groups, &g, gr_loop_now(b->loop), v.session_timeout_ms))
-        GR_ERROR("share", "stored share group %s is invalid; ignored", rec->group_id);
     gr_arena_free(&a);
 }
 
 /* ------------------------------------------------------------------ initialization (§4.5) */
 
+static void init_add(void *arg) { gr_share_wait_add(arg); }
+
+static void init_refused(void *arg, gr_err_t err) { wait_queued(arg, err); }
+
+/* share/group_init.h, with the request's durable wait (w may be NULL). */
 void gr_share_initialize(gr_broker_t *b, const char *group_id, const gr_sg_assignment_t *parts, gr_share_wait_t *w,
                          bool *changed) {
-    const gr_sg_group_t *view;
-    gr_sg_state_t st;
-    char e[128];
-    *changed = false;
-    if (gr_share_group_describe(b->share.groups, group_id, false, &view, &st, e, sizeof(e))) return;
-    int32_t state_epoch = view->group_epoch;
-    gr_err_t first = GR_ERR_NONE;
-    for (int32_t i = 0; i < parts->n_topics; i++) {
-        for (int32_t j = 0; j < parts->topics[i].n_partitions; j++) {
-            gr_sstore_key_t key = gr_sstore_key(group_id, parts->topics[i].topic_id, parts->topics[i].partitions[j]);
-            gr_sstore_state_t cur;
-            if (gr_sstore_read(b->share.sstore, &key, &cur) == GR_ERR_NONE) continue; /* state already there */
-            if (w) gr_share_wait_add(w);
-            gr_err_t err = gr_sstore_initialize(b->share.sstore, &key, state_epoch, -1, w ? gr_share_wait_cb : NULL, w);
-            wait_queued(w, err);
-            if (err && !first) first = err;
-        }
-    }
-    if (first) {
-        gr_share_group_init_failed(b->share.groups, group_id, parts);
-        return;
-    }
-    gr_share_group_mark_initialized(b->share.groups, group_id, parts, changed);
+    const gr_sg_init_wait_t iw = {init_add, init_refused, w ? gr_share_wait_cb : NULL, w};
+    (void)gr_share_group_initialize(b->share.groups, b->share.sstore, group_id, parts, &iw, changed);
 }
 
 /* ------------------------------------------------------------------ group cap */
 
 int32_t gr_share_config_only_groups(gr_broker_t *b) {
-    struct gr_share_gconfs *gc = b->share.gconfs;
-    int32_t n = 0;
-    for (size_t i = 0; gc && i < gc->n; i++)
-        if (gc->v[i].props.n && !gr_share_group_exists(b->share.groups, gc->v[i].group_id)) n++;
-    return n;
+    return b->share.gconfs ? gr_sgc_store_config_only(b->share.gconfs, b->share.groups) : 0;
 }
 
-/* Groups known only by their configs count too: each is a stored record, like a group. */
+/* Groups known only by their configs count too (share/group_config_store.h). */
 bool gr_share_group_may_create(gr_broker_t *b, const char *group_id, char *errstr, size_t errstr_size) {
-    int32_t cap = b->cfg->share.max_groups;
-    if (cap <= 0 || !*group_id || gr_share_group_exists(b->share.groups, group_id) ||
-        gr_share_group_count(b->share.groups) + gr_share_config_only_groups(b) < cap)
-        return true;
-    snprintf(errstr, errstr_size,
-             "The share group %s cannot be created: the broker already holds the maximum of %d share groups "
-             "(group.share.max.groups).",
-             group_id, cap);
-    return false;
+    return gr_sgc_store_group_may_create(b->share.gconfs, b->share.groups, b->cfg->share.max_groups, group_id, errstr,
+                                         errstr_size);
 }
 
 /* A group whose last member expired and that never had share state or configs (for
@@ -412,8 +273,7 @@ static gr_err_t open_stores(gr_broker_t *b, char *errstr, size_t errstr_size) {
 
 gr_err_t gr_share_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
     b->share.groups = gr_share_group_registry_new(&b->cfg->share.sg);
-    b->share.gconfs = calloc(1, sizeof(*b->share.gconfs));
-    if (!b->share.gconfs) abort();
+    b->share.gconfs = gr_sgc_store_new(&b->cfg->share.sg);
     gr_timer_init(b->loop, &b->share.expiry_timer, expiry_fire, b);
     int64_t t0 = gr_clock_mono_ms();
     gr_err_t err = open_stores(b, errstr, errstr_size);
@@ -442,12 +302,6 @@ void gr_share_close(gr_broker_t *b) {
     b->share.sstore = NULL;
     gr_share_group_registry_free(b->share.groups);
     b->share.groups = NULL;
-    struct gr_share_gconfs *gc = b->share.gconfs;
-    for (size_t i = 0; gc && i < gc->n; i++) {
-        free(gc->v[i].group_id);
-        gr_props_free(&gc->v[i].props);
-    }
-    if (gc) free(gc->v);
-    free(gc);
+    gr_sgc_store_free(b->share.gconfs);
     b->share.gconfs = NULL;
 }

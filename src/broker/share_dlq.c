@@ -194,7 +194,7 @@ static gr_err_t append(gr_partition_t *p, gr_wbuf_t *out, int64_t *end) {
 
 bool gr_share_dlq_wanted(gr_share_part_t *part, gr_sgc_values_t *vals) {
     if (!part->delta.n_dead || gr_broker_feature_level(part->b, "share.version") < 2) return false; /* Kafka: SV_2 */
-    gr_share_group_values(part->b, part->group, vals);
+    gr_share_group_values(part->b, part->key.group, vals);
     return vals->dlq_topic[0] != 0;
 }
 
@@ -203,20 +203,20 @@ gr_err_t gr_share_dlq_write(gr_share_part_t *part, const gr_sgc_values_t *vals, 
     const gr_sp_delta_t *d = &part->delta;
     out->p = NULL;
     bool failed = false;
-    const gr_meta_topic_t *t = dlq_topic(b, part->group, vals->dlq_topic, &failed);
-    gr_partition_t *p = t ? gr_parts_find_id(b->parts, &t->id, part->partition % t->partitions) : NULL;
+    const gr_meta_topic_t *t = dlq_topic(b, part->key.group, vals->dlq_topic, &failed);
+    gr_partition_t *p = t ? gr_parts_find_id(b->parts, &t->id, part->key.partition % t->partitions) : NULL;
     if (!p || p->offline || gr_plog_offline(p->plog)) {
         if (t) GR_ERROR("share", "Failed to write to DLQ, proceeding to ARCHIVED regardless. %s is offline", t->name);
-        if (t || failed) stats_of(b, part->group)->failed++; /* a refusal marks nothing, as Kafka's meters */
+        if (t || failed) stats_of(b, part->key.group)->failed++; /* a refusal marks nothing, as Kafka's meters */
         return GR_ERR_NONE;
     }
-    gr_share_dlq_stats_t *st = stats_of(b, part->group);
-    const gr_meta_topic_t *src = gr_meta_topic_find_id(b->meta, &part->topic_id);
-    gr_partition_t *sp = gr_parts_find_id(b->parts, &part->topic_id, part->partition);
+    gr_share_dlq_stats_t *st = stats_of(b, part->key.group);
+    const gr_meta_topic_t *src = gr_meta_topic_find_id(b->meta, &part->key.topic_id);
+    gr_partition_t *sp = gr_parts_find_id(b->parts, &part->key.topic_id, part->key.partition);
     char id[23];
-    gr_uuid_to_base64(&part->topic_id, id);
+    gr_uuid_to_base64(&part->key.topic_id, id);
     int64_t max = gr_meta_topic_config_i64(b->meta, t, "max.message.bytes");
-    build_t bd = {.r = {.topic = src ? src->name : id, .partition = part->partition, .group = part->group},
+    build_t bd = {.r = {.topic = src ? src->name : id, .partition = part->key.partition, .group = part->key.group},
                   .now = gr_clock_wall_ms(),
                   .max_batch = max > 4096 ? (size_t)max : 4096};
     gr_batch_builder_init(&bd.bb);

@@ -20,11 +20,12 @@
 #include "net/loop.h"
 #include "proto/codec.h"
 #include "share/group.h"
+#include "share/group_config_store.h"
 #include "share/group_store.h"
+#include "share/sp_registry.h"
 #include "share/state_store.h"
 
 typedef struct gr_broker gr_broker_t;
-typedef struct gr_share_parts gr_share_parts_t;       /* data side */
 typedef struct gr_share_sessions gr_share_sessions_t; /* data side */
 
 typedef struct gr_share_ctx {
@@ -33,11 +34,11 @@ typedef struct gr_share_ctx {
     gr_gstore_t *gstore;
     gr_sstore_t *sstore;
     gr_timer_t expiry_timer;
-    struct gr_share_gconfs *gconfs; /* group config overrides (share_coord.c) */
-    struct gr_share_dlq *dlq;       /* per-group DLQ counters (share_dlq.c) */
-    bool dlq_torn;                  /* a DLQ append was not followed by its share-state write: offline */
+    gr_sgc_store_t *gconfs;   /* group config overrides, resolved (share_coord.c) */
+    struct gr_share_dlq *dlq; /* per-group DLQ counters (share_dlq.c) */
+    bool dlq_torn;            /* a DLQ append was not followed by its share-state write: offline */
     /* data side */
-    gr_share_parts_t *parts;
+    gr_sp_registry_t *parts;
     gr_share_sessions_t *sessions;
 } gr_share_ctx_t;
 

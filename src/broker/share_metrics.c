@@ -82,12 +82,12 @@ static grp_t *grp_find(const scrape_t *s, const char *id) {
  * initialized in the registry) still gets its row. */
 static void add_loaded(void *arg, gr_share_part_t *part) {
     scrape_t *s = arg;
-    const grp_t *g = grp_find(s, part->group);
-    if (g && gr_sg_assignment_has(&g->g->initialized, &part->topic_id, part->partition))
+    const grp_t *g = grp_find(s, part->key.group);
+    if (g && gr_sg_assignment_has(&g->g->initialized, &part->key.topic_id, part->key.partition))
         return; /* collect_groups has its row */
     gr_sgc_values_t vals;
-    gr_share_group_values(s->b, part->group, &vals);
-    row_add(s, part->group, &part->topic_id, part->partition, part, vals.partition_max_record_locks);
+    gr_share_group_values(s->b, part->key.group, &vals);
+    row_add(s, part->key.group, &part->key.topic_id, part->key.partition, part, vals.partition_max_record_locks);
 }
 
 static void count_session(void *arg, const gr_share_session_t *sess) {

@@ -36,110 +36,26 @@
 #include "broker/broker_int.h"
 #include "broker/share_capacity.h"
 #include "broker/share_dlq.h"
+#include "share/sp_persist.h"
+#include "share/sp_unit.h"
 
 #define EXPIRY_RETRY_MS 1000 /* a lock expiry whose write failed is retried this much later */
 
-struct gr_share_parts {
-    gr_share_part_t **buckets;
-    size_t n_buckets, n;
-};
+#define PART(k) ((gr_share_part_t *)(void *)((char *)(k)-offsetof(gr_share_part_t, key)))
 
-/* ---------------------------------------------------------------- durable waits */
+/* Durable waits: share/ack_wait.h. */
 
-struct gr_share_ackwait {
-    int32_t pending; /* writes queued, +1 until armed */
-    bool detached;
-    void (*done)(void *arg);
-    void *arg;
-};
-
-typedef struct wait_slot {
-    gr_share_ackwait_t *w;
-    int16_t *err; /* in the request arena: only while !w->detached */
-} wait_slot_t;
-
-gr_share_ackwait_t *gr_share_ackwait_new(void (*done)(void *arg), void *arg) {
-    gr_share_ackwait_t *w = calloc(1, sizeof(*w));
-    if (!w) abort();
-    w->pending = 1;
-    w->done = done;
-    w->arg = arg;
-    return w;
-}
-
-static void wait_put(gr_share_ackwait_t *w) {
-    if (--w->pending > 0) return;
-    if (!w->detached) w->done(w->arg);
-    free(w);
-}
-
-bool gr_share_ackwait_arm(gr_share_ackwait_t *w) {
-    if (w->pending == 1) {
-        free(w);
-        return true;
-    }
-    w->pending--;
-    return false;
-}
-
-void gr_share_ackwait_detach(gr_share_ackwait_t *w) { w->detached = true; }
-
-static void slot_done(void *arg, gr_err_t err) {
-    wait_slot_t *s = arg;
-    if (err && !s->w->detached && *s->err == 0) *s->err = GR_ERR_KAFKA_STORAGE_ERROR;
-    gr_share_ackwait_t *w = s->w;
-    free(s);
-    wait_put(w);
-}
-
-/* ---------------------------------------------------------------- map */
-
-static uint64_t key_hash(const char *group, const gr_uuid_t *topic_id, int32_t partition) {
-    gr_hasher_t h; /* keyed: group ids are the clients' choice */
-    gr_hasher_init(&h);
-    gr_hasher_update(&h, group, strlen(group));
-    gr_hasher_update(&h, topic_id->b, 16);
-    gr_hasher_update(&h, &partition, sizeof(partition));
-    return gr_hasher_final(&h);
-}
-
-static gr_share_part_t **bucket_of(gr_share_parts_t *ps, const char *group, const gr_uuid_t *topic_id,
-                                   int32_t partition) {
-    return &ps->buckets[key_hash(group, topic_id, partition) & (ps->n_buckets - 1)];
-}
-
-static void map_grow(gr_share_parts_t *ps) {
-    size_t nb = ps->n_buckets * 2;
-    gr_share_part_t **nbk = calloc(nb, sizeof(*nbk));
-    if (!nbk) abort();
-    for (size_t i = 0; i < ps->n_buckets; i++) {
-        gr_share_part_t *part = ps->buckets[i];
-        while (part) {
-            gr_share_part_t *next = part->hnext;
-            size_t j = key_hash(part->group, &part->topic_id, part->partition) & (nb - 1);
-            part->hnext = nbk[j];
-            nbk[j] = part;
-            part = next;
-        }
-    }
-    free(ps->buckets);
-    ps->buckets = nbk;
-    ps->n_buckets = nb;
-}
+/* ---------------------------------------------------------------- map (share/sp_registry.h) */
 
 gr_share_part_t *gr_share_part_find(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition) {
-    gr_share_parts_t *ps = b->share.parts;
-    if (!ps) return NULL;
-    for (gr_share_part_t *part = *bucket_of(ps, group, topic_id, partition); part; part = part->hnext)
-        if (part->partition == partition && gr_uuid_eq(&part->topic_id, topic_id) && !strcmp(part->group, group))
-            return part;
-    return NULL;
+    gr_sp_key_t *k = gr_sp_registry_find(b->share.parts, group, topic_id, partition);
+    return k ? PART(k) : NULL;
 }
 
 /* ---------------------------------------------------------------- writes */
 
 static gr_sstore_key_t part_key(const gr_share_part_t *part) {
-    return gr_sstore_key(part->group, part->topic_id, part->partition);
+    return gr_sstore_key(part->key.group, part->key.topic_id, part->key.partition);
 }
 
 /* Hand the accumulated delta to the store. Returns the synchronous error;
@@ -153,26 +69,14 @@ static gr_err_t part_write(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, b
     if (!ss) return GR_ERR_COORDINATOR_NOT_AVAILABLE;
     gr_sstore_batch_t stack[64], *bv = d->n <= 64 ? stack : malloc(d->n * sizeof(*bv));
     if (!bv) abort();
-    int64_t now = gr_loop_now(part->b->loop), wall = gr_clock_wall_ms();
-    for (size_t i = 0; i < d->n; i++) {
-        int64_t nb = d->batches[i].not_before_ms; /* loop clock -> wall clock: it must survive a restart */
-        bv[i] = (gr_sstore_batch_t){d->batches[i].first_offset, d->batches[i].last_offset, d->batches[i].state,
-                                    d->batches[i].delivery_count, nb > 0 ? wall + (nb - now) : 0};
-    }
-    gr_sstore_update_t up = {
-        .state_epoch = d->state_epoch,
-        .leader_epoch = -1,
-        .start_offset = d->start_offset,
-        .delivery_complete_count =
-            d->delivery_complete_count > INT32_MAX ? INT32_MAX : (int32_t)d->delivery_complete_count,
-        .batches = bv,
-        .n_batches = d->n,
-    };
+    gr_sstore_update_t up;
+    gr_sp_persist_update(d, gr_loop_now(part->b->loop), gr_clock_wall_ms(), bv, &up);
     gr_sstore_key_t key = part_key(part);
     gr_err_t err = gr_sstore_write(ss, &key, &up, cb, arg);
     if (bv != stack) free(bv);
     if (err) {
-        GR_WARN("share", "share-state write for %s/%d failed: %s", part->group, part->partition, gr_err_name(err));
+        GR_WARN("share", "share-state write for %s/%d failed: %s", part->key.group, part->key.partition,
+                gr_err_name(err));
         return err;
     }
     gr_sp_delta_reset(d);
@@ -187,22 +91,10 @@ static void part_write_lazy(gr_share_part_t *part) {
     if (!gr_sstore_failed(part->b->share.sstore)) (void)part_write(part, NULL, NULL, &written);
 }
 
-void gr_share_part_begin(gr_share_part_t *part) {
-    part->lazy = part->delta.changed;
-    part->spso_begin = gr_sp_start_offset(part->sp);
-    gr_sp_begin(part->sp);
-}
+void gr_share_part_begin(gr_share_part_t *part) { gr_sp_unit_begin(part->sp, &part->delta, &part->mark); }
 
-/* Undo the transition; the delta goes back to its lazy content (no batches). */
-static void part_rollback(gr_share_part_t *part) {
-    gr_sp_delta_t *d = &part->delta;
-    gr_sp_rollback(part->sp);
-    gr_sp_delta_reset(d);
-    d->changed = part->lazy;
-    d->start_offset = gr_sp_start_offset(part->sp);
-    d->delivery_complete_count = gr_sp_delivery_complete_count(part->sp);
-    d->state_epoch = gr_sp_state_epoch(part->sp);
-}
+/* Undo the transition; the delta goes back to its lazy content (share/sp_unit.h). */
+static void part_rollback(gr_share_part_t *part) { gr_sp_unit_rollback(part->sp, &part->delta, &part->mark); }
 
 /* The answer of a dead-lettering acknowledgement waits for two fsyncs: the DLQ
  * partition's and the share-state record's; cb runs once with the first error. */
@@ -240,7 +132,7 @@ static gr_err_t ensure_start_offset(gr_share_part_t *part) {
     if (!err && st.start_offset >= 0) return GR_ERR_NONE;
     gr_sstore_update_t up = {.state_epoch = gr_sp_state_epoch(part->sp),
                              .leader_epoch = -1,
-                             .start_offset = part->spso_begin,
+                             .start_offset = part->mark.spso_begin,
                              .delivery_complete_count = -1};
     return gr_sstore_write(part->b->share.sstore, &key, &up, NULL, NULL);
 }
@@ -288,8 +180,7 @@ gr_err_t gr_share_part_end(gr_share_part_t *part, gr_err_t op_err, gr_sstore_cb 
         return op_err;
     }
     /* Only the transition's own changes force a write (a lazy SPSO alone waits). */
-    const gr_sp_delta_t *d = &part->delta;
-    bool own = d->n > 0 || gr_sp_start_offset(part->sp) != part->spso_begin;
+    bool own = gr_sp_unit_own_changes(part->sp, &part->delta, &part->mark);
     gr_err_t err = own ? write_with_dlq(part, cb, arg, written) : GR_ERR_NONE;
     if (err && !part->b->share.dlq_torn) {
         part_rollback(part);
@@ -301,19 +192,6 @@ gr_err_t gr_share_part_end(gr_share_part_t *part, gr_err_t op_err, gr_sstore_cb 
 
 bool gr_share_state_failed(const gr_broker_t *b) {
     return b->share.dlq_torn || (b->share.sstore && gr_sstore_failed(b->share.sstore));
-}
-
-/* Persister errors as the SPL surfaces them (§1.10 step 4). */
-static gr_err_t persister_error(gr_err_t err) {
-    switch (err) {
-    case GR_ERR_FENCED_STATE_EPOCH:
-    case GR_ERR_FENCED_LEADER_EPOCH: return GR_ERR_NOT_LEADER_OR_FOLLOWER;
-    case GR_ERR_COORDINATOR_NOT_AVAILABLE:
-    case GR_ERR_KAFKA_STORAGE_ERROR:
-    case GR_ERR_UNKNOWN_TOPIC_OR_PARTITION:
-    case GR_ERR_INVALID_REQUEST: return err;
-    default: return GR_ERR_UNKNOWN_SERVER_ERROR;
-    }
 }
 
 /* ---------------------------------------------------------------- timers and waiters */
@@ -340,7 +218,7 @@ static void rearm(gr_share_part_t *part) {
 void gr_share_part_conf(gr_share_part_t *part, gr_sp_conf_t *conf, gr_sgc_values_t *vals) {
     gr_sgc_values_t local;
     if (!vals) vals = &local;
-    gr_share_group_values(part->b, part->group, vals);
+    gr_share_group_values(part->b, part->key.group, vals);
     conf->delivery_count_limit = vals->delivery_count_limit;
     conf->max_record_locks = vals->partition_max_record_locks;
     conf->lock_duration_ms = vals->record_lock_duration_ms;
@@ -398,52 +276,28 @@ gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_
     gr_share_part_begin(part);
     gr_err_t err = gr_sp_acknowledge(part->sp, ar, &conf, now, &part->delta, errstr, errstr_size);
     if (err) return gr_share_part_end(part, err, NULL, NULL, &written);
-    wait_slot_t *s = malloc(sizeof(*s));
-    if (!s) abort();
-    *s = (wait_slot_t){w, err_slot};
-    err = gr_share_part_end(part, GR_ERR_NONE, slot_done, s, &written);
-    if (err || !written)
-        free(s);
-    else
-        w->pending++;
+    gr_share_ackslot_t *s = gr_share_ackslot_new(w, err_slot);
+    err = gr_share_part_end(part, GR_ERR_NONE, gr_share_ackslot_done, s, &written);
+    gr_share_ackslot_commit(s, !err && written);
     if (err) { /* §3.4: rolled back, the records stay ACQUIRED with their count and lock */
         snprintf(errstr, errstr_size, "The share state could not be written; the acknowledgement was not applied.");
-        return persister_error(err);
+        return gr_sp_persister_error(err);
     }
     rearm(part);
     notify(part); /* released records or freed capacity */
     return GR_ERR_NONE;
 }
 
-/* §3.3 batch validation, before anything else is looked at. */
-static bool acks_valid(const gr_sp_ack_batch_t *bt, size_t n, bool renew) {
-    for (size_t i = 0; i < n; i++) {
-        const gr_sp_ack_batch_t *a = &bt[i];
-        const char *why = NULL;
-        if (a->first_offset > a->last_offset)
-            why = "FirstOffset is greater than LastOffset";
-        else if (i > 0 && a->first_offset < bt[i - 1].last_offset) /* Kafka 4.4.0: a shared offset is the SP's */
-            why = "batches are not in ascending order";
-        else if (a->n_types == 0)
-            why = "AcknowledgeTypes is empty";
-        else if (a->n_types > 1 && (int64_t)a->n_types - 1 != a->last_offset - a->first_offset)
-            why = "AcknowledgeTypes does not match the batch size";
-        for (size_t j = 0; !why && j < a->n_types; j++)
-            if (a->types[j] < 0 || a->types[j] > (renew ? 4 : 3)) why = "invalid AcknowledgeType";
-        if (why) {
-            /* Kafka 4.4.0 answers these 42s with a null ErrorMessage: the reason is only logged. */
-            GR_DEBUG("share", "invalid acknowledgement batch: %s", why);
-            return false;
-        }
-    }
-    return true;
-}
-
 gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *member, const gr_uuid_t *topic_id,
                                 int32_t partition, const gr_sp_ack_batch_t *batches, size_t n, bool is_renew_ack,
                                 gr_share_ackwait_t *w, int16_t *err_slot, char *errstr, size_t errstr_size) {
     errstr[0] = 0;
-    if (!acks_valid(batches, n, is_renew_ack)) return GR_ERR_INVALID_REQUEST;
+    const char *why;
+    if (!gr_share_acks_valid(batches, n, is_renew_ack, &why)) {
+        /* Kafka 4.4.0 answers these 42s with a null ErrorMessage: the reason is only logged. */
+        GR_DEBUG("share", "invalid acknowledgement batch: %s", why);
+        return GR_ERR_INVALID_REQUEST;
+    }
     const gr_meta_topic_t *mt = gr_meta_topic_find_id(b->meta, topic_id);
     if (!mt) return GR_ERR_UNKNOWN_TOPIC_ID;
     if (!gr_parts_find_id(b->parts, topic_id, partition)) return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
@@ -465,16 +319,15 @@ gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *m
 
 /* ---------------------------------------------------------------- initialisation */
 
-/* §1.10 step 2: SPSO from share.auto.offset.reset. */
+/* The partition log as share.auto.offset.reset sees it (share/sp_persist.h). */
+static bool log_offset_for_time(void *ctx, int64_t ts_ms, int64_t *offset) {
+    int64_t ts;
+    return !gr_plog_offset_for_timestamp(ctx, ts_ms, offset, &ts);
+}
+
 static int64_t reset_offset(const gr_sgc_values_t *vals, gr_plog_t *plog) {
-    int64_t latest = gr_plog_end_offset(plog);
-    if (vals->auto_offset_reset == GR_SGC_RESET_EARLIEST) return gr_plog_start_offset(plog);
-    if (vals->auto_offset_reset != GR_SGC_RESET_BY_DURATION) return latest;
-    int64_t off, ts;
-    /* by_duration with no record that recent: Kafka would fail the init
-     * (open question 4); we fall back to latest as the spec recommends. */
-    if (gr_plog_offset_for_timestamp(plog, gr_clock_wall_ms() - vals->reset_duration_ms, &off, &ts)) return latest;
-    return off;
+    gr_share_log_view_t log = {gr_plog_start_offset(plog), gr_plog_end_offset(plog), log_offset_for_time, plog};
+    return gr_sp_reset_offset(vals, &log, gr_clock_wall_ms());
 }
 
 static gr_err_t part_init(gr_share_part_t *part, gr_partition_t *p) {
@@ -483,24 +336,19 @@ static gr_err_t part_init(gr_share_part_t *part, gr_partition_t *p) {
     gr_err_t err = gr_sstore_read(part->b->share.sstore, &key, &st);
     if (err == GR_ERR__NOENT || (!err && st.start_offset < 0)) {
         gr_sgc_values_t vals;
-        gr_share_group_values(part->b, part->group, &vals);
+        gr_share_group_values(part->b, part->key.group, &vals);
         gr_sp_init_offset(part->sp, reset_offset(&vals, p->plog), err ? 0 : st.state_epoch);
         return GR_ERR_NONE;
     }
     if (err) return GR_ERR_UNKNOWN_SERVER_ERROR;
     gr_sp_batch_t *bv = malloc((st.n_batches ? st.n_batches : 1) * sizeof(*bv));
     if (!bv) abort();
-    int64_t now = gr_loop_now(part->b->loop), wall = gr_clock_wall_ms();
-    for (size_t i = 0; i < st.n_batches; i++) {
-        int64_t due = st.batches[i].due_ms; /* wall clock -> loop clock; a due time already past is none */
-        bv[i] = (gr_sp_batch_t){st.batches[i].first_offset, st.batches[i].last_offset, st.batches[i].state,
-                                st.batches[i].count, due > wall ? now + (due - wall) : 0};
-    }
+    gr_sp_persist_batches(&st, gr_loop_now(part->b->loop), gr_clock_wall_ms(), bv);
     char why[256];
     err = gr_sp_init_persisted(part->sp, st.start_offset, st.state_epoch, bv, st.n_batches, why, sizeof(why));
     free(bv);
     if (err) {
-        GR_ERROR("share", "share state of %s/%s-%d is corrupt: %s", part->group, p->topic, p->index, why);
+        GR_ERROR("share", "share state of %s/%s-%d is corrupt: %s", part->key.group, p->topic, p->index, why);
         return GR_ERR_UNKNOWN_SERVER_ERROR;
     }
     return GR_ERR_NONE;
@@ -510,10 +358,10 @@ static gr_share_part_t *part_new(gr_broker_t *b, const char *group, const gr_par
     gr_share_part_t *part = calloc(1, sizeof(*part));
     if (!part) abort();
     part->b = b;
-    part->group = strdup(group);
-    if (!part->group) abort();
-    part->topic_id = p->topic_id;
-    part->partition = p->index;
+    part->key.group = strdup(group);
+    if (!part->key.group) abort();
+    part->key.topic_id = p->topic_id;
+    part->key.partition = p->index;
     part->sp = gr_sp_new();
     gr_sp_set_stats(part->sp, &part->stats);
     gr_sp_delta_init(&part->delta);
@@ -534,7 +382,7 @@ static void part_free(gr_share_part_t *part) {
     }
     gr_sp_delta_free(&part->delta);
     gr_sp_destroy(part->sp);
-    free(part->group);
+    free(part->key.group);
     free(part);
 }
 
@@ -542,8 +390,7 @@ gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p,
     if (gr_share_state_failed(b)) return GR_ERR_KAFKA_STORAGE_ERROR; /* offline until restart */
     gr_share_part_t *part = gr_share_part_find(b, group, &p->topic_id, p->index);
     if (!part) {
-        gr_share_parts_t *ps = b->share.parts;
-        if (!ps || !b->share.sstore) return GR_ERR_COORDINATOR_NOT_AVAILABLE;
+        if (!b->share.parts || !b->share.sstore) return GR_ERR_COORDINATOR_NOT_AVAILABLE;
         part = part_new(b, group, p);
         part->loading = true;
         gr_err_t err = part_init(part, p);
@@ -551,11 +398,7 @@ gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p,
             part_free(part);
             return err;
         }
-        if (ps->n >= ps->n_buckets * 2) map_grow(ps);
-        gr_share_part_t **bk = bucket_of(ps, group, &p->topic_id, p->index);
-        part->hnext = *bk;
-        *bk = part;
-        ps->n++;
+        gr_sp_registry_insert(b->share.parts, &part->key);
         rearm(part); /* persisted redelivery delays wake fetches when due */
     }
     /* §1.8: the log start moved past SPSO (retention, DeleteRecords). */
@@ -566,90 +409,84 @@ gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p,
 
 /* ---------------------------------------------------------------- members, drop */
 
-void gr_share_parts_release_member(gr_broker_t *b, const char *group, const char *member) {
-    gr_share_parts_t *ps = b->share.parts;
-    if (!ps || gr_share_state_failed(b)) return;
-    for (size_t i = 0; i < ps->n_buckets; i++)
-        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext) {
-            if (strcmp(part->group, group)) continue;
-            gr_sp_conf_t conf;
-            gr_share_part_conf(part, &conf, NULL);
-            bool written;
-            gr_share_part_begin(part);
-            int64_t n = gr_sp_release_member(part->sp, &conf, member, &part->delta);
-            /* §7.2: written after a session-close release. A failed write keeps the
-             * records ACQUIRED until their locks expire (the expiry retries). */
-            if (gr_share_part_end(part, GR_ERR_NONE, NULL, NULL, &written)) {
-                GR_WARN("share", "release of %s in %s/%d not written: records stay locked until expiry", member,
-                        part->group, part->partition);
-                continue;
-            }
-            if (n == 0) continue;
-            rearm(part);
-            notify(part);
-        }
+typedef struct release {
+    gr_broker_t *b;
+    const char *member;
+} release_t;
+
+static void release_one(void *arg, gr_sp_key_t *k) {
+    release_t *r = arg;
+    gr_share_part_t *part = PART(k);
+    gr_sp_conf_t conf;
+    gr_share_part_conf(part, &conf, NULL);
+    bool written;
+    gr_share_part_begin(part);
+    int64_t n = gr_sp_release_member(part->sp, &conf, r->member, &part->delta);
+    /* §7.2: written after a session-close release. A failed write keeps the
+     * records ACQUIRED until their locks expire (the expiry retries). */
+    if (gr_share_part_end(part, GR_ERR_NONE, NULL, NULL, &written)) {
+        GR_WARN("share", "release of %s in %s/%d not written: records stay locked until expiry", r->member,
+                part->key.group, part->key.partition);
+        return;
+    }
+    if (n == 0) return;
+    rearm(part);
+    notify(part);
 }
 
-static bool drop_match(const gr_share_part_t *part, const char *group, const gr_uuid_t *topic_id, int32_t partition) {
-    if (group && strcmp(part->group, group)) return false;
-    if (topic_id && !gr_uuid_eq(&part->topic_id, topic_id)) return false;
-    return partition < 0 || part->partition == partition;
+void gr_share_parts_release_member(gr_broker_t *b, const char *group, const char *member) {
+    if (!b->share.parts || gr_share_state_failed(b)) return;
+    release_t r = {b, member};
+    gr_sp_registry_each(b->share.parts, group, release_one, &r);
+}
+
+static void drop_one(void *arg, gr_sp_key_t *k) {
+    (void)arg;
+    part_free(PART(k));
 }
 
 void gr_share_parts_drop(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition) {
-    gr_share_parts_t *ps = b->share.parts;
-    if (!ps) return;
-    for (size_t i = 0; i < ps->n_buckets; i++) {
-        gr_share_part_t **pp = &ps->buckets[i];
-        while (*pp) {
-            gr_share_part_t *part = *pp;
-            if (!drop_match(part, group, topic_id, partition)) {
-                pp = &part->hnext;
-                continue;
-            }
-            *pp = part->hnext;
-            ps->n--;
-            part_free(part);
-        }
-    }
+    gr_sp_registry_remove(b->share.parts, group, topic_id, partition, drop_one, NULL);
+}
+
+static void write_lazy_one(void *arg, gr_sp_key_t *k) {
+    (void)arg;
+    part_write_lazy(PART(k));
 }
 
 void gr_share_parts_evict_group(gr_broker_t *b, const char *group) {
-    gr_share_parts_t *ps = b->share.parts;
-    if (!ps) return;
-    for (size_t i = 0; i < ps->n_buckets; i++)
-        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext)
-            if (!strcmp(part->group, group)) part_write_lazy(part);
+    if (!b->share.parts) return;
+    gr_sp_registry_each(b->share.parts, group, write_lazy_one, NULL);
     gr_share_parts_drop(b, group, NULL, -1);
 }
 
-size_t gr_share_parts_count(const gr_broker_t *b) { return b->share.parts ? b->share.parts->n : 0; }
+size_t gr_share_parts_count(const gr_broker_t *b) { return gr_sp_registry_count(b->share.parts); }
+
+typedef struct each {
+    void (*fn)(void *arg, gr_share_part_t *part);
+    void *arg;
+} each_t;
+
+static void each_one(void *arg, gr_sp_key_t *k) {
+    each_t *e = arg;
+    e->fn(e->arg, PART(k));
+}
 
 void gr_share_parts_foreach(gr_broker_t *b, void (*fn)(void *arg, gr_share_part_t *part), void *arg) {
-    gr_share_parts_t *ps = b->share.parts;
-    if (!ps) return;
-    for (size_t i = 0; i < ps->n_buckets; i++)
-        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext) fn(arg, part);
+    each_t e = {fn, arg};
+    gr_sp_registry_each(b->share.parts, NULL, each_one, &e);
 }
 
 gr_err_t gr_share_parts_open(gr_broker_t *b) {
-    gr_share_parts_t *ps = calloc(1, sizeof(*ps));
-    if (!ps) abort();
-    ps->n_buckets = 64;
-    ps->buckets = calloc(ps->n_buckets, sizeof(*ps->buckets));
-    if (!ps->buckets) abort();
-    b->share.parts = ps;
+    b->share.parts = gr_sp_registry_new();
     return GR_ERR_NONE;
 }
 
 void gr_share_parts_close(gr_broker_t *b) {
-    gr_share_parts_t *ps = b->share.parts;
-    if (!ps) return;
+    if (!b->share.parts) return;
     /* Lazily persisted changes (an SPSO moved by the log start) go out now. */
-    for (size_t i = 0; i < ps->n_buckets; i++)
-        for (gr_share_part_t *part = ps->buckets[i]; part; part = part->hnext) part_write_lazy(part);
+    gr_sp_registry_each(b->share.parts, NULL, write_lazy_one, NULL);
     gr_share_parts_drop(b, NULL, NULL, -1);
-    free(ps->buckets);
-    free(ps);
+    gr_sp_registry_free(b->share.parts);
     b->share.parts = NULL;
 }

@@ -21,10 +21,13 @@
 #include "broker/partitions.h"
 #include "net/loop.h"
 #include "proto/codec.h"
+#include "share/ack_wait.h"
 #include "share/capacity.h"
 #include "share/group.h"
 #include "share/share_stats.h"
 #include "share/sp.h"
+#include "share/sp_registry.h"
+#include "share/sp_unit.h"
 #include "share/state_store.h"
 
 typedef struct gr_broker gr_broker_t;
@@ -41,18 +44,14 @@ typedef struct gr_share_waiter {
 } gr_share_waiter_t;
 
 struct gr_share_part {
-    gr_share_part_t *hnext; /* hash chain */
-    char *group;
-    gr_uuid_t topic_id;
-    int32_t partition;
+    gr_sp_key_t key; /* (group, topic id, partition) in b->share.parts (share/sp_registry.h) */
     gr_sp_t *sp;
     /* Loaded by a ShareFetch that has not yet acquired from it: Kafka 4.4.0 loads each
      * share-partition with its own asynchronous state read and answers from the first one
      * loaded, so the fetch that loads several answers from one of them (h_share_fetch.c). */
     bool loading;
     gr_sp_delta_t delta;       /* changes not yet handed to the store */
-    bool lazy;                 /* delta.changed at gr_share_part_begin (a lazy SPSO move) */
-    int64_t spso_begin;        /* SPSO at gr_share_part_begin */
+    gr_sp_unit_mark_t mark;    /* the transition in progress (share/sp_unit.h) */
     gr_timer_t timer;          /* next acquisition-lock deadline */
     gr_share_waiter_t waiters; /* list head */
     gr_broker_t *b;
@@ -60,21 +59,6 @@ struct gr_share_part {
     gr_cap_ring_t cap_ring; /* capacity view window (share_capacity.c) */
     gr_timer_t cap_timer;   /* rotates cap_ring */
 };
-
-/** Counts the store writes one request waits for. Heap-allocated apart from
- *  the request, because a cancelled request (client gone, shutdown) is freed
- *  while its writes are still queued; the last completion frees it then. */
-typedef struct gr_share_ackwait gr_share_ackwait_t;
-
-/** New tracker; done(arg) runs (once) when the last pending write completes
- *  after gr_share_ackwait_arm. */
-gr_share_ackwait_t *gr_share_ackwait_new(void (*done)(void *arg), void *arg);
-/** All writes are issued: returns true if none is pending (then done will
- *  not be called and the caller answers itself; the tracker is freed). */
-bool gr_share_ackwait_arm(gr_share_ackwait_t *w);
-/** The request was answered without waiting (cancelled): error slots are no
- *  longer touched and the last completion frees the tracker. */
-void gr_share_ackwait_detach(gr_share_ackwait_t *w);
 
 /** The SP of (group, topic, partition) if this broker has it in memory. */
 gr_share_part_t *gr_share_part_find(gr_broker_t *b, const char *group, const gr_uuid_t *topic_id, int32_t partition);

@@ -92,6 +92,7 @@ static void group_free(cg_group_t *g) {
     for (int32_t i = 0; i < g->n_pending_sync; i++) free(g->pending_sync[i]);
     free(g->pending_sync);
     cg_offsets_free(g);
+    cgc_group_free(g->cons);
     free(g->protocol_type);
     free(g->protocol_name);
     free(g->leader);
@@ -390,5 +391,10 @@ void gr_cg_out_free(gr_cg_out_t *o) {
         free(o->expired[i].topic);
     }
     free(o->expired);
+    for (int32_t i = 0; i < o->n_gone; i++) {
+        free(o->gone[i].group_id);
+        free(o->gone[i].member_id);
+    }
+    free(o->gone);
     memset(o, 0, sizeof(*o));
 }

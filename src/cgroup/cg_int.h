@@ -67,8 +67,9 @@ typedef struct cg_group {
     int32_t init_delay_ms, init_remaining_ms;
     int64_t sync_deadline;
     int32_t sync_generation;
-    uint64_t rebalances; /* completed: leader's assignment applied (Kafka's CompletedRebalances) */
-    gr_htab_t offsets;   /* (topic, partition) -> cg_offset_entry_t */
+    uint64_t rebalances;    /* completed: leader's assignment applied (Kafka's CompletedRebalances) */
+    gr_htab_t offsets;      /* (topic, partition) -> cg_offset_entry_t */
+    struct cgc_group *cons; /* GR_CG_TYPE_CONSUMER: the consumer-protocol state (cgc_int.h) */
 } cg_group_t;
 
 struct gr_cg_registry {
@@ -118,6 +119,13 @@ void cg_maybe_complete_join_phase(gr_cg_registry_t *reg, cg_group_t *g, int64_t 
 void cg_complete_join_phase(gr_cg_registry_t *reg, cg_group_t *g, int64_t now, gr_cg_out_t *out);
 void cg_reset_sync_with_error(cg_group_t *g, gr_cg_out_t *out, int16_t error);
 void cg_remove_member_and_update(gr_cg_registry_t *reg, cg_group_t *g, cg_member_t *m, int64_t now, gr_cg_out_t *out);
+
+/* cgc_reconcile.c */
+void cgc_group_free(struct cgc_group *c);
+/* Does a member of this consumer-protocol group subscribe to topic? */
+bool cgc_subscribed(const cg_group_t *g, const char *topic);
+/* Members of a group of either type. */
+int32_t cgc_n_members(const cg_group_t *g);
 
 /* cg_offsets.c */
 void cg_offsets_free(cg_group_t *g);

@@ -7,6 +7,7 @@
 #include "base/err.h"
 #include "base/hash.h"
 #include "cgroup/cg_int.h"
+#include "cgroup/consumer.h"
 
 #define OFF_ENTRY(hn) GR_HTAB_ENTRY(hn, cg_offset_entry_t, node)
 
@@ -49,6 +50,7 @@ int16_t gr_cg_commit_check(gr_cg_registry_t *reg, const char *group_id, const ch
     *created = false;
     if (!group_id[0]) return GR_ERR_INVALID_GROUP_ID;
     cg_group_t *g = cg_find(reg, group_id);
+    if (g && g->type == GR_CG_TYPE_CONSUMER) return gr_cgc_commit_check(reg, group_id, member_id, generation, version);
     if (!g) {
         /* Generation -1: an admin or a consumer without group management commits
          * into a "simple" group, created here. */
@@ -133,7 +135,7 @@ bool gr_cg_fetch_visible(const gr_cg_registry_t *reg, const char *group_id) {
 }
 
 static bool uses_consumer_protocol(const cg_group_t *g) {
-    return g->protocol_type && !strcmp(g->protocol_type, "consumer");
+    return g->type == GR_CG_TYPE_CONSUMER || (g->protocol_type && !strcmp(g->protocol_type, "consumer"));
 }
 
 int16_t gr_cg_offset_delete_check(const gr_cg_registry_t *reg, const char *group_id) {
@@ -163,6 +165,7 @@ static int subscription_names(const uint8_t *p, int32_t len, const char *topic) 
 }
 
 static bool subscribed(const cg_group_t *g, const char *topic) {
+    if (g->type == GR_CG_TYPE_CONSUMER) return cgc_subscribed(g, topic);
     if (g->n_members == 0 || !uses_consumer_protocol(g)) return false;
     if (!g->protocol_name) return true;
     for (int32_t i = 0; i < g->n_members; i++) {
@@ -188,7 +191,8 @@ bool gr_cg_subscribed_to(const gr_cg_registry_t *reg, const char *group_id, cons
 static void expire_group(gr_cg_registry_t *reg, cg_group_t *g, int64_t now, gr_cg_out_t *out) {
     bool empty = g->state == GR_CG_EMPTY;
     bool simple = !g->protocol_type;
-    bool stable_consumer = g->state == GR_CG_STABLE && uses_consumer_protocol(g) && g->protocol_name;
+    bool stable_consumer = (g->state == GR_CG_STABLE && uses_consumer_protocol(g) && g->protocol_name) ||
+                           (g->type == GR_CG_TYPE_CONSUMER && !empty);
     for (gr_hnode_t *n = gr_htab_first(&g->offsets), *next; n; n = next) {
         next = gr_htab_next(&g->offsets, n);
         cg_offset_entry_t *e = OFF_ENTRY(n);

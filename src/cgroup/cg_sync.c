@@ -5,6 +5,7 @@
 
 #include "base/err.h"
 #include "cgroup/cg_int.h"
+#include "cgroup/consumer.h"
 
 static void sync_error(gr_cg_out_t *out, void *waiter, int16_t err) { cg_answer(out, waiter, GR_CG_ANSWER_SYNC, err); }
 
@@ -141,7 +142,7 @@ int64_t gr_cg_next_deadline(const gr_cg_registry_t *reg) {
         for (int32_t j = 0; j < g->n_pending; j++) d = min64(d, g->pending[j].deadline);
         for (int32_t j = 0; j < g->n_members; j++) d = min64(d, g->members[j]->hb_deadline);
     }
-    return d;
+    return min64(d, gr_cgc_next_deadline(reg));
 }
 
 static void expire_sessions(gr_cg_registry_t *reg, cg_group_t *g, int64_t now, gr_cg_out_t *out) {
@@ -205,6 +206,7 @@ void gr_cg_tick(gr_cg_registry_t *reg, int64_t now, gr_cg_out_t *out) {
         fire_join_timer(reg, g, now, out);
         fire_sync_timer(reg, g, now, out);
     }
+    gr_cgc_tick(reg, now, out);
     if (now >= reg->next_retention_ms) {
         cg_offsets_expire(reg, now, out);
         reg->next_retention_ms = now + reg->cfg.retention_check_ms;
@@ -216,7 +218,8 @@ void gr_cg_tick(gr_cg_registry_t *reg, int64_t now, gr_cg_out_t *out) {
 bool gr_cg_exists(const gr_cg_registry_t *reg, const char *group_id) { return cg_find(reg, group_id) != NULL; }
 
 const char *gr_cg_state_name(gr_cg_state_t s) {
-    static const char *names[] = {"Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"};
+    static const char *names[] = {"Empty", "PreparingRebalance", "CompletingRebalance", "Stable",
+                                  "Dead",  "Assigning",          "Reconciling"};
     return names[s];
 }
 
@@ -255,7 +258,7 @@ int32_t gr_cg_count(const gr_cg_registry_t *reg) { return reg->n_order; }
 
 void gr_cg_stats_at(const gr_cg_registry_t *reg, int32_t i, gr_cg_group_stats_t *st) {
     const cg_group_t *g = reg->order[i];
-    *st = (gr_cg_group_stats_t){g->id, g->state, g->generation, g->n_members, g->rebalances, (int32_t)g->offsets.n};
+    *st = (gr_cg_group_stats_t){g->id, g->state, g->generation, cgc_n_members(g), g->rebalances, (int32_t)g->offsets.n};
 }
 
 int32_t gr_cg_list(const gr_cg_registry_t *reg, const char ***ids, gr_cg_state_t **states) {

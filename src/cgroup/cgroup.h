@@ -25,9 +25,13 @@ typedef enum gr_cg_state {
     GR_CG_COMPLETING_REBALANCE,
     GR_CG_STABLE,
     GR_CG_DEAD,
+    GR_CG_ASSIGNING,   /* consumer protocol: group epoch > assignment epoch */
+    GR_CG_RECONCILING, /* consumer protocol: a member is not at the assignment epoch */
 } gr_cg_state_t;
 
-typedef enum gr_cg_type { GR_CG_TYPE_CLASSIC = 1 } gr_cg_type_t;
+#define GR_CG_N_STATES 7
+
+typedef enum gr_cg_type { GR_CG_TYPE_CLASSIC = 1, GR_CG_TYPE_CONSUMER = 2 } gr_cg_type_t;
 
 /** Broker configs that drive the coordinator (docs/configuration.md). */
 typedef struct gr_cg_config {
@@ -83,8 +87,13 @@ typedef struct gr_cg_tp_ref {
     int32_t partition;
 } gr_cg_tp_ref_t;
 
+typedef struct gr_cg_member_ref {
+    char *group_id, *member_id;
+} gr_cg_member_ref_t;
+
 /** What a call produced: answers to send, group ids whose metadata changed (to
- *  persist), groups removed (their offsets are gone too) and offsets expired. */
+ *  persist), groups removed (their offsets are gone too), offsets expired and
+ *  consumer-protocol members gone (their records to delete). */
 typedef struct gr_cg_out {
     gr_cg_answer_t *answers;
     int32_t n_answers, cap_answers;
@@ -94,6 +103,8 @@ typedef struct gr_cg_out {
     int32_t n_removed, cap_removed;
     gr_cg_tp_ref_t *expired;
     int32_t n_expired, cap_expired;
+    gr_cg_member_ref_t *gone;
+    int32_t n_gone, cap_gone;
 } gr_cg_out_t;
 
 void gr_cg_out_init(gr_cg_out_t *o);

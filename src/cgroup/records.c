@@ -30,6 +30,9 @@ void gr_cg_rec_offset_value(gr_wbuf_t *v, const gr_cg_offset_t *o) {
     gr_wbuf_put(v, o->metadata, strlen(o->metadata));
 }
 
+gr_err_t gr_cg_rec_decode_consumer(const uint8_t *key, size_t kl, const uint8_t *val, size_t vl, gr_arena_t *a,
+                                   gr_cg_rec_t *out, const char **why);
+
 static int64_t be64(const uint8_t *p) {
     uint64_t v = 0;
     for (int i = 0; i < 8; i++) v = v << 8 | p[i];
@@ -69,6 +72,12 @@ gr_err_t gr_cg_rec_decode(const uint8_t *key, size_t kl, const uint8_t *val, siz
     memset(out, 0, sizeof(*out));
     if (kl < 2 || !val) return bad(why, "short key or no value");
     if (key[0] == GR_CG_REC_OFFSET) return decode_offset(key, kl, val, vl, a, out, why);
+    if (key[0] == GR_CG_REC_CGROUP || key[0] == GR_CG_REC_CMEMBER) {
+        const char *w = "";
+        gr_err_t e = gr_cg_rec_decode_consumer(key, kl, val, vl, a, out, &w);
+        if (e && why) *why = w;
+        return e;
+    }
     if (key[0] != GR_CG_REC_GROUP) return bad(why, "unknown record type");
     if (memchr(key + 1, 0, kl - 1)) return bad(why, "group key: NUL in the id");
     if (vl < 5 || val[0] != 0) return bad(why, "group value: version 0 and 4 bytes expected");

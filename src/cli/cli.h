@@ -172,5 +172,6 @@ int cli_consume(int argc, char **argv);
 int cli_share_consume(int argc, char **argv);
 int cli_share_groups(int argc, char **argv);
 int cli_acls(int argc, char **argv);
+int cli_consumer_groups(int argc, char **argv);
 
 #endif

@@ -5,7 +5,8 @@
  * One subcommand per job, each mirroring the Kafka tool of the same job (same verbs
  * and flags): topics (kafka-topics.sh), configs (kafka-configs.sh), produce
  * (kafka-console-producer.sh), consume (kafka-console-consumer.sh), share-consume
- * (kafka-console-share-consumer.sh) and share-groups (kafka-share-groups.sh).
+ * (kafka-console-share-consumer.sh), share-groups (kafka-share-groups.sh), consumer-groups
+ * (kafka-consumer-groups.sh) and acls (kafka-acls.sh).
  * Built only on the public libgregor API. */
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,8 @@ static const struct {
     {"consume", cli_consume, "print the records of a topic (kafka-console-consumer.sh)"},
     {"share-consume", cli_share_consume, "consume as a member of a share group (kafka-console-share-consumer.sh)"},
     {"share-groups", cli_share_groups, "list, describe, reset and delete share groups (kafka-share-groups.sh)"},
+    {"consumer-groups", cli_consumer_groups,
+     "list, describe, reset the offsets of and delete consumer groups (kafka-consumer-groups.sh)"},
     {"acls", cli_acls, "add, remove and list ACLs (kafka-acls.sh)"},
 };
 

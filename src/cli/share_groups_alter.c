@@ -12,32 +12,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "cg_plan.h"
 #include "gregor/consumer.h"
 #include "share_groups.h"
 
-/* "YYYY-MM-DDThh:mm:ss[.sss]" in local time (Kafka's Utils.getDateTime without a zone),
- * or with a trailing 'Z' in UTC; -1 if malformed. */
+/* "YYYY-MM-DDThh:mm:ss.sss" with an optional zone, UTC without one (Kafka's
+ * Utils.getDateTime, shared with consumer-groups: cg_plan.c); -1 if malformed. */
 static int64_t parse_datetime(const char *s) {
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    const char *rest = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!rest) return -1;
-    int ms = 0;
-    if (*rest == '.') {
-        char *end;
-        ms = (int)strtol(rest + 1, &end, 10);
-        if (end - rest != 4) return -1;
-        rest = end;
-    }
-    tm.tm_isdst = -1;
-    time_t t;
-    if (!strcmp(rest, "Z"))
-        t = timegm(&tm);
-    else if (!*rest)
-        t = mktime(&tm);
-    else
-        return -1;
-    return t < 0 ? -1 : (int64_t)t * 1000 + ms;
+    int64_t ms;
+    char err[160];
+    return cg_parse_datetime(s, &ms, err, sizeof(err)) && ms >= 0 ? ms : -1;
 }
 
 static const cli_col_t reset_cols[] = {

@@ -230,20 +230,25 @@ static gr_err_t describe_one_share_group(gr_admin_t *a, const char *group, int64
     }
 }
 
-gr_err_t gr_admin_describe_share_groups(gr_admin_t *a, const char *const *groups, size_t n, int timeout_ms,
-                                        gr_admin_result_t **res) {
+gr_err_t gr__admin_per_group(gr_admin_t *a, const char *const *groups, size_t n, int timeout_ms,
+                             const char *const *cols, gr__admin_group_fn *one, gr_admin_result_t **res) {
     *res = NULL;
     if (!groups || !n) return gr__fmt(GR_ERR__INVALID_ARG, a->errbuf, sizeof(a->errbuf), "no group given");
     int64_t deadline = gr__admin_deadline(a, timeout_ms);
-    gr_admin_result_t *r = gr__result_new(sg_cols);
+    gr_admin_result_t *r = gr__result_new(cols);
     gr_err_t err = GR_ERR_NONE;
-    for (size_t i = 0; !err && i < n; i++) err = describe_one_share_group(a, groups[i], deadline, r);
+    for (size_t i = 0; !err && i < n; i++) err = one(a, groups[i], deadline, r);
     if (err) {
         gr_admin_result_destroy(r);
         return err;
     }
     *res = r;
     return gr__result_first_error(r, "group", a->errbuf, sizeof(a->errbuf));
+}
+
+gr_err_t gr_admin_describe_share_groups(gr_admin_t *a, const char *const *groups, size_t n, int timeout_ms,
+                                        gr_admin_result_t **res) {
+    return gr__admin_per_group(a, groups, n, timeout_ms, sg_cols, describe_one_share_group, res);
 }
 
 /* ---- share-group offsets ---- */

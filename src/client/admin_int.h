@@ -31,6 +31,12 @@ int64_t gr__admin_deadline(gr_admin_t *a, int timeout_ms);
 /** The node id of the coordinator of group (FindCoordinator, key type 0). */
 gr_err_t gr__admin_coordinator(gr_admin_t *a, const char *group, int64_t deadline, int32_t *node_id);
 
+/** Describe each of n groups with one(a, group, deadline, r) into a new result of cols; the
+ *  first row error explained in errbuf (describe share groups, describe consumer groups). */
+typedef gr_err_t gr__admin_group_fn(gr_admin_t *a, const char *group, int64_t deadline, gr_admin_result_t *r);
+gr_err_t gr__admin_per_group(gr_admin_t *a, const char *const *groups, size_t n, int timeout_ms,
+                             const char *const *cols, gr__admin_group_fn *one, gr_admin_result_t **res);
+
 /** Learn the brokers of the cluster (Metadata without topics). */
 gr_err_t gr__admin_learn_brokers(gr_admin_t *a, int64_t deadline);
 

@@ -28,6 +28,11 @@ static const struct {
     {GR_API_IncrementalAlterConfigs, 0, 1},
     {GR_API_ListGroups, 0, 5},
     {GR_API_DeleteGroups, 0, 3},
+    {GR_API_DescribeGroups, 0, 6},
+    {GR_API_ConsumerGroupDescribe, 0, 1},
+    {GR_API_OffsetFetch, 1, 9},  /* named topics (v10 names them by id) */
+    {GR_API_OffsetCommit, 2, 9}, /* admin_coffsets.c */
+    {GR_API_OffsetDelete, 0, 0},
     {GR_API_ShareGroupDescribe, 1, 1},
     {GR_API_DescribeShareGroupOffsets, 0, 1},
     {GR_API_AlterShareGroupOffsets, 0, 0},

@@ -282,9 +282,9 @@ static void frame_begun(gr_conn_t *conn) {
 static bool start_frame(gr_conn_t *conn) {
     int32_t size = (int32_t)gr_be32(conn->hdr);
     if (size < 0 || (size_t)size > conn->opts.max_request_bytes) {
-        GR_WARN("net", "closing connection from %s: request size %d outside [0, %zu] (%s)", conn->peer, size,
-                conn->opts.max_request_bytes,
-                conn->max_request_key ? conn->max_request_key : "socket.request.max.bytes");
+        GR_LOG_LIMITED(GR_LOG_WARN, "net", "closing connection from %s: request size %d outside [0, %zu] (%s)",
+                       conn->peer, size, conn->opts.max_request_bytes,
+                       conn->max_request_key ? conn->max_request_key : "socket.request.max.bytes");
         conn_close(conn);
         return false;
     }
@@ -357,11 +357,13 @@ static bool tls_ready(gr_conn_t *conn) {
     int rc = gr_tls_handshake(conn->tls, principal, sizeof(principal), err, sizeof(err));
     if (rc == GR_TLS_AGAIN) return false;
     if (rc != GR_TLS_OK) {
-        GR_INFO("net", "closing connection from %s: TLS handshake failed: %s", conn->peer, err);
+        GR_LOG_LIMITED(GR_LOG_INFO, "net", "closing connection from %s: TLS handshake failed: %s", conn->peer, err);
+        if (conn->listener) GR_METRIC(conn->listener->n_tls_failed++);
         conn_close(conn);
         return false;
     }
     gr_timer_stop(&conn->req_timer);
+    if (conn->listener) GR_METRIC(conn->listener->n_tls_ok++);
     if (principal[0]) gr_conn_set_principal(conn, principal);
     GR_DEBUG("net", "TLS connection from %s as %s", conn->peer, gr_conn_principal(conn));
     return true;
@@ -643,8 +645,8 @@ static void idle_cb(gr_timer_t *timer, int64_t now) {
         gr_timer_start(timer, conn->opts.idle_ms - idle_for, 0);
         return;
     }
-    GR_INFO("net", "closing connection from %s: idle for %" PRId64 " ms (connections.max.idle.ms)", conn->peer,
-            idle_for);
+    GR_LOG_LIMITED(GR_LOG_INFO, "net", "closing connection from %s: idle for %" PRId64 " ms (connections.max.idle.ms)",
+                   conn->peer, idle_for);
     conn_close(conn);
 }
 
@@ -656,9 +658,11 @@ static void req_timer_cb(gr_timer_t *timer, int64_t now) {
     gr_conn_t *conn = timer->data;
     int64_t limit = conn->opts.request_timeout_ms;
     if (conn->tls && !gr_tls_done(conn->tls)) {
-        GR_INFO("net", "closing connection from %s: TLS handshake not complete %lld ms after the connection (%s)",
-                conn->peer, (long long)(limit > 0 ? limit : GR_CONN_DEFAULT_REQUEST_TIMEOUT_MS),
-                "socket.request.read.timeout.ms");
+        GR_LOG_LIMITED(GR_LOG_INFO, "net",
+                       "closing connection from %s: TLS handshake not complete %lld ms after the connection (%s)",
+                       conn->peer, (long long)(limit > 0 ? limit : GR_CONN_DEFAULT_REQUEST_TIMEOUT_MS),
+                       "socket.request.read.timeout.ms");
+        if (conn->listener) GR_METRIC(conn->listener->n_tls_failed++);
         conn_close(conn);
         return;
     }
@@ -673,10 +677,11 @@ static void req_timer_cb(gr_timer_t *timer, int64_t now) {
         gr_timer_start(timer, limit - age, 0);
         return;
     }
-    GR_INFO("net",
-            "closing connection from %s: request incomplete %" PRId64 " ms after its first byte (%zu of %zu bytes; "
-            "socket.request.read.timeout.ms)",
-            conn->peer, age, conn->frame ? conn->frame_have : conn->hdr_have, conn->frame ? conn->frame_len : 4);
+    GR_LOG_LIMITED(GR_LOG_INFO, "net",
+                   "closing connection from %s: request incomplete %" PRId64
+                   " ms after its first byte (%zu of %zu bytes; "
+                   "socket.request.read.timeout.ms)",
+                   conn->peer, age, conn->frame ? conn->frame_have : conn->hdr_have, conn->frame ? conn->frame_len : 4);
     conn_close(conn);
 }
 

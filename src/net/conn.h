@@ -146,6 +146,7 @@ typedef struct gr_listener_stats {
     uint64_t accepted; /* connections admitted */
     uint64_t closed;   /* admitted connections closed since (for any reason) */
     uint64_t refused[GR_CONN_REFUSED__N];
+    uint64_t tls_ok, tls_failed; /* TLS handshakes completed / failed or timed out (SSL, SASL_SSL) */
 } gr_listener_stats_t;
 void gr_listener_stats(const gr_listener_t *l, gr_listener_stats_t *out);
 

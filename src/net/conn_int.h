@@ -95,6 +95,7 @@ struct gr_listener {
     int64_t reject_log_ms;                                        /* rate-limits the "connection rejected" log line */
     uint64_t rejected;                                            /* rejected since the last line */
     uint64_t n_accepted, n_closed, n_refused[GR_CONN_REFUSED__N]; /* gr_listener_stats */
+    uint64_t n_tls_ok, n_tls_failed;                              /* TLS handshakes completed / failed */
 };
 
 /** Wrap an accepted, non-blocking fd in a connection linked into l, start

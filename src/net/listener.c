@@ -232,6 +232,8 @@ void gr_listener_stats(const gr_listener_t *l, gr_listener_stats_t *out) {
     out->open = l->n_conns;
     out->accepted = l->n_accepted;
     out->closed = l->n_closed;
+    out->tls_ok = l->n_tls_ok;
+    out->tls_failed = l->n_tls_failed;
     for (int i = 0; i < GR_CONN_REFUSED__N; i++) out->refused[i] = l->n_refused[i];
 }
 

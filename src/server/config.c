@@ -12,6 +12,7 @@
 #include "meta/configdefs.h"
 #include "net/conn.h"
 #include "server/config_int.h"
+#include "share/group_config.h"
 
 static const gr_cfg_layers_t *layers_of(const gr_server_config_t *cfg, gr_cfg_layers_t *l) {
     memset(l, 0, sizeof(*l));
@@ -120,27 +121,12 @@ static gr_err_t resolve_listeners(gr_server_config_t *cfg, char *errstr, size_t 
     return GR_ERR_NONE;
 }
 
+static int64_t get_i64_cb(void *ctx, const char *name) { return get_i64(ctx, name); }
+
 static void fill_share(gr_server_config_t *cfg) {
     gr_share_config_t *s = &cfg->share;
+    gr_sgc_broker_fill(&s->sg, get_i64_cb, cfg); /* the group configs' defaults and bounds */
 #define S(field, name) s->field = (int32_t)get_i64(cfg, "group.share." name)
-    S(sg.delivery_count_limit, "delivery.count.limit");
-    S(sg.min_delivery_count_limit, "min.delivery.count.limit");
-    S(sg.max_delivery_count_limit, "max.delivery.count.limit");
-    S(sg.record_lock_duration_ms, "record.lock.duration.ms");
-    S(sg.min_record_lock_duration_ms, "min.record.lock.duration.ms");
-    S(sg.max_record_lock_duration_ms, "max.record.lock.duration.ms");
-    S(sg.partition_max_record_locks, "partition.max.record.locks");
-    S(sg.min_partition_max_record_locks, "min.partition.max.record.locks");
-    S(sg.max_partition_max_record_locks, "max.partition.max.record.locks");
-    S(sg.session_timeout_ms, "session.timeout.ms");
-    S(sg.min_session_timeout_ms, "min.session.timeout.ms");
-    S(sg.max_session_timeout_ms, "max.session.timeout.ms");
-    S(sg.heartbeat_interval_ms, "heartbeat.interval.ms");
-    S(sg.min_heartbeat_interval_ms, "min.heartbeat.interval.ms");
-    S(sg.max_heartbeat_interval_ms, "max.heartbeat.interval.ms");
-    S(sg.assignment_interval_ms, "assignment.interval.ms");
-    S(sg.min_assignment_interval_ms, "min.assignment.interval.ms");
-    S(sg.max_assignment_interval_ms, "max.assignment.interval.ms");
     S(sg.max_size, "max.size");
     S(max_groups, "max.groups");
     S(max_share_sessions, "max.share.sessions");
@@ -156,37 +142,11 @@ static void fill_share(gr_server_config_t *cfg) {
     s->write_timeout_ms = (int32_t)get_i64(cfg, "share.coordinator.write.timeout.ms");
 }
 
-/* min <= default <= max for one group.share triple (share spec 5.1 start-up invariant). */
-static gr_err_t check_triple(const char *what, int32_t min, int32_t dflt, int32_t max, char *errstr, size_t sz) {
-    if (min <= dflt && dflt <= max) return GR_ERR_NONE;
-    if (dflt < min)
-        snprintf(errstr, sz,
-                 "Invalid value %d for configuration group.share.%s: must be greater than or equal to "
-                 "group.share.min.%s (%d)",
-                 dflt, what, what, min);
-    else
-        snprintf(errstr, sz,
-                 "Invalid value %d for configuration group.share.%s: must be less than or equal to "
-                 "group.share.max.%s (%d)",
-                 dflt, what, what, max);
-    return GR_ERR_INVALID_CONFIG;
-}
-
+/* min <= default <= max for every group.share triple of a group config (share spec 5.1
+ * start-up invariant; share/group_config.c's table), then the session cap. */
 static gr_err_t check_share(const gr_share_config_t *s, char *errstr, size_t sz) {
-    gr_err_t err;
-    if ((err = check_triple("delivery.count.limit", s->sg.min_delivery_count_limit, s->sg.delivery_count_limit,
-                            s->sg.max_delivery_count_limit, errstr, sz)) ||
-        (err = check_triple("record.lock.duration.ms", s->sg.min_record_lock_duration_ms, s->sg.record_lock_duration_ms,
-                            s->sg.max_record_lock_duration_ms, errstr, sz)) ||
-        (err = check_triple("partition.max.record.locks", s->sg.min_partition_max_record_locks,
-                            s->sg.partition_max_record_locks, s->sg.max_partition_max_record_locks, errstr, sz)) ||
-        (err = check_triple("session.timeout.ms", s->sg.min_session_timeout_ms, s->sg.session_timeout_ms,
-                            s->sg.max_session_timeout_ms, errstr, sz)) ||
-        (err = check_triple("heartbeat.interval.ms", s->sg.min_heartbeat_interval_ms, s->sg.heartbeat_interval_ms,
-                            s->sg.max_heartbeat_interval_ms, errstr, sz)) ||
-        (err = check_triple("assignment.interval.ms", s->sg.min_assignment_interval_ms, s->sg.assignment_interval_ms,
-                            s->sg.max_assignment_interval_ms, errstr, sz)))
-        return err;
+    gr_err_t err = gr_sgc_broker_check(&s->sg, errstr, sz);
+    if (err) return err;
     if (s->max_share_sessions < s->sg.max_size) {
         snprintf(errstr, sz,
                  "Invalid value %d for configuration group.share.max.share.sessions: must be greater "
@@ -290,6 +250,7 @@ static void fill_typed(gr_server_config_t *cfg) {
     gr_log_level_t lvl = GR_LOG_INFO;
     gr_log_level_parse(get_str(cfg, "log.level", buf, sizeof(buf)), &lvl); /* validated by check_keys */
     cfg->log_level = (int)lvl;
+    cfg->log_client_errors_per_window = (int)get_i64(cfg, "log.client.errors.max.per.10s");
     cfg->num_partitions = (int32_t)get_i64(cfg, "num.partitions");
     cfg->default_replication_factor = (int32_t)get_i64(cfg, "default.replication.factor");
     cfg->auto_create_topics_enable = get_bool(cfg, "auto.create.topics.enable");

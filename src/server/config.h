@@ -52,10 +52,11 @@ typedef struct gr_server_config {
     char *advertised_host; /* never empty */
     uint16_t advertised_port;
 
-    int32_t node_id;         /* node.id, or broker.id, or 1 if neither is set */
-    char *log_dir;           /* first entry of log.dirs, else of log.dir */
-    bool log_dir_is_default; /* neither log.dirs nor log.dir given: Kafka's /tmp/kafka-logs */
-    int log_level;           /* log.level as a gr_log_level_t (base/log.h) */
+    int32_t node_id;                  /* node.id, or broker.id, or 1 if neither is set */
+    char *log_dir;                    /* first entry of log.dirs, else of log.dir */
+    bool log_dir_is_default;          /* neither log.dirs nor log.dir given: Kafka's /tmp/kafka-logs */
+    int log_level;                    /* log.level as a gr_log_level_t (base/log.h) */
+    int log_client_errors_per_window; /* log.client.errors.max.per.10s (gr_log_set_limit_burst) */
 
     int32_t num_partitions;
     int32_t default_replication_factor;

@@ -263,6 +263,7 @@ int main(int argc, char **argv) {
     free(a.ovr);
     if (rc) return rc;
     if (!from_env) gr_log_set_level((gr_log_level_t)cfg.log_level);
+    gr_log_set_limit_burst(cfg.log_client_errors_per_window);
     report_start(&cfg);
     rc = serve(&cfg);
     gr_server_config_free(&cfg);

@@ -25,6 +25,7 @@
 #include "base/props.h"
 #include "base/uuid.h"
 #include "meta/configdefs.h"
+#include "share/group_config.h"
 #include "share/sg_broker_cfg.h"
 
 /* ------------------------------------------------------------------------------------
@@ -117,87 +118,6 @@ typedef struct gr_sg_topic_array {
 } gr_sg_topic_array_t;
 /** A view whose callbacks search arr (which must outlive the view). */
 gr_sg_topic_view_t gr_sg_topic_array_view(const gr_sg_topic_array_t *arr);
-
-/* ------------------------------------------------------------------------------------
- * Group configs (group_config.c, §5.2).
- * ---------------------------------------------------------------------------------- */
-
-typedef enum gr_sgc_reset {
-    GR_SGC_RESET_LATEST = 0,
-    GR_SGC_RESET_EARLIEST = 1,
-    GR_SGC_RESET_BY_DURATION = 2
-} gr_sgc_reset_t;
-
-/** Effective share.* values of one group: stored overrides over broker defaults, clamped
- *  into the broker's current min/max bounds (Kafka's GroupConfig.evaluate). */
-typedef struct gr_sgc_values {
-    int32_t session_timeout_ms;
-    int32_t heartbeat_interval_ms;
-    int32_t record_lock_duration_ms;
-    int32_t delivery_count_limit;
-    int32_t partition_max_record_locks;
-    gr_sgc_reset_t auto_offset_reset;
-    int64_t reset_duration_ms; /* BY_DURATION only */
-    bool read_committed;       /* always false while transactions are not implemented */
-    bool renew_acknowledge_enable;
-    int32_t redelivery_backoff_ms;     /* gregor.share.redelivery.backoff.ms: 0 = off */
-    int32_t redelivery_backoff_max_ms; /* gregor.share.redelivery.backoff.max.ms */
-    /* errors.deadletterqueue.topic.name ("" = no DLQ; a longer name than fits is cut,
-     * dlq_topic_cut set: no topic can have it) and .copy.record.enable (KIP-1191). */
-    char dlq_topic[256];
-    bool dlq_topic_cut;
-    bool dlq_copy_record;
-} gr_sgc_values_t;
-
-/** One group config definition. */
-typedef struct gr_sgc_def {
-    const char *name;
-    gr_cfg_type_t type;
-    int64_t static_min; /* Kafka's ConfigDef atLeast(); INT only */
-    const char *doc;
-} gr_sgc_def_t;
-
-/** Number of group config definitions and definition i (in Kafka's define order). */
-size_t gr_sgc_count(void);
-const gr_sgc_def_t *gr_sgc_def_at(size_t i);
-/** Definition by name, NULL if unknown. */
-const gr_sgc_def_t *gr_sgc_find(const char *name);
-
-/** Validate a group's complete proposed config set (after the caller applied the
- *  Alter/IncrementalAlter operations to the stored one), merged over broker defaults,
- *  the way Kafka's GroupConfig.validate does: names, then parse in definition order,
- *  then broker bounds, then session > heartbeat. Errors: GR_ERR_INVALID_CONFIG with
- *  Kafka's message ("Unknown group config name: X", "Invalid value V for configuration
- *  N: Value must be at least 1000", "share.record.lock.duration.ms must be greater than
- *  or equal to group.share.min.record.lock.duration.ms", ...). Pure; any thread. */
-gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_sg_broker_cfg_t *broker, char *errstr,
-                         size_t errstr_size);
-/** Effective values of a group (stored may be NULL: no overrides). Stored values are
- *  clamped into the current broker bounds; an unparsable stored value (never written
- *  by gr_sgc_validate) falls back to the broker default. */
-void gr_sgc_resolve(const gr_props_t *stored, const gr_sg_broker_cfg_t *broker, gr_sgc_values_t *out);
-/** Parse share.auto.offset.reset: latest | earliest | by_duration:<ISO-8601 PnDTnHnMn.nS>,
- *  non-negative, case-sensitive prefix as in Kafka. duration_ms may be NULL. */
-bool gr_sgc_parse_reset(const char *value, gr_sgc_reset_t *type, int64_t *duration_ms);
-
-/** One DescribeConfigs entry for resource type GROUP (32). */
-typedef struct gr_sgc_entry {
-    const gr_sgc_def_t *def;
-    const char *name;
-    const char *value;      /* points into stored or into _buf */
-    gr_cfg_source_t source; /* GR_CFG_SRC_GROUP (8) if stored, else GR_CFG_SRC_DEFAULT (5) */
-    gr_cfg_type_t type;
-    const char *doc;
-    bool read_only, is_sensitive; /* always false */
-    /* Set value with no broker synonym (the DLQ keys): Kafka adds the default as a
-     * DEFAULT_CONFIG synonym after the GROUP_CONFIG one; NULL otherwise. */
-    const char *default_synonym;
-    char _buf[32];
-} gr_sgc_entry_t;
-/** Fill out[0..count-1] (out must have gr_sgc_count() slots) with every group config:
- *  the stored value (source GROUP_CONFIG) or the broker default (DEFAULT_CONFIG).
- *  Entries point into stored; valid while it is unchanged. */
-void gr_sgc_describe(const gr_props_t *stored, const gr_sg_broker_cfg_t *broker, gr_sgc_entry_t *out);
 
 /* ------------------------------------------------------------------------------------
  * Assignor (group_assign_simple.c: Kafka 4.4.0's SimpleAssignor).

@@ -1,11 +1,12 @@
-/* Share-group configs (resource type GROUP), KIP-932 (docs/share-groups.md).
+/* Share-group configs (resource type GROUP), KIP-932 (docs/share-groups.md): the one
+ * table of definitions and everything it drives (see group_config.h).
  *
  * Names, types, static ranges and validation order follow Kafka's GroupConfig (4.2+,
  * KIP-932/KIP-1240): unknown names first, then each value parsed in definition order
  * (type, static range, validator), then the broker bounds group.share.min/max.*, then
  * session > heartbeat. Error texts are Kafka's. Defaults are the broker's current
  * group.share.* values, and stored values are clamped into the current broker bounds
- * when read (GroupConfig.evaluate). Doc strings are our own short summaries. */
+ * when resolved (GroupConfig.evaluate). Doc strings are our own short summaries. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,42 +35,62 @@ enum {
 /* gregord's own group configs live under "gregor.", a prefix Kafka never uses, so
  * a future Kafka name cannot collide. Their bounds are static: a delay is at most a
  * day (the SP keeps due times in 32-bit ms relative to its clock). */
-#define BACKOFF_DEFAULT_MAX_MS 60000
-#define BACKOFF_LIMIT_MS       86400000
+#define BACKOFF_LIMIT_MS 86400000
+
+#define FIELD(f) .field = offsetof(gr_sgc_values_t, f)
+/* An INT whose default is group.share.<key> and bounds group.share.min/max.<key>. */
+#define BROKER(key, f)                                                                  \
+    .kind = GR_SGC_K_INT, .broker_key = key, .b_dflt = offsetof(gr_sg_broker_cfg_t, f), \
+    .b_min = offsetof(gr_sg_broker_cfg_t, min_##f), .b_max = offsetof(gr_sg_broker_cfg_t, max_##f), FIELD(f)
 
 static const gr_sgc_def_t defs[C_N] = {
     [C_SESSION] = {"share.session.timeout.ms", GR_CFG_INT, 1,
-                   "Timeout after which a share group member that sends no heartbeat is removed."},
+                   "Timeout after which a share group member that sends no heartbeat is removed.",
+                   BROKER("session.timeout.ms", session_timeout_ms), .bounds_rank = 2, .start_rank = 4},
     [C_HEARTBEAT] = {"share.heartbeat.interval.ms", GR_CFG_INT, 1,
-                     "Interval at which share group members are asked to heartbeat."},
+                     "Interval at which share group members are asked to heartbeat.",
+                     BROKER("heartbeat.interval.ms", heartbeat_interval_ms), .bounds_rank = 1, .start_rank = 5},
     [C_LOCK] = {"share.record.lock.duration.ms", GR_CFG_INT, 1000,
-                "Duration of the acquisition lock on records delivered to a share group member."},
+                "Duration of the acquisition lock on records delivered to a share group member.",
+                BROKER("record.lock.duration.ms", record_lock_duration_ms), .bounds_rank = 3, .start_rank = 2},
     [C_DELIVERY] = {"share.delivery.count.limit", GR_CFG_INT, 2,
-                    "Number of delivery attempts after which a record is archived."},
+                    "Number of delivery attempts after which a record is archived.",
+                    BROKER("delivery.count.limit", delivery_count_limit), .bounds_rank = 4, .start_rank = 1},
     [C_LOCKS] = {"share.partition.max.record.locks", GR_CFG_INT, 100,
-                 "Maximum number of in-flight records per share-partition."},
+                 "Maximum number of in-flight records per share-partition.",
+                 BROKER("partition.max.record.locks", partition_max_record_locks), .bounds_rank = 5, .start_rank = 3},
     [C_RESET] = {"share.auto.offset.reset", GR_CFG_STRING, 0,
                  "Where a share-partition starts when it has no state: latest, earliest or "
-                 "by_duration:<ISO-8601 duration>."},
+                 "by_duration:<ISO-8601 duration>.",
+                 .kind = GR_SGC_K_RESET, FIELD(auto_offset_reset), .dflt = "latest"},
     [C_ISOLATION] = {"share.isolation.level", GR_CFG_STRING, 0,
                      "How transactional records are read: read_uncommitted (read_committed needs "
-                     "transactions, not yet supported)."},
+                     "transactions, not yet supported).",
+                     .kind = GR_SGC_K_ISOLATION, FIELD(read_committed), .dflt = "read_uncommitted"},
     [C_RENEW] = {"share.renew.acknowledge.enable", GR_CFG_BOOLEAN, 0,
-                 "Whether members may RENEW the acquisition lock of records (KIP-1222)."},
+                 "Whether members may RENEW the acquisition lock of records (KIP-1222).", .kind = GR_SGC_K_BOOL,
+                 FIELD(renew_acknowledge_enable), .dflt = "true"},
     /* Kafka 4.3.1+: batches assignment computations; gregord assigns at once on every
      * membership change, so the value is validated, stored and described only. */
     [C_ASSIGN] = {"share.assignment.interval.ms", GR_CFG_INT, 0,
-                  "Interval between share group assignment computations (accepted; gregord assigns at once)."},
+                  "Interval between share group assignment computations (accepted; gregord assigns at once).",
+                  BROKER("assignment.interval.ms", assignment_interval_ms), .bounds_rank = 6, .start_rank = 6},
     [C_DLQ_NAME] = {"errors.deadletterqueue.topic.name", GR_CFG_STRING, 0,
                     "Dead-letter queue topic of the group: REJECTed records and records archived at the "
-                    "delivery count limit are written there (empty = none; needs share.version 2)."},
+                    "delivery count limit are written there (empty = none; needs share.version 2).",
+                    .kind = GR_SGC_K_TOPIC, FIELD(dlq_topic), .dflt = "", .dflt_synonym = true},
     [C_DLQ_COPY] = {"errors.deadletterqueue.copy.record.enable", GR_CFG_BOOLEAN, 0,
-                    "Whether dead-letter records carry the source record's key and value."},
+                    "Whether dead-letter records carry the source record's key and value.", .kind = GR_SGC_K_BOOL,
+                    FIELD(dlq_copy_record), .dflt = "false", .dflt_synonym = true},
     [C_BACKOFF] = {"gregor.share.redelivery.backoff.ms", GR_CFG_INT, 0,
                    "gregord only: delay before a RELEASEd or lock-expired record is redelivered, doubled "
-                   "per earlier delivery (0 = off)."},
+                   "per earlier delivery (0 = off).",
+                   .kind = GR_SGC_K_INT, FIELD(redelivery_backoff_ms), .dflt = "0", .s_min = 0,
+                   .s_max = BACKOFF_LIMIT_MS, .bounds_rank = 7},
     [C_BACKOFF_MAX] = {"gregor.share.redelivery.backoff.max.ms", GR_CFG_INT, 1,
-                       "gregord only: upper bound of the redelivery delay."},
+                       "gregord only: upper bound of the redelivery delay.", .kind = GR_SGC_K_INT,
+                       FIELD(redelivery_backoff_max_ms), .dflt = "60000", .s_min = 1, .s_max = BACKOFF_LIMIT_MS,
+                       .bounds_rank = 8},
 };
 
 size_t gr_sgc_count(void) { return C_N; }
@@ -87,32 +108,18 @@ const gr_sgc_def_t *gr_sgc_find(const char *name) {
     return i < 0 ? NULL : &defs[i];
 }
 
-/* Default, min and max from the broker config for the integer configs. */
-static void int_bounds(const gr_sg_broker_cfg_t *b, int i, int32_t *dflt, int32_t *min, int32_t *max) {
-    switch (i) {
-    case C_SESSION:
-        *dflt = b->session_timeout_ms, *min = b->min_session_timeout_ms, *max = b->max_session_timeout_ms;
-        break;
-    case C_HEARTBEAT:
-        *dflt = b->heartbeat_interval_ms, *min = b->min_heartbeat_interval_ms, *max = b->max_heartbeat_interval_ms;
-        break;
-    case C_LOCK:
-        *dflt = b->record_lock_duration_ms, *min = b->min_record_lock_duration_ms,
-        *max = b->max_record_lock_duration_ms;
-        break;
-    case C_DELIVERY:
-        *dflt = b->delivery_count_limit, *min = b->min_delivery_count_limit, *max = b->max_delivery_count_limit;
-        break;
-    case C_ASSIGN:
-        *dflt = b->assignment_interval_ms, *min = b->min_assignment_interval_ms, *max = b->max_assignment_interval_ms;
-        break;
-    case C_BACKOFF: *dflt = 0, *min = 0, *max = BACKOFF_LIMIT_MS; break;
-    case C_BACKOFF_MAX: *dflt = BACKOFF_DEFAULT_MAX_MS, *min = 1, *max = BACKOFF_LIMIT_MS; break;
-    default:
-        *dflt = b->partition_max_record_locks, *min = b->min_partition_max_record_locks;
-        *max = b->max_partition_max_record_locks;
-        break;
+static int32_t bcfg_at(const gr_sg_broker_cfg_t *b, size_t off) {
+    int32_t v;
+    memcpy(&v, (const char *)b + off, sizeof(v));
+    return v;
+}
+
+void gr_sgc_int_bounds(const gr_sgc_def_t *d, const gr_sg_broker_cfg_t *b, int32_t *dflt, int32_t *min, int32_t *max) {
+    if (d->broker_key) {
+        *dflt = bcfg_at(b, d->b_dflt), *min = bcfg_at(b, d->b_min), *max = bcfg_at(b, d->b_max);
+        return;
     }
+    *dflt = (int32_t)strtol(d->dflt, NULL, 10), *min = d->s_min, *max = d->s_max;
 }
 
 bool gr_sgc_parse_reset(const char *value, gr_sgc_reset_t *type, int64_t *duration_ms) {
@@ -159,54 +166,64 @@ static gr_err_t invalid(char *errstr, size_t n, const char *value, const char *n
     return GR_ERR_INVALID_CONFIG;
 }
 
-/* Parse one value as ConfigDef.parse would (type, static range, validator). */
-static gr_err_t parse_value(int i, const char *value, int64_t *ival, char *errstr, size_t n) {
-    char buf[256], reason[512];
-    const gr_sgc_def_t *d = &defs[i];
-    trim_copy(value, buf, sizeof(buf));
-    if (d->type == GR_CFG_INT) {
-        if (!gr_cfg_parse_i64(GR_CFG_INT, buf, ival))
-            return invalid(errstr, n, value, d->name, "Not a number of type INT");
-        if (*ival < d->static_min) {
-            snprintf(reason, sizeof(reason), "Value must be at least %lld", (long long)d->static_min);
-            return invalid(errstr, n, buf, d->name, reason);
-        }
-    } else if (d->type == GR_CFG_BOOLEAN) {
-        bool b;
-        if (!gr_cfg_parse_bool(buf, &b))
-            return invalid(errstr, n, value, d->name, "Expected value to be either true or false");
-        *ival = b;
-    } else if (i == C_DLQ_NAME) {
+static gr_err_t check_string(const gr_sgc_def_t *d, const char *buf, char *errstr, size_t n) {
+    char reason[512];
+    switch (d->kind) {
+    case GR_SGC_K_TOPIC:
         if (!strncmp(buf, "__", 2)) { /* Kafka 4.4.0 checks only this when the config is set */
             snprintf(errstr, n, "%s: DLQ topic name must not start with '__'", d->name);
             return GR_ERR_INVALID_CONFIG;
         }
-    } else if (i == C_RESET) {
-        if (!gr_sgc_parse_reset(buf, NULL, NULL)) {
-            snprintf(reason, sizeof(reason),
-                     "Invalid value `%s` for configuration %s. The value must be either 'earliest', 'latest' or of "
-                     "the format 'by_duration:<PnDTnHnMn.nS.>'.",
-                     buf, d->name);
-            return invalid(errstr, n, buf, d->name, reason);
-        }
-    } else if (i == C_ISOLATION) {
+        return GR_ERR_NONE;
+    case GR_SGC_K_RESET:
+        if (gr_sgc_parse_reset(buf, NULL, NULL)) return GR_ERR_NONE;
+        snprintf(reason, sizeof(reason),
+                 "Invalid value `%s` for configuration %s. The value must be either 'earliest', 'latest' or of "
+                 "the format 'by_duration:<PnDTnHnMn.nS.>'.",
+                 buf, d->name);
+        return invalid(errstr, n, buf, d->name, reason);
+    case GR_SGC_K_ISOLATION:
         if (strcmp(buf, "read_committed") && strcmp(buf, "read_uncommitted"))
             return invalid(errstr, n, buf, d->name, "String must be one of: read_committed, read_uncommitted");
         /* Issue 3 item 1: accepted only once transactions exist. */
         if (!strcmp(buf, "read_committed"))
             return invalid(errstr, n, buf, d->name,
                            "read_committed is not supported until transactions are implemented");
+        return GR_ERR_NONE;
+    default: return GR_ERR_NONE;
     }
-    return GR_ERR_NONE;
 }
 
-static gr_err_t check_bounds(int i, int64_t v, const gr_sg_broker_cfg_t *b, char *errstr, size_t n) {
+/* Parse one value as ConfigDef.parse would (type, static range, validator). */
+static gr_err_t parse_value(const gr_sgc_def_t *d, const char *value, int64_t *ival, char *errstr, size_t n) {
+    char buf[256], reason[64];
+    trim_copy(value, buf, sizeof(buf));
+    if (d->kind == GR_SGC_K_INT) {
+        if (!gr_cfg_parse_i64(GR_CFG_INT, buf, ival))
+            return invalid(errstr, n, value, d->name, "Not a number of type INT");
+        if (*ival < d->static_min) {
+            snprintf(reason, sizeof(reason), "Value must be at least %lld", (long long)d->static_min);
+            return invalid(errstr, n, buf, d->name, reason);
+        }
+        return GR_ERR_NONE;
+    }
+    if (d->kind == GR_SGC_K_BOOL) {
+        bool b;
+        if (!gr_cfg_parse_bool(buf, &b))
+            return invalid(errstr, n, value, d->name, "Expected value to be either true or false");
+        *ival = b;
+        return GR_ERR_NONE;
+    }
+    return check_string(d, buf, errstr, n);
+}
+
+static gr_err_t check_bounds(const gr_sgc_def_t *d, int64_t v, const gr_sg_broker_cfg_t *b, char *errstr, size_t n) {
     int32_t dflt, min, max;
-    int_bounds(b, i, &dflt, &min, &max);
+    gr_sgc_int_bounds(d, b, &dflt, &min, &max);
     /* Apache Kafka 4.4.0's text, the same for both ends (share differential test,
      * group_config_bounds); 4.3.1 named the group.share.min/max.* broker config. */
     if (v < min || v > max) {
-        snprintf(errstr, n, "%s must be in the range %d to %d inclusive.", defs[i].name, min, max);
+        snprintf(errstr, n, "%s must be in the range %d to %d inclusive.", d->name, min, max);
         return GR_ERR_INVALID_CONFIG;
     }
     return GR_ERR_NONE;
@@ -224,14 +241,14 @@ gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_sg_broker_cfg_t *b
     for (int i = 0; i < C_N; i++) {
         const char *val = proposed ? gr_props_get(proposed, defs[i].name) : NULL;
         int32_t dflt = 0, min, max;
-        if (defs[i].type == GR_CFG_INT) int_bounds(broker, i, &dflt, &min, &max);
+        if (defs[i].kind == GR_SGC_K_INT) gr_sgc_int_bounds(&defs[i], broker, &dflt, &min, &max);
         v[i] = dflt;
-        if (val && (err = parse_value(i, val, &v[i], errstr, errstr_size))) return err;
+        if (val && (err = parse_value(&defs[i], val, &v[i], errstr, errstr_size))) return err;
     }
-    static const int order[] = {C_HEARTBEAT, C_SESSION, C_LOCK,    C_DELIVERY,
-                                C_LOCKS,     C_ASSIGN,  C_BACKOFF, C_BACKOFF_MAX};
-    for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
-        if ((err = check_bounds(order[k], v[order[k]], broker, errstr, errstr_size))) return err;
+    for (int rank = 1; rank <= C_N; rank++)
+        for (int i = 0; i < C_N; i++)
+            if (defs[i].bounds_rank == rank && (err = check_bounds(&defs[i], v[i], broker, errstr, errstr_size)))
+                return err;
     if (v[C_SESSION] <= v[C_HEARTBEAT]) {
         snprintf(errstr, errstr_size, "%s must be greater than %s", defs[C_SESSION].name, defs[C_HEARTBEAT].name);
         return GR_ERR_INVALID_CONFIG;
@@ -239,80 +256,113 @@ gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_sg_broker_cfg_t *b
     return GR_ERR_NONE;
 }
 
-/* ---- effective values and DescribeConfigs ---- */
+/* ---- effective values ---- */
 
-static int32_t resolve_int(const gr_props_t *stored, int i, const gr_sg_broker_cfg_t *b) {
-    int32_t dflt, min, max;
-    int_bounds(b, i, &dflt, &min, &max);
-    const char *s = stored ? gr_props_get(stored, defs[i].name) : NULL;
-    int64_t v;
-    if (!s || !gr_cfg_parse_i64(GR_CFG_INT, s, &v)) return dflt;
-    if (v < min) v = min; /* bounds may have moved since the value was stored */
-    if (v > max) v = max;
-    return (int32_t)v;
+static void resolve_one(const gr_sgc_def_t *d, const char *s, const gr_sg_broker_cfg_t *b, gr_sgc_values_t *out) {
+    char *f = (char *)out + d->field, buf[256];
+    if (d->kind == GR_SGC_K_INT) {
+        int32_t dflt, min, max;
+        int64_t v;
+        gr_sgc_int_bounds(d, b, &dflt, &min, &max);
+        if (!s || !gr_cfg_parse_i64(GR_CFG_INT, s, &v)) v = dflt;
+        if (v < min) v = min; /* bounds may have moved since the value was stored */
+        if (v > max) v = max;
+        int32_t i = (int32_t)v;
+        memcpy(f, &i, sizeof(i));
+        return;
+    }
+    trim_copy(s ? s : d->dflt, buf, sizeof(buf));
+    switch (d->kind) {
+    case GR_SGC_K_BOOL: {
+        bool v = false;
+        if (!gr_cfg_parse_bool(buf, &v)) gr_cfg_parse_bool(d->dflt, &v);
+        memcpy(f, &v, sizeof(v));
+        break;
+    }
+    case GR_SGC_K_RESET:
+        if (!gr_sgc_parse_reset(buf, &out->auto_offset_reset, &out->reset_duration_ms))
+            gr_sgc_parse_reset(d->dflt, &out->auto_offset_reset, &out->reset_duration_ms);
+        break;
+    case GR_SGC_K_ISOLATION: {
+        bool rc = !strcmp(buf, "read_committed"); /* refused by validation until transactions exist */
+        memcpy(f, &rc, sizeof(rc));
+        break;
+    }
+    case GR_SGC_K_TOPIC: snprintf(f, GR_SGC_TOPIC_MAX, "%s", buf); break;
+    default: break;
+    }
 }
 
 void gr_sgc_resolve(const gr_props_t *stored, const gr_sg_broker_cfg_t *broker, gr_sgc_values_t *out) {
     memset(out, 0, sizeof(*out));
-    out->session_timeout_ms = resolve_int(stored, C_SESSION, broker);
-    out->heartbeat_interval_ms = resolve_int(stored, C_HEARTBEAT, broker);
-    out->record_lock_duration_ms = resolve_int(stored, C_LOCK, broker);
-    out->delivery_count_limit = resolve_int(stored, C_DELIVERY, broker);
-    out->partition_max_record_locks = resolve_int(stored, C_LOCKS, broker);
-    out->redelivery_backoff_ms = resolve_int(stored, C_BACKOFF, broker);
-    out->redelivery_backoff_max_ms = resolve_int(stored, C_BACKOFF_MAX, broker);
-    char buf[256];
-    const char *s = stored ? gr_props_get(stored, defs[C_RESET].name) : NULL;
-    out->auto_offset_reset = GR_SGC_RESET_LATEST;
-    if (s) {
-        trim_copy(s, buf, sizeof(buf));
-        if (!gr_sgc_parse_reset(buf, &out->auto_offset_reset, &out->reset_duration_ms))
-            out->auto_offset_reset = GR_SGC_RESET_LATEST, out->reset_duration_ms = 0;
-    }
-    out->read_committed = false; /* refused by validation until transactions exist */
-    out->renew_acknowledge_enable = true;
-    s = stored ? gr_props_get(stored, defs[C_RENEW].name) : NULL;
-    bool b;
-    if (s && gr_cfg_parse_bool(s, &b)) out->renew_acknowledge_enable = b;
-    s = stored ? gr_props_get(stored, defs[C_DLQ_NAME].name) : NULL;
-    if (s) {
-        trim_copy(s, buf, sizeof(buf));
-        out->dlq_topic_cut = strlen(s) >= sizeof(out->dlq_topic) && strlen(buf) >= sizeof(out->dlq_topic);
-        snprintf(out->dlq_topic, sizeof(out->dlq_topic), "%s", buf);
-    }
-    s = stored ? gr_props_get(stored, defs[C_DLQ_COPY].name) : NULL;
-    if (s) {
-        trim_copy(s, buf, sizeof(buf));
-        if (gr_cfg_parse_bool(buf, &b)) out->dlq_copy_record = b;
-    }
+    for (int i = 0; i < C_N; i++)
+        resolve_one(&defs[i], stored ? gr_props_get(stored, defs[i].name) : NULL, broker, out);
 }
+
+/* ---- DescribeConfigs ---- */
 
 void gr_sgc_describe(const gr_props_t *stored, const gr_sg_broker_cfg_t *broker, gr_sgc_entry_t *out) {
     for (int i = 0; i < C_N; i++) {
+        const gr_sgc_def_t *d = &defs[i];
         gr_sgc_entry_t *e = &out[i];
         memset(e, 0, sizeof(*e));
-        e->def = &defs[i];
-        e->name = defs[i].name;
-        e->type = defs[i].type;
-        e->doc = defs[i].doc;
-        const char *s = stored ? gr_props_get(stored, defs[i].name) : NULL;
+        e->def = d;
+        e->name = d->name;
+        e->type = d->type;
+        e->doc = d->doc;
+        const char *s = stored ? gr_props_get(stored, d->name) : NULL;
         e->source = s ? GR_CFG_SRC_GROUP : GR_CFG_SRC_DEFAULT;
         if (s) {
             e->value = s;
-            if (i == C_DLQ_NAME || i == C_DLQ_COPY) e->default_synonym = i == C_DLQ_NAME ? "" : "false";
-            continue;
-        }
-        int32_t dflt, min, max;
-        if (defs[i].type == GR_CFG_INT) {
-            int_bounds(broker, i, &dflt, &min, &max);
+            if (d->dflt_synonym) e->default_synonym = d->dflt;
+        } else if (d->kind == GR_SGC_K_INT) {
+            int32_t dflt, min, max;
+            gr_sgc_int_bounds(d, broker, &dflt, &min, &max);
             snprintf(e->_buf, sizeof(e->_buf), "%d", dflt);
             e->value = e->_buf;
         } else {
-            e->value = i == C_RESET       ? "latest"
-                       : i == C_ISOLATION ? "read_uncommitted"
-                       : i == C_DLQ_NAME  ? ""
-                       : i == C_DLQ_COPY  ? "false"
-                                          : "true";
+            e->value = d->dflt;
         }
     }
+}
+
+/* ---- the broker's group.share.* defaults and bounds ---- */
+
+void gr_sgc_broker_fill(gr_sg_broker_cfg_t *b, int64_t (*get)(void *ctx, const char *key), void *ctx) {
+    char key[128];
+    for (int i = 0; i < C_N; i++) {
+        const gr_sgc_def_t *d = &defs[i];
+        if (!d->broker_key) continue;
+        static const char *const pre[3] = {"", "min.", "max."};
+        const size_t off[3] = {d->b_dflt, d->b_min, d->b_max};
+        for (int k = 0; k < 3; k++) {
+            snprintf(key, sizeof(key), "group.share.%s%s", pre[k], d->broker_key);
+            int32_t v = (int32_t)get(ctx, key);
+            memcpy((char *)b + off[k], &v, sizeof(v));
+        }
+    }
+}
+
+gr_err_t gr_sgc_broker_check(const gr_sg_broker_cfg_t *b, char *errstr, size_t sz) {
+    for (int rank = 1; rank <= C_N; rank++)
+        for (int i = 0; i < C_N; i++) {
+            const gr_sgc_def_t *d = &defs[i];
+            if (d->start_rank != rank || !d->broker_key) continue;
+            int32_t dflt, min, max;
+            gr_sgc_int_bounds(d, b, &dflt, &min, &max);
+            if (min <= dflt && dflt <= max) continue;
+            const char *w = d->broker_key;
+            if (dflt < min)
+                snprintf(errstr, sz,
+                         "Invalid value %d for configuration group.share.%s: must be greater than or equal to "
+                         "group.share.min.%s (%d)",
+                         dflt, w, w, min);
+            else
+                snprintf(errstr, sz,
+                         "Invalid value %d for configuration group.share.%s: must be less than or equal to "
+                         "group.share.max.%s (%d)",
+                         dflt, w, w, max);
+            return GR_ERR_INVALID_CONFIG;
+        }
+    return GR_ERR_NONE;
 }

@@ -76,6 +76,49 @@ static const char *res_value_wait(gr_resource_type_t type, const char *res, cons
     return v;
 }
 
+/* The consumer-group calls on a group committed to by the admin alone (a "simple" group):
+ * describe before it exists, commit (alter), list offsets, list groups, delete offsets,
+ * delete the group. */
+static void consumer_group_calls(const char *topic) {
+    const char *g[] = {"lg-simple-group"}, *topics[] = {topic, topic};
+    const int32_t parts[] = {0, 1};
+    const int64_t offs[] = {0, 0};
+    gr_admin_result_t *r = NULL;
+    gr_err_t e = gr_admin_describe_consumer_groups(a, g, 1, 10000, &r);
+    printf("describe consumer group: %s state=%s\n", gr_err_name(e),
+           gr_admin_result_str(r, 0, "state") ? gr_admin_result_str(r, 0, "state") : "-");
+    gr_admin_result_destroy(r);
+    e = gr_admin_alter_consumer_group_offsets(a, g[0], topics, parts, offs, 2, 10000, &r);
+    printf("alter consumer group offsets: %s rows=%zu\n", gr_err_name(e), gr_admin_result_rows(r));
+    gr_admin_result_destroy(r);
+    e = gr_admin_list_consumer_group_offsets(a, g[0], NULL, 0, 10000, &r);
+    printf("list consumer group offsets: %s rows=%zu p0=%lld\n", gr_err_name(e), gr_admin_result_rows(r),
+           (long long)gr_admin_result_int(r, 0, "offset", -9));
+    gr_admin_result_destroy(r);
+    e = gr_admin_list_consumer_group_offsets(a, g[0], topics, 1, 10000, &r);
+    printf("list consumer group offsets of the topic: %s rows=%zu\n", gr_err_name(e), gr_admin_result_rows(r));
+    gr_admin_result_destroy(r);
+    e = gr_admin_list_consumer_groups(a, NULL, "empty", 10000, &r);
+    const char *state = "absent";
+    for (size_t i = 0; !e && i < gr_admin_result_rows(r); i++)
+        if (!strcmp(gr_admin_result_str(r, i, "group"), g[0])) state = gr_admin_result_str(r, i, "state");
+    printf("list consumer groups (Empty): %s %s\n", gr_err_name(e), state);
+    gr_admin_result_destroy(r);
+    e = gr_admin_describe_consumer_groups(a, g, 1, 10000, &r);
+    printf("describe consumer group: %s state=%s type=%s\n", gr_err_name(e),
+           e ? "-" : gr_admin_result_str(r, 0, "state"), e ? "-" : gr_admin_result_str(r, 0, "type"));
+    gr_admin_result_destroy(r);
+    e = gr_admin_delete_consumer_group_offsets(a, g[0], topics, parts, 1, 10000, &r);
+    show("delete consumer group offsets", e, r);
+    e = gr_admin_delete_consumer_group_offsets(a, "lg-no-such-group", topics, parts, 1, 10000, &r);
+    show("delete offsets of an unknown group", e, r);
+    e = gr_admin_list_consumer_group_offsets(a, g[0], NULL, 0, 10000, &r);
+    printf("list consumer group offsets after delete: %s rows=%zu\n", gr_err_name(e), gr_admin_result_rows(r));
+    gr_admin_result_destroy(r);
+    e = gr_admin_delete_groups(a, g, 1, 10000, &r);
+    show("delete consumer group", e, r);
+}
+
 static void describe(const char *label, const char *topic, size_t want, int32_t *leader) {
     gr_admin_result_t *r = NULL;
     const char *names[] = {topic};
@@ -178,6 +221,7 @@ int main(int argc, char **argv) {
     e = gr_admin_describe_configs(a, GR_RESOURCE_GROUP, nog[0], NULL, 0, 10000, &r);
     printf("group configs: %s\n", gr_err_name(e));
     gr_admin_result_destroy(r);
+    consumer_group_calls(one[0]);
     e = gr_admin_delete_topics(a, one, 1, 30000, &r);
     show("delete", e, r);
     e = gr_admin_delete_topics(a, one, 1, 30000, &r);

@@ -547,8 +547,6 @@ def observe(boot, out_path):
 # Kafka 4.4.0 APIs gregord does not implement (absent from gregord's ApiVersions: allowed).
 # Reason per group in docs/compatibility-differential.md.
 KAFKA_ONLY_APIS = {
-    # KIP-848 consumer groups: not implemented yet (the classic protocol is, docs/consumer-groups.md)
-    68: "ConsumerGroupHeartbeat", 69: "ConsumerGroupDescribe",
     # streams groups (KIP-1071): not implemented
     88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe", 93: "StreamsGroupTopologyDescriptionUpdate",
     # transactions: not implemented (issue 2 asks for idempotence only)
@@ -599,12 +597,6 @@ KAFKA_ONLY_BROKER_CONFIGS = [
     'delegation.token.expiry.time.ms', 'delegation.token.max.lifetime.ms', 'delegation.token.secret.key',
     'delete.records.purgatory.purge.interval.requests', 'early.start.listeners',
     'fetch.purgatory.purge.interval.requests', 'follower.fetch.last.tiered.offset.enable',
-    'group.consumer.assignment.interval.ms', 'group.consumer.assignors',
-    'group.consumer.heartbeat.interval.ms', 'group.consumer.max.assignment.interval.ms',
-    'group.consumer.max.heartbeat.interval.ms', 'group.consumer.max.session.timeout.ms',
-    'group.consumer.max.size', 'group.consumer.migration.policy',
-    'group.consumer.min.assignment.interval.ms', 'group.consumer.min.heartbeat.interval.ms',
-    'group.consumer.min.session.timeout.ms', 'group.consumer.session.timeout.ms',
     'group.coordinator.append.linger.ms', 'group.coordinator.background.threads',
     'group.coordinator.cached.buffer.max.bytes', 'group.coordinator.threads',
     'group.streams.assignment.interval.ms', 'group.streams.heartbeat.interval.ms',

@@ -28,7 +28,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition  
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 TOPIC = "mc"
-STATES = ("Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead")
+STATES = ("Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Assigning", "Reconciling")
 
 
 def produce(bs, counts):

@@ -290,9 +290,29 @@ def checks(boot, reauth_ms):
           describe(c, ["erin"]))
 
 
+def guess(boot, n):
+    """n wrong PLAIN logins at once (a guessing client); prints how many were refused with 58."""
+    import threading
+    refused = []
+
+    def one():
+        c = Conn(boot)
+        handshake(c, "PLAIN")
+        refused.append(authenticate(c, plain("admin", "guess"))[0] == 58)
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print("refused %d of %d" % (sum(refused), n))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "observe":
         observe(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "guess":
+        guess(sys.argv[2], int(sys.argv[3]))
     else:
         checks(sys.argv[2], int(sys.argv[3]))
     sys.exit(1 if kwire.FAILED else 0)

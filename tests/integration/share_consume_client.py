@@ -5,8 +5,10 @@
 Creates a topic, produces N records, sets share.auto.offset.reset=earliest on a fresh
 share group (raw IncrementalAlterConfigs, share_fetch_wire.py), then two ShareConsumers
 in explicit mode drain it, acknowledging every record with ACCEPT and committing.
-Exit 0 when every record was received exactly once (across both consumers) and both
-consumers received some; prints a one-line summary last.
+Exit 0 when every record was received exactly once (across both consumers); prints a one-line
+summary last, with the records per consumer. Both usually receive some, but not always: when the
+second consumer's join takes longer than the first one's drain (a loaded machine), the first
+takes everything, on Apache Kafka as on gregord (see test_share_first_fetch.sh for the split).
 """
 import os
 import sys
@@ -88,7 +90,7 @@ def main():
     summary = "%d/%d records, %d duplicates, per consumer %s, %.1f s, errors %s" % (
         len(seen), n, dups, per, time.time() - t0, errors[:3])
     print(summary)
-    ok = len(seen) == n and dups == 0 and not errors and min(per) > 0
+    ok = len(seen) == n and dups == 0 and not errors
     sys.exit(0 if ok else 1)
 
 

@@ -23,7 +23,7 @@ gr_require python3
 GR_TEST_TIMEOUT_PY="${GR_BAD_INPUT_TIMEOUT:-300}"
 MAX_REQ=1048576
 
-start_gregord --override "socket.request.max.bytes=$MAX_REQ"
+start_gregord --override "socket.request.max.bytes=$MAX_REQ" --override log.client.errors.max.per.10s=0
 
 out="$GR_TMP/bad_input.out"
 rc=0

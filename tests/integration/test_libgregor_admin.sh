@@ -68,6 +68,16 @@ describe share group: GROUP_ID_NOT_FOUND state=-
 describe share group offsets: NONE rows=0
 delete group: GROUP_ID_NOT_FOUND
 group configs: NONE
+describe consumer group: GROUP_ID_NOT_FOUND state=-
+alter consumer group offsets: NONE rows=2
+list consumer group offsets: NONE rows=2 p0=0
+list consumer group offsets of the topic: NONE rows=5
+list consumer groups (Empty): NONE Empty
+describe consumer group: NONE state=Empty type=classic
+delete consumer group offsets: NONE
+delete offsets of an unknown group: GROUP_ID_NOT_FOUND
+list consumer group offsets after delete: NONE rows=1
+delete consumer group: NONE
 delete: NONE
 delete again: UNKNOWN_TOPIC_OR_PARTITION
 WANT

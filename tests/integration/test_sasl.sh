@@ -103,6 +103,15 @@ err="$(kc_sasl OAUTHBEARER alice x -X enable.sasl.oauthbearer.unsecure.jwt=true 
 check_eq "kcat with a mechanism the listener does not enable" "Unsupported SASL mechanism: broker's supported mechanisms: PLAIN,SCRAM-SHA-512,SCRAM-SHA-256 " \
   "$err"
 
+# A guessing client: every failure counted in /metrics, the log line rate-limited (30 per 10 s).
+afail() { curl -sf "http://127.0.0.1:$ADMIN_PORT/metrics" | awk '/^gregor_authentications_total\{listener="SASL_PLAINTEXT",result="failure"\}/ { print $NF }'; }
+f0="$(afail)" l0="$(grep -c 'failed authentication with' "$GR_TMP/gregord.log" || true)"
+out="$(gr_timeout 30 python3 "$HERE/sasl_wire.py" guess "$BOOTSTRAP" 80 || true)"
+f1="$(afail)" l1="$(grep -c 'failed authentication with' "$GR_TMP/gregord.log" || true)"
+check_eq "80 wrong passwords at once are refused" "refused 80 of 80" "$out"
+check_eq "gregor_authentications_total{result=failure} counts each of them" 80 "$((f1 - f0))"
+check "the log has at most 2 x 30 of their lines ($((l1 - l0)))" test $((l1 - l0)) -ge 1 -a $((l1 - l0)) -le 60
+
 out="$(kafka_configs --alter --delete-config 'SCRAM-SHA-512' --entity-type users --entity-name alice)"
 check_eq "kafka-configs deletes alice's SCRAM-SHA-512" "Completed updating config for user alice." \
   "$out"

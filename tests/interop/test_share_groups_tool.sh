@@ -41,11 +41,11 @@ EOF
 G=sgt-g T=sgt-a B=sgt-b H=sgt-hold
 sharetool() { gr_timeout 120 java -Xmx256m -cp "$JDIR/target/java-interop-1.jar:$JDIR/target/lib/*" dev.gregor.interop.ShareTool "$@"; }
 
-# The tool runs in one JVM for the whole scenario (ShareGroupsToolRunner, a coprocess): a JVM start
+# The tool runs in one JVM for the whole scenario (GroupToolRunner, a coprocess): a JVM start
 # per command would triple the test time.
 start_runner() {
   coproc SGR { exec java -Xmx256m -Dlog4j2.configurationFile="$GR_TMP/tool-log4j2.properties" \
-    -cp "$JDIR/target/java-interop-1.jar:$LIB/*" dev.gregor.interop.ShareGroupsToolRunner \
+    -cp "$JDIR/target/java-interop-1.jar:$LIB/*" dev.gregor.interop.GroupToolRunner org.apache.kafka.tools.consumer.group.ShareGroupCommand \
     "$BOOTSTRAP" "$RUN" 2>"$RUN/runner.err"; }
   SGR_PID_SAVED=$SGR_PID
   GR_PIDS+=("$SGR_PID")

@@ -83,11 +83,62 @@ static void test_log_line(void) {
     ASSERT(!strstr(buf, "dropped"));
 }
 
+/* The limiter: a burst per window, then silence counted and reported on the next line allowed. */
+static void test_limit(void) {
+    gr_log_limit_t l = {0};
+    uint64_t sup = 99;
+    for (int i = 0; i < GR_LOG_LIMIT_BURST; i++) {
+        ASSERT(gr_log_limit_allow(&l, 1000 + i, &sup));
+        ASSERT_EQ(sup, 0);
+    }
+    for (int i = 0; i < 25; i++) ASSERT(!gr_log_limit_allow(&l, 2000 + i, &sup));
+    ASSERT(!gr_log_limit_allow(&l, 1000 + GR_LOG_LIMIT_WINDOW_MS - 1, &sup)); /* still the same window */
+    ASSERT(gr_log_limit_allow(&l, 1000 + GR_LOG_LIMIT_WINDOW_MS, &sup));
+    ASSERT_EQ(sup, 26);
+    ASSERT(gr_log_limit_allow(&l, 1000 + GR_LOG_LIMIT_WINDOW_MS + 1, &sup));
+    ASSERT_EQ(sup, 0);
+}
+
+/* GR_LOG_LIMITED writes the burst, drops the rest of the window. */
+static void test_limited_macro(void) {
+    int p[2];
+    ASSERT_EQ(pipe(p), 0);
+    int saved = dup(STDERR_FILENO);
+    ASSERT(dup2(p[1], STDERR_FILENO) >= 0);
+    for (int i = 0; i < 3 * GR_LOG_LIMIT_BURST; i++) GR_LOG_LIMITED(GR_LOG_INFO, "test", "hostile %d", i);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    close(p[1]);
+    char buf[16384];
+    ssize_t n = read(p[0], buf, sizeof(buf) - 1);
+    close(p[0]);
+    ASSERT(n > 0);
+    buf[n] = '\0';
+    int lines = 0;
+    for (ssize_t i = 0; i < n; i++) lines += buf[i] == '\n';
+    ASSERT_EQ(lines, GR_LOG_LIMIT_BURST);
+    ASSERT(strstr(buf, "hostile 29\n") && !strstr(buf, "hostile 30"));
+}
+
+/* log.client.errors.max.per.10s=0: no limit. */
+static void test_limit_off(void) {
+    gr_log_limit_t l = {0};
+    uint64_t sup;
+    gr_log_set_limit_burst(0);
+    for (int i = 0; i < 1000; i++) ASSERT(gr_log_limit_allow(&l, 5, &sup));
+    gr_log_set_limit_burst(2);
+    ASSERT(gr_log_limit_allow(&l, 5, &sup) && gr_log_limit_allow(&l, 5, &sup) && !gr_log_limit_allow(&l, 5, &sup));
+    gr_log_set_limit_burst(GR_LOG_LIMIT_BURST);
+}
+
 int main(void) {
     RUN_TEST(test_escape);
     RUN_TEST(test_escape_bounds);
     RUN_TEST(test_levels);
     RUN_TEST(test_log_line);
+    RUN_TEST(test_limit);
+    RUN_TEST(test_limited_macro);
+    RUN_TEST(test_limit_off);
     fprintf(stderr, "test_log: ok\n");
     return 0;
 }

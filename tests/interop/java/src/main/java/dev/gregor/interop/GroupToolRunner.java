@@ -16,17 +16,17 @@ import java.util.List;
 import org.apache.kafka.common.utils.internals.Exit; // moved from common.utils in 4.4.0
 
 /**
- * Runs kafka-share-groups (org.apache.kafka.tools.consumer.group.ShareGroupCommand from the kafka-tools
- * jar, loaded by name: put tests/ref/target/lib/* on the class path) many times in one JVM, so a test
+ * Runs a Kafka group tool (a main class of the kafka-tools jar, e.g. ConsumerGroupCommand; loaded by
+ * name: put tests/ref/target/lib/* on the class path) many times in one JVM, so a test
  * does not pay a JVM start per command.
  *
- * <pre>usage: ShareGroupsToolRunner BOOTSTRAP OUTDIR</pre>
+ * <pre>usage: GroupToolRunner CLASS BOOTSTRAP OUTDIR</pre>
  * reads lines "STEP\targ\targ..." on stdin; for each runs the tool with "--bootstrap-server BOOTSTRAP
  * args...", writing its stdout to OUTDIR/STEP.out, its stderr to OUTDIR/STEP.err and its exit status
  * (Exit.exit code, 0 when main returns, 99 when it throws) to OUTDIR/STEP.rc, then prints "DONE STEP".
  */
-public final class ShareGroupsToolRunner {
-    private ShareGroupsToolRunner() {}
+public final class GroupToolRunner {
+    private GroupToolRunner() {}
 
     private static final class ExitCalled extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -41,14 +41,14 @@ public final class ShareGroupsToolRunner {
     private static final Integer[] exitCode = new Integer[1];
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 2) {
-            System.err.println("usage: ShareGroupsToolRunner BOOTSTRAP OUTDIR");
+        if (args.length != 3) {
+            System.err.println("usage: GroupToolRunner CLASS BOOTSTRAP OUTDIR");
             System.exit(2);
         }
-        String boot = args[0];
-        Path dir = Path.of(args[1]);
+        String boot = args[1];
+        Path dir = Path.of(args[2]);
         Files.createDirectories(dir);
-        Method main = Class.forName("org.apache.kafka.tools.consumer.group.ShareGroupCommand")
+        Method main = Class.forName(args[0])
                 .getMethod("main", String[].class);
         // The tool's run() catches Throwable: remember the first exit code, and drop what the tool prints
         // after it (the real tool would already have exited).
