@@ -81,6 +81,8 @@ typedef enum gr_az {
     GR_AZ_CONSUMER_HEARTBEAT_TOPIC,     /* DESCRIBE TOPIC on every subscribed topic name */
     GR_AZ_CONSUMER_DESCRIBE,            /* DESCRIBE GROUP */
     GR_AZ_CONSUMER_DESCRIBE_TOPIC,      /* DESCRIBE TOPIC on every assigned topic */
+    GR_AZ_DESCRIBE_CLIENT_QUOTAS,       /* DESCRIBE_CONFIGS CLUSTER */
+    GR_AZ_ALTER_CLIENT_QUOTAS,          /* ALTER_CONFIGS CLUSTER (Kafka's controller) */
     GR_AZ_N
 } gr_az_t;
 

@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "broker/broker_int.h"
 #include "broker/cgroup_coord.h"
+#include "broker/quotas.h"
 
 /* Features as Apache Kafka 4.4.0 reports them; share consumers look for share.version.
  * metadata.version is what a fresh 4.4.0 node supports (7..33) and finalizes (33,
@@ -144,7 +145,7 @@ gr_err_t gr_broker_new_ex(gr_loop_t *loop, const gr_server_config_t *cfg, gr_bro
     if (err) {
         snprintf(errstr, errstr_size, "%s=%s: %s", gr_props_get(&cfg->raw, "log.dirs") ? "log.dirs" : "log.dir",
                  cfg->log_dir, why);
-    } else if ((err = gr_broker_sasl_open(b, why, sizeof(why)))) {
+    } else if ((err = gr_broker_sasl_open(b, why, sizeof(why))) || (err = gr_broker_quotas_open(b, why, sizeof(why)))) {
         snprintf(errstr, errstr_size, "%s", why);
     } else {
         err = gr__broker_open_listeners(b, errstr, errstr_size);
@@ -183,6 +184,7 @@ void gr_broker_free(gr_broker_t *b) {
     gr_parts_close(b->parts, b->progress, b->progress_arg);
     gr_meta_close(b->meta);
     gr_broker_sasl_close(b);
+    gr_broker_quotas_close(b);
     gr_broker_acls_close(b);
     free(b);
 }

@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "broker/broker_int.h"
 #include "broker/handlers.h"
+#include "broker/quotas.h"
 #include "proto_msgs.h"
 
 /* Decoded structures of one request may not use more than this much memory
@@ -89,5 +90,7 @@ void gr_broker_on_frame(void *ctx, gr_conn_t *conn, uint64_t seq, uint8_t *frame
         return;
     }
     GR_METRIC(gr_cm_request(&b->cm, h.api_key, h.api_version));
+    gr_broker_quota_handler_start(req);
     hd->fn(req);
+    gr_broker_quota_handler_end(b, req);
 }

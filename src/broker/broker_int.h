@@ -69,10 +69,12 @@ struct gr_broker {
     gr_broker_feature_t features[GR_BROKER_N_FEATURES]; /* gr_broker_features' answer */
     struct gr_broker_sasl_listener *sasl;               /* the SASL setup of each SASL listener (h_sasl.c) */
     size_t n_sasl;
-    int64_t sasl_fail_delay_ms;     /* connection.failed.authentication.delay.ms */
-    size_t sasl_max_receive;        /* sasl.server.max.receive.size: frames before authentication */
-    gr_scram_store_t scram;         /* SCRAM credentials (h_scram.c) */
-    gr_broker_progress_cb progress; /* start-up/shutdown slices: the admin endpoint (may be NULL) */
+    int64_t sasl_fail_delay_ms;      /* connection.failed.authentication.delay.ms */
+    size_t sasl_max_receive;         /* sasl.server.max.receive.size: frames before authentication */
+    gr_scram_store_t scram;          /* SCRAM credentials (h_scram.c) */
+    struct gr_broker_quotas *quotas; /* client quotas (quotas.c) */
+    gr_req_t *quota_cur;             /* the request whose handler is running (request time quota) */
+    gr_broker_progress_cb progress;  /* start-up/shutdown slices: the admin endpoint (may be NULL) */
     void *progress_arg;
 };
 

@@ -8,6 +8,7 @@
 #include "auth/ssl_principal.h"
 #include "base/log.h"
 #include "broker/broker_int.h"
+#include "broker/quotas.h"
 
 static const char *const g_proto_names[] = {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"};
 
@@ -63,6 +64,7 @@ static gr_err_t open_one(gr_broker_t *b, size_t i, char *errstr, size_t sz) {
     gr_conn_handler_t h = {.on_frame = gr_broker_on_frame,
                            .on_close = gr_broker_on_close,
                            .on_accept = gr_broker_sasl_on_accept,
+                           .on_admit = gr_broker_conn_admit,
                            .ctx = b};
     gr_err_t err = gr_listener_open(b->loop, lc->host, lc->port, &opts, &h, &b->lst[i].l, errstr, sz);
     if (err) return err;

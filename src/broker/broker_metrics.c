@@ -24,6 +24,7 @@ void gr_broker_metrics_write(gr_broker_t *b, gr_wbuf_t *out) {
     gr_metrics_dropped_t dropped = {0};
     gr_prom_init(&p, out);
     gr_broker_collect_core(b, &p, &dropped);
+    gr_broker_collect_quotas(b, &p);
     gr_broker_collect_share(b, &p, &dropped);
     gr_broker_collect_cgroup(b, &p, &dropped);
     write_dropped(&p, &dropped);

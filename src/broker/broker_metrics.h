@@ -39,6 +39,7 @@ gr_err_t gr_broker_share_delayed_json(gr_broker_t *b, const char *group, gr_wbuf
 
 /** Collectors, one per area (each in its own file). */
 void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped);   /* broker_metrics_core.c */
+void gr_broker_collect_quotas(gr_broker_t *b, gr_prom_t *p);                                /* quota_metrics.c */
 void gr_broker_collect_share(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped);  /* share_metrics.c */
 void gr_broker_collect_cgroup(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped); /* cgroup_metrics.c */
 

@@ -47,6 +47,8 @@ static const gr_handler_t g_handlers[] = {
     {GR_API_SaslAuthenticate, 0, 2, gr_h_sasl_authenticate, false},
     {GR_API_DescribeUserScramCredentials, 0, 0, gr_h_describe_user_scram_credentials, false},
     {GR_API_AlterUserScramCredentials, 0, 0, gr_h_alter_user_scram_credentials, false},
+    {GR_API_DescribeClientQuotas, 0, 1, gr_h_describe_client_quotas, false},
+    {GR_API_AlterClientQuotas, 0, 1, gr_h_alter_client_quotas, false},
     {GR_API_DescribeAcls, 1, 3, gr_h_describe_acls, false},
     {GR_API_CreateAcls, 1, 3, gr_h_create_acls, false},
     {GR_API_DeleteAcls, 1, 3, gr_h_delete_acls, false},

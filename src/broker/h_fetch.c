@@ -41,6 +41,7 @@
 #include "base/log.h"
 #include "broker/broker_int.h"
 #include "broker/handlers.h"
+#include "broker/quotas.h"
 #include "proto_msgs.h"
 
 typedef gr_FetchResponse_PartitionData_t part_out_t;
@@ -374,6 +375,8 @@ static fetch_state_t *state_new(gr_req_t *req, gr_FetchResponse_t *resp) {
     memset(st->parts, 0, (size_t)(total ? total : 1) * sizeof(fetch_part_t));
     int64_t cap = req->b->cfg->fetch_max_bytes > 0 ? req->b->cfg->fetch_max_bytes : INT32_MAX;
     st->max_bytes = rq->MaxBytes < cap ? rq->MaxBytes : cap;
+    int64_t qcap = gr_broker_quota_fetch_cap(req); /* what the fetch quota lets one window carry */
+    if (qcap < st->max_bytes) st->max_bytes = qcap;
     st->follower = replica_id(req) >= 0;
     if (st->follower) st->follower_denied = gr_req_authz(req, GR_AZ_FETCH_FOLLOWER, NULL);
     st->read_committed = rq->IsolationLevel == 1;

@@ -25,6 +25,7 @@
 #include "base/uuid.h"
 #include "broker/broker_int.h"
 #include "broker/handlers.h"
+#include "broker/quotas.h"
 #include "broker/share_acquire.h"
 #include "broker/share_parts.h"
 #include "broker/share_sessions.h"
@@ -394,6 +395,8 @@ static gr_err_t check_request(sf_state_t *st) {
         return GR_ERR_INVALID_REQUEST;
     int64_t cap = req->b->cfg->fetch_max_bytes > 0 ? req->b->cfg->fetch_max_bytes : INT32_MAX;
     st->max_bytes = rq->MaxBytes < cap ? rq->MaxBytes : cap;
+    int64_t qcap = gr_broker_quota_fetch_cap(req); /* what the fetch quota lets one window carry */
+    if (qcap < st->max_bytes) st->max_bytes = qcap;
     st->do_fetch = rq->ShareSessionEpoch != -1 && !(v2 && rq->IsRenewAck);
     return GR_ERR_NONE;
 }

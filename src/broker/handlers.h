@@ -59,6 +59,8 @@ void gr_h_sasl_handshake(gr_req_t *req);
 void gr_h_sasl_authenticate(gr_req_t *req);
 void gr_h_describe_user_scram_credentials(gr_req_t *req);
 void gr_h_alter_user_scram_credentials(gr_req_t *req);
+void gr_h_describe_client_quotas(gr_req_t *req);
+void gr_h_alter_client_quotas(gr_req_t *req);
 void gr_h_create_acls(gr_req_t *req);
 void gr_h_describe_acls(gr_req_t *req);
 void gr_h_delete_acls(gr_req_t *req);

@@ -30,9 +30,11 @@ struct gr_req {
     gr_arena_t arena;
     const gr_msg_desc_t *req_desc;
     const gr_msg_desc_t *resp_desc;
-    void *body;      /* decoded request, type per req_desc */
-    int64_t recv_ms; /* loop time when the frame arrived */
-    int64_t recv_us; /* monotonic µs when the frame arrived (request duration metric; 0: not set) */
+    void *body;         /* decoded request, type per req_desc */
+    int64_t recv_ms;    /* loop time when the frame arrived */
+    int64_t recv_us;    /* monotonic µs when the frame arrived (request duration metric; 0: not set) */
+    int64_t handler_us; /* monotonic µs when its handler started (request time quota) */
+    bool quota_emptied; /* a throttled Fetch answered without its records (quotas.c) */
     /* Parking: a handler that answers later may use these. */
     gr_req_t *park_next, *park_prev;
     void *park; /* handler-specific state */
@@ -46,6 +48,8 @@ void gr_req_respond(gr_req_t *req, const void *resp);
 /** Encode resp like gr_req_respond into *out (the caller owns it) and free req without
  *  answering: the caller answers *seq on req's connection later (a delayed SASL failure). */
 void gr_req_encode_detach(gr_req_t *req, const void *resp, gr_wbuf_t *out, uint64_t *seq);
+/** Encode resp with the response header and size prefix into wb (initialised here). */
+void gr_req_encode_into(gr_req_t *req, const void *resp, gr_wbuf_t *wb);
 /** Finish without a response (acks=0 produce) and free req. */
 void gr_req_respond_none(gr_req_t *req);
 /** Allocate n default-initialised structs of type sd in the request arena. */

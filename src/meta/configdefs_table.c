@@ -166,6 +166,19 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .doc = "Open connections per client address; 0 needs overrides."},
     {BROKER("max.connections.per.ip.overrides", STRING), .dflt = "", .check = check_ip_overrides,
      .importance = GR_CFG_MEDIUM, .doc = "Per-host exceptions to max.connections.per.ip: host:count,host:count."},
+    /* Client quotas (docs/quotas.md): used, not described yet (docs/compatibility.md). */
+    {BROKER("max.connection.creation.rate", INT), .dflt = "2147483647", .min = 0, .flags = F_MIN | F_INTERNAL,
+     .importance = GR_CFG_MEDIUM,
+     .doc = "New connections per second on the broker (also listener.name.<l>.max.connection.creation.rate); "
+            "past it accepts wait."},
+    {BROKER("quota.window.num", INT), .dflt = "11", .min = 1, .flags = F_MIN | F_INTERNAL, .importance = GR_CFG_LOW,
+     .doc = "Samples kept by the client quota rates (gregord keeps at most 32)."},
+    {BROKER("quota.window.size.seconds", INT), .dflt = "1", .min = 1, .flags = F_MIN | F_INTERNAL,
+     .importance = GR_CFG_LOW, .doc = "Length of one client quota sample."},
+    {BROKER("gregor.quota.max.sensors", INT), .dflt = "10000", .min = 1, .flags = F_MIN | F_INTERNAL,
+     .importance = GR_CFG_LOW,
+     .doc = "gregord only: quota sensors kept (per quota type and user/client-id or IP with a quota); past it the "
+            "least recently used goes."},
     /* Kafka's default is -1 (no bound); gregord bounds it (docs/compatibility.md). */
     {BROKER("queued.max.request.bytes", LONG), .dflt = "104857600", .importance = GR_CFG_MEDIUM,
      .doc = "Bytes of requests being read or waiting to be answered before the broker stops reading "

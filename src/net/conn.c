@@ -24,6 +24,7 @@ static void conn_io_cb(gr_io_t *io, uint32_t events, int64_t now);
 static void idle_cb(gr_timer_t *timer, int64_t now);
 static void req_timer_cb(gr_timer_t *timer, int64_t now);
 static void tls_kick_cb(gr_timer_t *timer, int64_t now);
+static void mute_cb(gr_timer_t *timer, int64_t now);
 
 void gr_conn_opts_default(gr_conn_opts_t *opts) {
     memset(opts, 0, sizeof(*opts));
@@ -129,6 +130,7 @@ void gr__conn_start(gr_listener_t *l, int fd, const char *peer, const uint8_t ad
     gr_timer_init(l->loop, &conn->idle, idle_cb, conn);
     gr_timer_init(l->loop, &conn->req_timer, req_timer_cb, conn);
     gr_timer_init(l->loop, &conn->tls_kick, tls_kick_cb, conn);
+    gr_timer_init(l->loop, &conn->mute, mute_cb, conn);
     if (conn->opts.idle_ms > 0) gr_timer_start(&conn->idle, conn->opts.idle_ms, 0);
     if (conn->opts.tls) {
         conn->tls = gr_tls_conn_new(conn->opts.tls, fd);
@@ -185,6 +187,7 @@ static void conn_close(gr_conn_t *conn) {
     gr_timer_stop(&conn->idle);
     gr_timer_stop(&conn->req_timer);
     gr_timer_stop(&conn->tls_kick);
+    gr_timer_stop(&conn->mute);
     free(conn->frame);
     free(conn->pend);
     conn->frame = conn->pend = NULL;
@@ -226,6 +229,7 @@ uint64_t gr_conn_pending(const gr_conn_t *conn) { return conn->unanswered; }
 size_t gr_conn_out_bytes(const gr_conn_t *conn) { return conn->out_bytes; }
 
 static bool over_limits(const gr_conn_t *conn) {
+    if (conn->muted_until && gr_timer_is_active(&conn->mute)) return true;
     return conn->next_seq - conn->head_seq >= conn->opts.max_inflight || conn->out_bytes > conn->opts.max_out_bytes;
 }
 
@@ -751,4 +755,24 @@ void gr_conn_skip(gr_conn_t *conn, uint64_t seq) {
     if (slot) unqueue(conn, slot);
     if (slot) slot->state = GR__SLOT_SKIPPED;
     answered(conn);
+}
+
+/* ---------------------------------------------------------------- quota throttling */
+
+void gr_conn_mute(gr_conn_t *conn, int64_t ms) {
+    if (conn->closed || ms <= 0) return;
+    int64_t until = gr_loop_now(conn->loop) + ms;
+    if (gr_timer_is_active(&conn->mute) && until <= conn->muted_until) return;
+    conn->muted_until = until;
+    gr_timer_start(&conn->mute, ms, 0);
+    settle(conn);
+}
+
+bool gr_conn_is_muted(const gr_conn_t *conn) { return !conn->closed && gr_timer_is_active(&conn->mute); }
+
+static void mute_cb(gr_timer_t *timer, int64_t now) {
+    (void)now;
+    gr_conn_t *conn = timer->data;
+    conn->muted_until = 0;
+    settle(conn);
 }

@@ -95,11 +95,20 @@ typedef void (*gr_conn_frame_cb)(void *ctx, gr_conn_t *conn, uint64_t seq, uint8
 typedef void (*gr_conn_close_cb)(void *ctx, gr_conn_t *conn);
 /** Called once for each accepted connection before any frame. May be NULL. */
 typedef void (*gr_conn_accept_cb)(void *ctx, gr_conn_t *conn);
+/** Connection creation quotas, asked for each accepted socket before it becomes a
+ *  connection (after max.connections and max.connections.per.ip admitted it). addr is the
+ *  peer (IPv4 mapped into IPv6), ip its text. Returns 0 to admit it, or a throttle time in
+ *  ms: the socket is then held unserved for that long and closed (Kafka's per-IP
+ *  connection_creation_rate). *pause_ms > 0 stops accepting on the listener for that long
+ *  (Kafka's broker- and listener-wide max.connection.creation.rate). May be NULL. */
+typedef int64_t (*gr_conn_admit_cb)(void *ctx, const char *listener_name, const uint8_t addr[16], const char *ip,
+                                    int64_t *pause_ms);
 
 typedef struct gr_conn_handler {
     gr_conn_frame_cb on_frame; /* required */
     gr_conn_close_cb on_close;
     gr_conn_accept_cb on_accept;
+    gr_conn_admit_cb on_admit;
     void *ctx; /* passed to every callback (the broker) */
 } gr_conn_handler_t;
 
@@ -125,6 +134,7 @@ size_t gr_listener_conn_count(const gr_listener_t *l);
 typedef enum gr_conn_refusal {
     GR_CONN_REFUSED_MAX_CONNECTIONS, /* max.connections */
     GR_CONN_REFUSED_MAX_PER_IP,      /* max.connections.per.ip (or its override) */
+    GR_CONN_REFUSED_RATE_PER_IP,     /* connection_creation_rate of the IP: closed after the throttle time */
     GR_CONN_REFUSED__N
 } gr_conn_refusal_t;
 /** The configuration key named by a refusal reason ("max.connections", ...). */
@@ -206,6 +216,13 @@ uint64_t gr_conn_pending(const gr_conn_t *conn);
 
 /** Bytes of answered responses queued but not written yet. */
 size_t gr_conn_out_bytes(const gr_conn_t *conn);
+
+/** Stop reading requests from conn for ms milliseconds (Kafka mutes a throttled client's
+ *  channel after answering it). Responses still go out; a longer mute extends, a shorter
+ *  one is ignored. Never blocks: a timer resumes the connection. */
+void gr_conn_mute(gr_conn_t *conn, int64_t ms);
+/** True while a gr_conn_mute is in force. */
+bool gr_conn_is_muted(const gr_conn_t *conn);
 
 /** True while backpressure keeps the connection from reading. */
 bool gr_conn_is_paused(const gr_conn_t *conn);

@@ -26,6 +26,8 @@ struct gr_conn {
     gr_timer_t idle;
     gr_timer_t req_timer;    /* socket.request.read.timeout.ms: a frame (or the TLS handshake) must arrive in full */
     gr_timer_t tls_kick;     /* re-reads bytes OpenSSL buffered (epoll cannot see them) */
+    gr_timer_t mute;         /* ends a quota throttle (gr_conn_mute) */
+    int64_t muted_until;     /* loop ms; no reading before (client quotas) */
     gr_tls_conn_t *tls;      /* NULL on plain TCP */
     gr_listener_t *listener; /* NULL once closed */
     gr_conn_t *lprev, *lnext;
@@ -86,6 +88,10 @@ struct gr_listener {
     gr_timer_t mem_timer; /* resumes paused connections after memory was freed */
 
     gr__ip_limits_t *ips;
+    gr_timer_t resume;                 /* ends a max.connection.creation.rate pause of accepts */
+    gr_timer_t retry_held;             /* closes held sockets when due */
+    struct gr__held *held, *held_tail; /* sockets throttled by connection_creation_rate, closed when due */
+    size_t n_held;
     int64_t reject_log_ms;                                        /* rate-limits the "connection rejected" log line */
     uint64_t rejected;                                            /* rejected since the last line */
     uint64_t n_accepted, n_closed, n_refused[GR_CONN_REFUSED__N]; /* gr_listener_stats */

@@ -52,6 +52,73 @@ static void reject(gr_listener_t *l, int fd, const char *peer, gr_conn_refusal_t
     l->rejected = 0;
 }
 
+/* Sockets of a throttled IP: kept open and unread until their throttle time ends (Kafka's
+ * DelayedCloseSocket), in due order when the throttle times are equal; at most MAX_HELD. */
+#define MAX_HELD 1024
+typedef struct gr__held {
+    struct gr__held *next;
+    int fd;
+    int64_t due;
+} gr__held_t;
+
+static void held_cb(gr_timer_t *timer, int64_t now) {
+    gr_listener_t *l = timer->data;
+    while (l->held && l->held->due <= now) {
+        gr__held_t *h = l->held;
+        l->held = h->next;
+        if (!l->held) l->held_tail = NULL;
+        close(h->fd);
+        free(h);
+        l->n_held--;
+    }
+    if (l->held) gr_timer_start(&l->retry_held, l->held->due - now, 0);
+}
+
+static void hold(gr_listener_t *l, int fd, int64_t ms) {
+    GR_METRIC(l->n_refused[GR_CONN_REFUSED_RATE_PER_IP]++);
+    if (l->n_held >= MAX_HELD) {
+        close(fd);
+        return;
+    }
+    gr__held_t *h = calloc(1, sizeof(*h));
+    if (!h) abort();
+    h->fd = fd;
+    h->due = gr_loop_now(l->loop) + ms;
+    /* Insert in due order (a later throttle usually ends later: walk from the head). */
+    gr__held_t **p = &l->held;
+    while (*p && (*p)->due <= h->due) p = &(*p)->next;
+    h->next = *p;
+    *p = h;
+    if (!h->next) l->held_tail = h;
+    l->n_held++;
+    if (l->held == h) gr_timer_start(&l->retry_held, ms, 0);
+}
+
+static void resume_cb(gr_timer_t *timer, int64_t now) {
+    (void)now;
+    gr_listener_t *l = timer->data;
+    if (gr_io_start(l->loop, &l->io, GR_IO_READ)) GR_ERROR("net", "cannot resume accepting on port %u", l->port);
+}
+
+/* The broker's connection creation quotas; true if the socket was admitted. */
+static bool admit(gr_listener_t *l, int fd, const uint8_t addr[16], const struct sockaddr *sa) {
+    if (!l->h.on_admit) return true;
+    char ip[INET6_ADDRSTRLEN] = "";
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, ip, sizeof(ip));
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, ip, sizeof(ip));
+    int64_t pause = 0;
+    int64_t thr =
+        l->h.on_admit(l->h.ctx, l->opts.listener_name ? l->opts.listener_name : "PLAINTEXT", addr, ip, &pause);
+    if (pause > 0) { /* the acceptor waits: no accept on this listener until then */
+        gr_io_stop(&l->io);
+        gr_timer_start(&l->resume, pause, 0);
+    }
+    if (thr > 0) hold(l, fd, thr);
+    return thr <= 0;
+}
+
 static void accept_one(gr_listener_t *l, int fd, const struct sockaddr *sa) {
     char peer[64];
     format_addr(sa, peer, sizeof(peer));
@@ -62,6 +129,7 @@ static void accept_one(gr_listener_t *l, int fd, const struct sockaddr *sa) {
     uint8_t addr[16];
     int64_t limit;
     gr__addr_from_sockaddr(sa, addr);
+    if (!admit(l, fd, addr, sa)) return; /* Kafka records the connection rates before the per-IP count */
     void *ip = gr__ip_limits_acquire(l->ips, addr, l->opts.max_connections_per_ip, &limit);
     if (!ip) {
         reject(l, fd, peer, GR_CONN_REFUSED_MAX_PER_IP, limit);
@@ -134,6 +202,8 @@ gr_err_t gr_listener_open(gr_loop_t *loop, const char *host, uint16_t port, cons
     l->opts.per_ip_overrides = NULL; /* parsed into ips; the string is the caller's */
     l->ips = ips;
     gr_timer_init(loop, &l->retry, retry_cb, l);
+    gr_timer_init(loop, &l->resume, resume_cb, l);
+    gr_timer_init(loop, &l->retry_held, held_cb, l);
     gr_timer_init(loop, &l->mem_timer, gr__mem_resume, l);
     gr_io_init(&l->io, fd, accept_cb, l);
     if (gr_io_start(loop, &l->io, GR_IO_READ)) {
@@ -153,7 +223,8 @@ size_t gr_listener_conn_count(const gr_listener_t *l) { return l->n_conns; }
 size_t gr_listener_mem_used(const gr_listener_t *l) { return l->mem_used; }
 
 const char *gr_conn_refusal_name(gr_conn_refusal_t r) {
-    static const char *const names[GR_CONN_REFUSED__N] = {"max.connections", "max.connections.per.ip"};
+    static const char *const names[GR_CONN_REFUSED__N] = {"max.connections", "max.connections.per.ip",
+                                                          "connection_creation_rate"};
     return r < GR_CONN_REFUSED__N ? names[r] : "unknown";
 }
 
@@ -170,6 +241,14 @@ void gr_listener_close(gr_listener_t *l) {
     if (!l) return;
     gr_io_stop(&l->io);
     gr_timer_stop(&l->retry);
+    gr_timer_stop(&l->resume);
+    gr_timer_stop(&l->retry_held);
+    while (l->held) {
+        gr__held_t *h = l->held;
+        l->held = h->next;
+        close(h->fd);
+        free(h);
+    }
     close(l->fd);
     /* Closing unlinks the connection, so always take the current head. */
     while (l->conns) gr_conn_close(l->conns);

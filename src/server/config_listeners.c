@@ -69,10 +69,12 @@ bool gr__config_key_consumed(const char *key) {
     if (strncmp(key, "listener.name.", 14)) return false;
     const char *dot = strchr(key + 14, '.');
     if (!dot || dot == key + 14) return false;
-    /* listener.name.<l>.ssl.*, .sasl.* and .<mechanism>.sasl.jaas.config (read by the SASL setup) */
+    /* listener.name.<l>.ssl.*, .sasl.* and .<mechanism>.sasl.jaas.config (read by the SASL setup),
+     * .max.connection.creation.rate (the connection quotas, src/broker/conn_quotas.c) */
     const char *rest = dot + 1, *jaas = ".sasl.jaas.config";
     size_t rl = strlen(rest), jl = strlen(jaas);
-    return ssl_key(rest) || !strncmp(rest, "sasl.", 5) || (rl > jl && !strcmp(rest + rl - jl, jaas));
+    return ssl_key(rest) || !strncmp(rest, "sasl.", 5) || (rl > jl && !strcmp(rest + rl - jl, jaas)) ||
+           !strcmp(rest, "max.connection.creation.rate");
 }
 
 /* Parse an endpoint list (syntax already checked by configdefs' check_listeners). */

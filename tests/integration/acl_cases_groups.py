@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """More cases of the ACL matrix (acl_matrix.py, tests/integration/test_acl.sh): the APIs that
 landed beside the ACL work, checked as Apache Kafka 4.4.0 checks them —
-UpdateFeatures, Describe/AlterUserScramCredentials, the classic group protocol
+Describe/AlterClientQuotas, UpdateFeatures, Describe/AlterUserScramCredentials, the classic group protocol
 (JoinGroup, SyncGroup, Heartbeat, LeaveGroup), OffsetCommit / OffsetFetch / OffsetDelete,
 DescribeGroups and DeleteGroups on classic groups, and ShareGroupHeartbeat's member-id check
 before its topic check. Each observation keeps the error codes and the answer's shape
@@ -14,9 +14,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kwire import TAGS, arr, boolean, carr, cstr, i8, i16, i32, i64, s16, uvarint  # noqa: E402
 import cgroup_differential as cgd  # noqa: E402
 import share_coord_wire as scw  # noqa: E402
+import quota_wire as qw  # noqa: E402
 
 TOPIC, GROUP, CLUSTER = 2, 3, 4
-READ, DELETE, ALTER, DESCRIBE, CLUSTER_ACTION = 3, 6, 7, 8, 9
+READ, DELETE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS = 3, 6, 7, 8, 9, 10, 11
 T, T2 = "acl-t", "acl-t2"
 CG1 = "acl-cg1"  # Empty classic group with offsets on T and T2 (OffsetCommit / OffsetFetch)
 CG2 = "acl-cg2"  # JoinGroup, SyncGroup, Heartbeat, LeaveGroup
@@ -187,7 +188,22 @@ def follower_fetch(x):
     return [p["err"] for p in pfw.fetch(x.client_pfw(), T, 0, replica_id=5)["parts"]]
 
 
+def describe_quotas(c):
+    err, msg, entries, _ = qw.describe(c, [("user", 0, "acl-nobody")])
+    return [err, msg, entries]
+
+
+def alter_quotas(c):
+    res, _ = qw.alter(c, [([("user", "acl-q")], [("producer_byte_rate", 1024, False)])], validate_only=True)
+    return [[e, m, [list(p) for p in ent]] for e, m, ent in res]
+
+
 CASES = [
+    ("DescribeClientQuotas DESCRIBE_CONFIGS cluster", [(CLUSTER, "kafka-cluster", DESCRIBE_CONFIGS)],
+     lambda x: describe_quotas(x.client), [31, None, None], [0, "", []]),
+    ("AlterClientQuotas ALTER_CONFIGS cluster", [(CLUSTER, "kafka-cluster", ALTER_CONFIGS)],
+     lambda x: alter_quotas(x.client), [[31, "Cluster authorization failed.", [["user", "acl-q"]]]],
+     [[0, None, [["user", "acl-q"]]]]),
     ("Fetch from a follower: READ on the topic is not enough", [(TOPIC, T, READ)], follower_fetch, [29], [29]),
     ("Fetch from a follower needs CLUSTER_ACTION", [(CLUSTER, "kafka-cluster", CLUSTER_ACTION)], follower_fetch,
      [29], [6]),

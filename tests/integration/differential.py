@@ -560,8 +560,8 @@ KAFKA_ONLY_APIS = {
     45: "AlterPartitionReassignments", 46: "ListPartitionReassignments", 55: "DescribeQuorum",
     64: "UnregisterBroker", 80: "AddRaftVoter", 81: "RemoveRaftVoter",
     94: "UnregisterController",
-    # quotas and client metrics resources: not implemented
-    48: "DescribeClientQuotas", 49: "AlterClientQuotas", 74: "ListConfigResources",
+    # client metrics resources: not implemented
+    74: "ListConfigResources",
     # share-group state RPCs (broker to share coordinator): gregord's share coordinator is in-process
     83: "InitializeShareGroupState", 84: "ReadShareGroupState", 85: "WriteShareGroupState",
     86: "DeleteShareGroupState", 87: "ReadShareGroupStateSummary",

@@ -160,7 +160,8 @@ static void test_roundtrip_all(void) {
             for (int k = 0; k < 25; k++, n++) roundtrip_one(m, v);
     }
     fprintf(stderr, "   %d round trips over %d messages\n", n, gr_n_msg_descs);
-    ASSERT_EQ(gr_n_msg_descs, 118); /* + UpdateFeatures, Describe/AlterUserScramCredentials */
+    ASSERT_EQ(gr_n_msg_descs,
+              122); /* + UpdateFeatures, Describe/AlterUserScramCredentials, Describe/AlterClientQuotas */
 }
 
 static void test_api_tables(void) {
@@ -175,7 +176,7 @@ static void test_api_tables(void) {
         ASSERT_EQ(rq->min_ver, rs->min_ver);
         ASSERT_EQ(rq->max_ver, rs->max_ver);
     }
-    ASSERT_EQ(n, 58); /* 55 + UpdateFeatures (57), DescribeUserScramCredentials, AlterUserScramCredentials */
+    ASSERT_EQ(n, 60); /* 55 + UpdateFeatures (57), Describe/AlterUserScramCredentials, Describe/AlterClientQuotas */
     ASSERT(gr_api_request(-1) == NULL && gr_api_request(GR_API__MAX + 1) == NULL && gr_api_request(4) == NULL);
     ASSERT_STREQ(gr_api_request(GR_API_ShareFetch)->name, "ShareFetchRequest");
     ASSERT_EQ(gr_api_request(GR_API_InitProducerId)->max_ver, 5); /* v6 is unstable */
