@@ -3,7 +3,10 @@
 # tests/interop/java/.../JavaConsumerGroup.java): two members split a 4-partition topic 2/2
 # through the server-side uniform assignor, one leaves and the other takes all 4 over, every
 # record is consumed, a new member resumes at the committed offsets; a broker-side regex
-# subscription (SubscriptionPattern); group.remote.assignor=range seen by describeConsumerGroups.
+# subscription (SubscriptionPattern); group.remote.assignor=range seen by describeConsumerGroups;
+# and on the classic protocol, static members (group.instance.id) with the cooperative-sticky
+# assignor: a 2/2 split, and a member restarted under its instance id gets its partitions back
+# while the other keeps its own.
 # Then a group with a member still revoking survives kill -9 (tests/integration/cgroup_consumer_restart.py):
 # epochs, members and partitions come back and reconciliation carries on.
 # gregord runs with a 1 s heartbeat interval (Kafka's floor is 5 s) so reconciliation is quick.

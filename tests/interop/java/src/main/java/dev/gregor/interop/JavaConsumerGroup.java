@@ -157,6 +157,57 @@ public final class JavaConsumerGroup {
         c.close();
     }
 
+    /** A classic-protocol member: cooperative-sticky, static (group.instance.id). */
+    private static KafkaConsumer<String, String> classicStatic(String boot, String group, String instance) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, boot);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+            "org.apache.kafka.clients.consumer.CooperativeStickyAssignor");
+        p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instance);
+        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "45000");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return new KafkaConsumer<>(p);
+    }
+
+    /* Classic protocol, cooperative-sticky, static members: two split 4 partitions 2/2; the
+     * second closes (a static member does not leave the group) and comes back under the same
+     * group.instance.id with the same partitions, while the first keeps its own throughout. */
+    private static void classicStaticCooperative(String boot, Admin admin, String topic, String group)
+            throws Exception {
+        Set<String> seen = new HashSet<>();
+        KafkaConsumer<String, String> a = classicStatic(boot, group, "inst-a");
+        KafkaConsumer<String, String> b = classicStatic(boot, group, "inst-b");
+        a.subscribe(List.of(topic));
+        pollUntil(List.of(a), seen, 20000, () -> a.assignment().size() == 4);
+        b.subscribe(List.of(topic));
+        boolean split = pollUntil(List.of(a, b), seen, 30000,
+            () -> a.assignment().size() == 2 && b.assignment().size() == 2);
+        check(split, "classic cooperative-sticky static members split 2/2 (" + a.assignment() + " / "
+            + b.assignment() + ")");
+        Set<TopicPartition> ofA = new HashSet<>(a.assignment()), ofB = new HashSet<>(b.assignment());
+        ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get(30, TimeUnit.SECONDS)
+            .get(group);
+        Set<String> inst = new HashSet<>();
+        d.members().forEach(m -> inst.add(m.groupInstanceId().orElse("-")));
+        check(d.type() == GroupType.CLASSIC && "cooperative-sticky".equals(d.partitionAssignor())
+            && inst.equals(Set.of("inst-a", "inst-b")),
+            "describeConsumerGroups: type " + d.type() + ", assignor " + d.partitionAssignor() + ", instances " + inst);
+        b.close();
+        KafkaConsumer<String, String> b2 = classicStatic(boot, group, "inst-b");
+        b2.subscribe(List.of(topic));
+        boolean back = pollUntil(List.of(a, b2), seen, 30000, () -> b2.assignment().size() == 2);
+        check(back && b2.assignment().equals(ofB) && a.assignment().equals(ofA),
+            "the static member restarted under inst-b gets its partitions back, the other keeps its own ("
+            + a.assignment() + " / " + b2.assignment() + ")");
+        a.close();
+        b2.close();
+    }
+
     public static void main(String[] args) throws Exception {
         String boot = args[0], prefix = args.length > 1 ? args[1] : "j848";
         Properties ap = new Properties();
@@ -176,6 +227,8 @@ public final class JavaConsumerGroup {
             if (only.isEmpty() || only.equals("split")) splitAndTakeOver(boot, admin, topic, prefix + "-g");
             if (only.isEmpty() || only.equals("regex")) regex(boot, prefix);
             if (only.isEmpty() || only.equals("range")) range(boot, admin, topic, prefix + "-grange");
+            if (only.isEmpty() || only.equals("classic"))
+                classicStaticCooperative(boot, admin, topic, prefix + "-gclassic");
         }
         System.out.println("done");
         System.exit(failures == 0 ? 0 : 1);
