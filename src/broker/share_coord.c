@@ -23,6 +23,7 @@
 #include "broker/cgroup_coord.h"
 #include "broker/share_coord.h"
 #include "broker/share_dlq.h"
+#include "broker/share_wq.h"
 #include "share/group_init.h"
 #include "share/group_record.h"
 
@@ -290,6 +291,7 @@ gr_err_t gr_share_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
 
 /* Called after the flusher is destroyed: every store callback has run. */
 void gr_share_close(gr_broker_t *b) {
+    gr_share_wq_close(b); /* empty: the sync queue has run every waiter */
     if (!b->share.groups) return;
     gr_share_data_close(b);
     gr_timer_stop(&b->share.expiry_timer);

@@ -2,11 +2,12 @@
  *
  * A share-partition transition that archives records for REJECT or at the delivery
  * count limit lists them in its delta (gr_sp_delta_t.dead). Before the transition's
- * share-state record is appended, gr_share_dlq_write appends their DLQ records to the
- * DLQ topic's partition log, on the loop thread, in the same step: the two appends are
- * one unit. The share-state record is the commit point: a crash between the two
- * appends leaves DLQ records whose archive is not in the share state, and
- * gr_share_dlq_recover (start-up) rolls that archive forward, so every archived record
+ * share-state record is written, gr_share_dlq_write appends their DLQ records to the
+ * DLQ topic's partition log, on the loop thread, in the same step. The share-state
+ * record is the commit point and is written only after the DLQ batch is fsynced
+ * (share_wq.h), so whatever survives a crash or a power loss, a durable archive has its
+ * DLQ records. The other torn case, DLQ records whose archive is not in the share
+ * state, is rolled forward by gr_share_dlq_recover (start-up), so every archived record
  * is in the DLQ exactly once. The acknowledgement answer waits for both fsyncs.
  *
  * @locality loop thread. */

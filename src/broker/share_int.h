@@ -36,7 +36,8 @@ typedef struct gr_share_ctx {
     gr_timer_t expiry_timer;
     gr_sgc_store_t *gconfs;   /* group config overrides, resolved (share_coord.c) */
     struct gr_share_dlq *dlq; /* per-group DLQ counters (share_dlq.c) */
-    bool dlq_torn;            /* a DLQ append was not followed by its share-state write: offline */
+    bool dlq_torn;            /* a DLQ batch's fsync or its share-state write failed: offline */
+    struct gr_share_wq *wq;   /* share-state writes waiting for a DLQ fsync (share_wq.c) */
     /* data side */
     gr_sp_registry_t *parts;
     gr_share_sessions_t *sessions;

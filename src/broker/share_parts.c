@@ -36,6 +36,7 @@
 #include "broker/broker_int.h"
 #include "broker/share_capacity.h"
 #include "broker/share_dlq.h"
+#include "broker/share_wq.h"
 #include "share/sp_persist.h"
 #include "share/sp_unit.h"
 
@@ -60,8 +61,11 @@ static gr_sstore_key_t part_key(const gr_share_part_t *part) {
 
 /* Hand the accumulated delta to the store. Returns the synchronous error;
  * cb(arg) is called once the record is durable only when NONE is returned
- * and something was written (*written). */
-static gr_err_t part_write(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, bool *written) {
+ * and something was written (*written). A record that commits a DLQ batch (dlq_p
+ * not NULL), and any later record of the same share-partition while one waits,
+ * goes through share_wq.c: written only after the DLQ batch is fsynced. */
+static gr_err_t part_write(gr_share_part_t *part, gr_partition_t *dlq_p, int64_t dlq_end, gr_sstore_cb *cb, void *arg,
+                           bool *written) {
     gr_sp_delta_t *d = &part->delta;
     *written = false;
     if (!d->changed) return GR_ERR_NONE;
@@ -72,7 +76,11 @@ static gr_err_t part_write(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, b
     gr_sstore_update_t up;
     gr_sp_persist_update(d, gr_loop_now(part->b->loop), gr_clock_wall_ms(), bv, &up);
     gr_sstore_key_t key = part_key(part);
-    gr_err_t err = gr_sstore_write(ss, &key, &up, cb, arg);
+    gr_err_t err = GR_ERR_NONE;
+    if (dlq_p || gr_share_wq_has(part->b, &key))
+        gr_share_wq_add(part->b, &key, &up, dlq_p, dlq_end, cb, arg);
+    else
+        err = gr_sstore_write(ss, &key, &up, cb, arg);
     if (bv != stack) free(bv);
     if (err) {
         GR_WARN("share", "share-state write for %s/%d failed: %s", part->key.group, part->key.partition,
@@ -88,39 +96,13 @@ static gr_err_t part_write(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, b
  * because the move is re-derived from the log start after a restart. */
 static void part_write_lazy(gr_share_part_t *part) {
     bool written;
-    if (!gr_sstore_failed(part->b->share.sstore)) (void)part_write(part, NULL, NULL, &written);
+    if (!gr_sstore_failed(part->b->share.sstore)) (void)part_write(part, NULL, 0, NULL, NULL, &written);
 }
 
 void gr_share_part_begin(gr_share_part_t *part) { gr_sp_unit_begin(part->sp, &part->delta, &part->mark); }
 
 /* Undo the transition; the delta goes back to its lazy content (share/sp_unit.h). */
 static void part_rollback(gr_share_part_t *part) { gr_sp_unit_rollback(part->sp, &part->delta, &part->mark); }
-
-/* The answer of a dead-lettering acknowledgement waits for two fsyncs: the DLQ
- * partition's and the share-state record's; cb runs once with the first error. */
-typedef struct join2 {
-    int pending;
-    gr_err_t err;
-    gr_sstore_cb *cb;
-    void *arg;
-} join2_t;
-
-static void join2_done(void *arg, gr_err_t err) {
-    join2_t *j = arg;
-    if (err && !j->err) j->err = err;
-    if (--j->pending) return;
-    j->cb(j->arg, j->err);
-    free(j);
-}
-
-static void join2_noop(void *arg, gr_err_t err) {
-    (void)arg;
-    (void)err;
-}
-
-static void dlq_synced(void *arg, gr_err_t err) {
-    if (arg) join2_done(arg, err ? GR_ERR_KAFKA_STORAGE_ERROR : GR_ERR_NONE);
-}
 
 /* Before the share-state record of a dead-lettering transition: the durable state
  * must carry a start offset (the lazy SPSO of §1.10), so that recovery can roll the
@@ -138,7 +120,8 @@ static gr_err_t ensure_start_offset(gr_share_part_t *part) {
 }
 
 /* The DLQ append and the share-state record of one transition: DLQ first, then the
- * record that commits both (docs/dlq.md §7). */
+ * record that commits both, written only once the DLQ batch is fsynced (docs/dlq.md §7).
+ * A failure up to the DLQ append leaves nothing written: the caller rolls back. */
 static gr_err_t write_with_dlq(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, bool *written) {
     gr_share_dlq_out_t dlq = {0};
     gr_sgc_values_t vals;
@@ -147,30 +130,7 @@ static gr_err_t write_with_dlq(gr_share_part_t *part, gr_sstore_cb *cb, void *ar
         if (!err) err = gr_share_dlq_write(part, &vals, &dlq);
         if (err) return err;
     }
-    join2_t *j = NULL;
-    if (dlq.p && cb) {
-        j = malloc(sizeof(*j));
-        if (!j) abort();
-        *j = (join2_t){2, GR_ERR_NONE, cb, arg};
-    }
-    gr_err_t err = part_write(part, j ? join2_done : cb, j ? (void *)j : arg, written);
-    if (err && dlq.p) {
-        /* The DLQ records are on disk but their archive is not: memory cannot go back
-         * without losing them. Offline until restart, where recovery rolls it forward. */
-        GR_ERROR("share", "share-state write after a DLQ append failed (%s): share groups offline until restart",
-                 gr_err_name(err));
-        part->b->share.dlq_torn = true;
-    }
-    if (dlq.p) {
-        if (j && (err || !*written)) { /* no share-state callback, and the caller drops arg */
-            j->cb = join2_noop;
-            j->pending--;
-        }
-        gr_sync_queue_add(part->b->syncq, dlq.p, dlq.end, dlq_synced, j);
-    } else if (j) {
-        free(j);
-    }
-    return err;
+    return part_write(part, dlq.p, dlq.end, cb, arg, written);
 }
 
 gr_err_t gr_share_part_end(gr_share_part_t *part, gr_err_t op_err, gr_sstore_cb *cb, void *arg, bool *written) {
@@ -182,12 +142,12 @@ gr_err_t gr_share_part_end(gr_share_part_t *part, gr_err_t op_err, gr_sstore_cb 
     /* Only the transition's own changes force a write (a lazy SPSO alone waits). */
     bool own = gr_sp_unit_own_changes(part->sp, &part->delta, &part->mark);
     gr_err_t err = own ? write_with_dlq(part, cb, arg, written) : GR_ERR_NONE;
-    if (err && !part->b->share.dlq_torn) {
+    if (err) { /* nothing was written (a DLQ batch is always followed by a queued record) */
         part_rollback(part);
         return err;
     }
     gr_sp_commit(part->sp);
-    return err;
+    return GR_ERR_NONE;
 }
 
 bool gr_share_state_failed(const gr_broker_t *b) {

@@ -139,8 +139,8 @@ static void test_initialize(void) {
     ASSERT(has_init(reg, "grp", &t3, 0));
 
     gr_share_group_registry_free(reg);
+    gr_flusher_destroy(fl); /* first: its thread may still be syncing the store's log (state_store.h) */
     gr_sstore_close(ss);
-    gr_flusher_destroy(fl);
     close(efd);
     tb_rmrf(root);
 }
