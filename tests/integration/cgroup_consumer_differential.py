@@ -26,8 +26,10 @@ Scenarios:
   group_config  the consumer.* group configs (KIP-848 GroupConfig): DescribeConfigs defaults,
              IncrementalAlterConfigs good and bad values (type, static minimum, the broker's
              group.consumer.min/max.* bounds, the order of checks with share.* in one request),
-             AlterConfigs, and a member of a group with consumer.heartbeat.interval.ms=2000 told
-             2000 (the test starts both brokers with group.consumer.min.heartbeat.interval.ms=1000)
+             AlterConfigs, a member of a group with consumer.heartbeat.interval.ms=2000 told 2000,
+             and one of a group with consumer.session.timeout.ms=2500 gone after 4.5 s of silence
+             (the test starts both brokers with group.consumer.min.heartbeat.interval.ms=1000 and
+             group.consumer.min.session.timeout.ms=1000)
 Member ids are the client's (v1); assignments are recorded as partition counts where the choice
 of partitions is the assignor's.
 """
@@ -280,7 +282,8 @@ def s_group_config(ctx):
     bad = [("consumer.heartbeat.interval.ms", "0"), ("consumer.heartbeat.interval.ms", "abc"),
            ("consumer.heartbeat.interval.ms", "999"), ("consumer.heartbeat.interval.ms", "15001"),
            ("consumer.session.timeout.ms", "0"), ("consumer.session.timeout.ms", "44999"),
-           ("consumer.session.timeout.ms", "60001"), ("consumer.assignment.interval.ms", "-1"),
+           ("consumer.session.timeout.ms", "999"), ("consumer.session.timeout.ms", "60001"),
+           ("consumer.session.timeout.ms", "5000"), ("consumer.assignment.interval.ms", "-1"),
            ("consumer.assignment.interval.ms", "15001"), ("consumer.assignment.interval.ms", " 7 "),
            ("consumer.heartbeat.interval.ms", "1000")]
     for name, v in bad:
@@ -309,6 +312,15 @@ def s_group_config(ctx):
     o["heartbeat_after_delete"] = brief(w.heartbeat(c, g, M[0], o["heartbeat"].get("epoch", 1)))
     o["describe_deleted"] = consumer_configs(c, g)
     o["leave"] = brief(w.heartbeat(c, g, M[0], -1))
+    # the group's session timeout: a member silent for longer than 2.5 s is gone
+    g2 = "c8-gconf-session"
+    o["set_session"] = list(scw.incr_alter_group_configs(c, g2, [("consumer.heartbeat.interval.ms", 0, "1000"),
+                                                             ("consumer.session.timeout.ms", 0, "2500")]))
+    j = brief(join(c, g2, M[1], ["c8-gc"]))
+    o["session_join"] = j
+    time.sleep(4.5)
+    o["session_after_expiry"] = brief(w.heartbeat(c, g2, M[1], j.get("epoch", 1)))
+    o["session_describe"] = desc(c, g2)
     return o
 
 

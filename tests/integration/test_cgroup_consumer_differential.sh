@@ -13,9 +13,11 @@ gr_init "$@"
 [[ "$GR_TARGET" == gregord ]] || die "test_cgroup_consumer_differential compares gregord with the reference itself; no --ref"
 PY="$(gr_venv_dir)/bin/python"
 [[ -x "$PY" ]] || PY=python3 # standard library only
-# lets a group set consumer.heartbeat.interval.ms=2000 (scenario group_config); the default stays 5000
-gr_ref_like_overrides group.consumer.min.heartbeat.interval.ms=1000
-GR_REF_SETTINGS=(group.consumer.min.heartbeat.interval.ms=1000)
+# lets a group set consumer.heartbeat.interval.ms=2000 and consumer.session.timeout.ms=2500
+# (scenario group_config); the defaults stay 5000 and 45000
+LOW_MINS=(group.consumer.min.heartbeat.interval.ms=1000 group.consumer.min.session.timeout.ms=1000)
+gr_ref_like_overrides "${LOW_MINS[@]}"
+GR_REF_SETTINGS=("${LOW_MINS[@]}")
 gr_diff_run "$GR_SOURCE_DIR/tests/integration/cgroup_consumer_differential.py" 120
 stop_ref_kafka
 stop_gregord
