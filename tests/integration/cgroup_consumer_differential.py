@@ -312,6 +312,8 @@ def s_group_config(ctx):
     o["heartbeat_after_delete"] = brief(w.heartbeat(c, g, M[0], o["heartbeat"].get("epoch", 1)))
     o["describe_deleted"] = consumer_configs(c, g)
     o["leave"] = brief(w.heartbeat(c, g, M[0], -1))
+    o["delete_group"] = scw.delete_groups(c, [g])
+    o["describe_after_group_delete"] = consumer_configs(c, g)  # Kafka keeps a deleted group's configs
     # the group's session timeout: a member silent for longer than 2.5 s is gone
     g2 = "c8-gconf-session"
     o["set_session"] = list(scw.incr_alter_group_configs(c, g2, [("consumer.heartbeat.interval.ms", 0, "1000"),
