@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "broker/cgroup_coord.h"
 #include "broker/share_coord.h"
+#include "broker/share_int.h"
 #include "cgroup/records.h"
 #include "meta/configdefs.h"
 
@@ -89,9 +90,21 @@ static gr_err_t check_consumer_config(const gr_broker_t *b, char *errstr, size_t
     return GR_ERR_NONE;
 }
 
+/* The group's consumer.* configs (KIP-848 GroupConfig) over the broker's: the session
+ * timeout and heartbeat interval always come from the resolved group values (their
+ * defaults are group.consumer.*); consumer.assignment.interval.ms wins over the dynamic
+ * group.consumer.assignment.interval.ms only when the group sets it, as in Kafka. */
 void gr_cgroup_consumer_cfg(gr_broker_t *b, const char *group_id, gr_cgc_cfg_t *out) {
-    (void)group_id; /* consumer.* group configs: not yet (docs/consumer-groups.md) */
     *out = b->cgroup->cgc;
+    gr_sgc_values_t v;
+    gr_share_group_values(b, group_id, &v);
+    out->session_timeout_ms = v.consumer_session_timeout_ms;
+    out->heartbeat_interval_ms = v.consumer_heartbeat_interval_ms;
+    const gr_props_t *own = gr_share_group_configs(b, group_id);
+    if (own && gr_props_get(own, "consumer.assignment.interval.ms")) {
+        out->assignment_interval_ms = v.consumer_assignment_interval_ms;
+        return;
+    }
     /* Dynamic (AlterConfigs on the broker or the cluster default), as in Kafka. */
     gr_cfg_layers_t l;
     gr_meta_config_layers(b->meta, NULL, &l);

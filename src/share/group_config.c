@@ -1,10 +1,11 @@
-/* Share-group configs (resource type GROUP), KIP-932 (docs/share-groups.md): the one
- * table of definitions and everything it drives (see group_config.h).
+/* Group configs (resource type GROUP): share.* (KIP-932, docs/share-groups.md) and
+ * consumer.* (KIP-848, docs/consumer-groups.md): the one table of definitions and
+ * everything it drives (see group_config.h).
  *
  * Names, types, static ranges and validation order follow Kafka's GroupConfig (4.2+,
  * KIP-932/KIP-1240): unknown names first, then each value parsed in definition order
- * (type, static range, validator), then the broker bounds group.share.min/max.*, then
- * session > heartbeat. Error texts are Kafka's. Defaults are the broker's current
+ * (type, static range, validator), then the broker bounds group.consumer/share.min/max.*,
+ * then session > heartbeat (consumer, then share). Error texts are Kafka's. Defaults are the broker's current
  * group.share.* values, and stored values are clamped into the current broker bounds
  * when resolved (GroupConfig.evaluate). Doc strings are our own short summaries. */
 #include <ctype.h>
@@ -16,6 +17,9 @@
 #include "share/group_int.h"
 
 enum {
+    C_CONS_SESSION, /* KIP-848 consumer groups */
+    C_CONS_HEARTBEAT,
+    C_CONS_ASSIGN,
     C_SESSION,
     C_HEARTBEAT,
     C_LOCK,
@@ -38,27 +42,42 @@ enum {
 #define BACKOFF_LIMIT_MS 86400000
 
 #define FIELD(f) .field = offsetof(gr_sgc_values_t, f)
-/* An INT whose default is group.share.<key> and bounds group.share.min/max.<key>. */
-#define BROKER(key, f)                                                                  \
-    .kind = GR_SGC_K_INT, .broker_key = key, .b_dflt = offsetof(gr_sg_broker_cfg_t, f), \
-    .b_min = offsetof(gr_sg_broker_cfg_t, min_##f), .b_max = offsetof(gr_sg_broker_cfg_t, max_##f), FIELD(f)
+/* An INT whose default is group.<g>.<key> and bounds group.<g>.min/max.<key> (broker
+ * fields bf, min_bf, max_bf), resolved into the gr_sgc_values_t field f. */
+#define BROKER_AT(g, key, bf, f)                                                                            \
+    .kind = GR_SGC_K_INT, .broker_group = g, .broker_key = key, .b_dflt = offsetof(gr_sg_broker_cfg_t, bf), \
+    .b_min = offsetof(gr_sg_broker_cfg_t, min_##bf), .b_max = offsetof(gr_sg_broker_cfg_t, max_##bf), FIELD(f)
+#define BROKER(key, f)   BROKER_AT("share", key, f, f)
+#define CONSUMER(key, f) BROKER_AT("consumer", key, cons_##f, consumer_##f)
 
 static const gr_sgc_def_t defs[C_N] = {
+    /* Kafka 4.4.0 checks the bounds of consumer.heartbeat, .session, .assignment first
+     * (differential: group_config_consumer); the broker's group.consumer.* start-up
+     * checks are the consumer coordinator's (start_rank 0). */
+    [C_CONS_SESSION] = {"consumer.session.timeout.ms", GR_CFG_INT, 1,
+                        "Timeout after which a consumer group member that sends no heartbeat is removed.",
+                        CONSUMER("session.timeout.ms", session_timeout_ms), .bounds_rank = 2},
+    [C_CONS_HEARTBEAT] = {"consumer.heartbeat.interval.ms", GR_CFG_INT, 1,
+                          "Interval at which consumer group members are asked to heartbeat.",
+                          CONSUMER("heartbeat.interval.ms", heartbeat_interval_ms), .bounds_rank = 1},
+    [C_CONS_ASSIGN] = {"consumer.assignment.interval.ms", GR_CFG_INT, 0,
+                       "Minimum interval between consumer group assignment computations.",
+                       CONSUMER("assignment.interval.ms", assignment_interval_ms), .bounds_rank = 3},
     [C_SESSION] = {"share.session.timeout.ms", GR_CFG_INT, 1,
                    "Timeout after which a share group member that sends no heartbeat is removed.",
-                   BROKER("session.timeout.ms", session_timeout_ms), .bounds_rank = 2, .start_rank = 4},
+                   BROKER("session.timeout.ms", session_timeout_ms), .bounds_rank = 5, .start_rank = 4},
     [C_HEARTBEAT] = {"share.heartbeat.interval.ms", GR_CFG_INT, 1,
                      "Interval at which share group members are asked to heartbeat.",
-                     BROKER("heartbeat.interval.ms", heartbeat_interval_ms), .bounds_rank = 1, .start_rank = 5},
+                     BROKER("heartbeat.interval.ms", heartbeat_interval_ms), .bounds_rank = 4, .start_rank = 5},
     [C_LOCK] = {"share.record.lock.duration.ms", GR_CFG_INT, 1000,
                 "Duration of the acquisition lock on records delivered to a share group member.",
-                BROKER("record.lock.duration.ms", record_lock_duration_ms), .bounds_rank = 3, .start_rank = 2},
+                BROKER("record.lock.duration.ms", record_lock_duration_ms), .bounds_rank = 6, .start_rank = 2},
     [C_DELIVERY] = {"share.delivery.count.limit", GR_CFG_INT, 2,
                     "Number of delivery attempts after which a record is archived.",
-                    BROKER("delivery.count.limit", delivery_count_limit), .bounds_rank = 4, .start_rank = 1},
+                    BROKER("delivery.count.limit", delivery_count_limit), .bounds_rank = 7, .start_rank = 1},
     [C_LOCKS] = {"share.partition.max.record.locks", GR_CFG_INT, 100,
                  "Maximum number of in-flight records per share-partition.",
-                 BROKER("partition.max.record.locks", partition_max_record_locks), .bounds_rank = 5, .start_rank = 3},
+                 BROKER("partition.max.record.locks", partition_max_record_locks), .bounds_rank = 8, .start_rank = 3},
     [C_RESET] = {"share.auto.offset.reset", GR_CFG_STRING, 0,
                  "Where a share-partition starts when it has no state: latest, earliest or "
                  "by_duration:<ISO-8601 duration>.",
@@ -74,7 +93,7 @@ static const gr_sgc_def_t defs[C_N] = {
      * membership change, so the value is validated, stored and described only. */
     [C_ASSIGN] = {"share.assignment.interval.ms", GR_CFG_INT, 0,
                   "Interval between share group assignment computations (accepted; gregord assigns at once).",
-                  BROKER("assignment.interval.ms", assignment_interval_ms), .bounds_rank = 6, .start_rank = 6},
+                  BROKER("assignment.interval.ms", assignment_interval_ms), .bounds_rank = 9, .start_rank = 6},
     [C_DLQ_NAME] = {"errors.deadletterqueue.topic.name", GR_CFG_STRING, 0,
                     "Dead-letter queue topic of the group: REJECTed records and records archived at the "
                     "delivery count limit are written there (empty = none; needs share.version 2).",
@@ -86,11 +105,11 @@ static const gr_sgc_def_t defs[C_N] = {
                    "gregord only: delay before a RELEASEd or lock-expired record is redelivered, doubled "
                    "per earlier delivery (0 = off).",
                    .kind = GR_SGC_K_INT, FIELD(redelivery_backoff_ms), .dflt = "0", .s_min = 0,
-                   .s_max = BACKOFF_LIMIT_MS, .bounds_rank = 7},
+                   .s_max = BACKOFF_LIMIT_MS, .bounds_rank = 10},
     [C_BACKOFF_MAX] = {"gregor.share.redelivery.backoff.max.ms", GR_CFG_INT, 1,
                        "gregord only: upper bound of the redelivery delay.", .kind = GR_SGC_K_INT,
                        FIELD(redelivery_backoff_max_ms), .dflt = "60000", .s_min = 1, .s_max = BACKOFF_LIMIT_MS,
-                       .bounds_rank = 8},
+                       .bounds_rank = 11},
 };
 
 size_t gr_sgc_count(void) { return C_N; }
@@ -249,6 +268,11 @@ gr_err_t gr_sgc_validate(const gr_props_t *proposed, const gr_sg_broker_cfg_t *b
         for (int i = 0; i < C_N; i++)
             if (defs[i].bounds_rank == rank && (err = check_bounds(&defs[i], v[i], broker, errstr, errstr_size)))
                 return err;
+    if (v[C_CONS_SESSION] <= v[C_CONS_HEARTBEAT]) {
+        snprintf(errstr, errstr_size, "%s must be greater than %s", defs[C_CONS_SESSION].name,
+                 defs[C_CONS_HEARTBEAT].name);
+        return GR_ERR_INVALID_CONFIG;
+    }
     if (v[C_SESSION] <= v[C_HEARTBEAT]) {
         snprintf(errstr, errstr_size, "%s must be greater than %s", defs[C_SESSION].name, defs[C_HEARTBEAT].name);
         return GR_ERR_INVALID_CONFIG;
@@ -336,7 +360,7 @@ void gr_sgc_broker_fill(gr_sg_broker_cfg_t *b, int64_t (*get)(void *ctx, const c
         static const char *const pre[3] = {"", "min.", "max."};
         const size_t off[3] = {d->b_dflt, d->b_min, d->b_max};
         for (int k = 0; k < 3; k++) {
-            snprintf(key, sizeof(key), "group.share.%s%s", pre[k], d->broker_key);
+            snprintf(key, sizeof(key), "group.%s.%s%s", d->broker_group, pre[k], d->broker_key);
             int32_t v = (int32_t)get(ctx, key);
             memcpy((char *)b + off[k], &v, sizeof(v));
         }
@@ -347,7 +371,7 @@ gr_err_t gr_sgc_broker_check(const gr_sg_broker_cfg_t *b, char *errstr, size_t s
     for (int rank = 1; rank <= C_N; rank++)
         for (int i = 0; i < C_N; i++) {
             const gr_sgc_def_t *d = &defs[i];
-            if (d->start_rank != rank || !d->broker_key) continue;
+            if (d->start_rank != rank || !d->broker_key) continue; /* consumer ones: start_rank 0 */
             int32_t dflt, min, max;
             gr_sgc_int_bounds(d, b, &dflt, &min, &max);
             if (min <= dflt && dflt <= max) continue;

@@ -1,4 +1,5 @@
-/* Share-group configs (resource type GROUP, KIP-932 §5.2; docs/share-groups.md).
+/* Group configs (resource type GROUP): share.* (KIP-932 §5.2; docs/share-groups.md) and
+ * consumer.* (KIP-848; docs/consumer-groups.md).
  *
  * ONE table of definitions (group_config.c) drives everything about a group config:
  * its name, type, default (a broker key group.share.X with its group.share.min/max.X
@@ -34,6 +35,10 @@ typedef enum gr_sgc_reset {
 /** Effective values of one group: stored overrides over broker defaults, clamped
  *  into the broker's current min/max bounds (Kafka's GroupConfig.evaluate). */
 typedef struct gr_sgc_values {
+    /* consumer.* (KIP-848 consumer groups; src/broker/cgroup_coord.c passes them in) */
+    int32_t consumer_session_timeout_ms;
+    int32_t consumer_heartbeat_interval_ms;
+    int32_t consumer_assignment_interval_ms;
     int32_t session_timeout_ms;
     int32_t heartbeat_interval_ms;
     int32_t record_lock_duration_ms;
@@ -71,9 +76,10 @@ typedef struct gr_sgc_def {
     gr_sgc_kind_t kind;
     size_t field;     /* offsetof(gr_sgc_values_t, <typed field>) */
     const char *dflt; /* the default when it is static ("" for none) */
-    /* INT defaults and bounds: from the broker (broker_key != NULL: group.share.<key>,
-     * group.share.min.<key>, group.share.max.<key> at these offsets of
-     * gr_sg_broker_cfg_t) or static (dflt, s_min, s_max). */
+    /* INT defaults and bounds: from the broker (broker_key != NULL: group.<G>.<key>,
+     * group.<G>.min.<key>, group.<G>.max.<key> with G = broker_group ("share" or
+     * "consumer") at these offsets of gr_sg_broker_cfg_t) or static (dflt, s_min, s_max). */
+    const char *broker_group;
     const char *broker_key;
     size_t b_dflt, b_min, b_max;
     int32_t s_min, s_max;
@@ -127,8 +133,9 @@ typedef struct gr_sgc_entry {
 void gr_sgc_describe(const gr_props_t *stored, const gr_sg_broker_cfg_t *broker, gr_sgc_entry_t *out);
 
 /** Broker side, from the same table: fill every broker-backed default and bound of b
- *  from get(ctx, "group.share.[min.|max.]<key>"), and check min <= default <= max for
- *  each (start-up; Kafka's texts naming group.share.<key>). */
+ *  from get(ctx, "group.<G>.[min.|max.]<key>"), and check min <= default <= max for
+ *  the share ones (start-up; Kafka's texts naming group.share.<key>; the group.consumer.*
+ *  ones are checked with the consumer coordinator's config, src/broker/cgroup_coord.c). */
 void gr_sgc_broker_fill(gr_sg_broker_cfg_t *b, int64_t (*get)(void *ctx, const char *key), void *ctx);
 gr_err_t gr_sgc_broker_check(const gr_sg_broker_cfg_t *b, char *errstr, size_t errstr_size);
 

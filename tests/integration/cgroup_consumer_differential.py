@@ -23,6 +23,13 @@ Scenarios:
              classic APIs and ShareGroupHeartbeat on a consumer group, DescribeGroups v5/v6,
              ListGroups type filters, DeleteGroups non-empty/empty, OffsetDelete of a subscribed
              topic, the upgrade of an empty classic group and the downgrade of an empty consumer group
+  group_config  the consumer.* group configs (KIP-848 GroupConfig): DescribeConfigs defaults,
+             IncrementalAlterConfigs good and bad values (type, static minimum, the broker's
+             group.consumer.min/max.* bounds, the order of checks with share.* in one request),
+             AlterConfigs, a member of a group with consumer.heartbeat.interval.ms=2000 told 2000,
+             and one of a group with consumer.session.timeout.ms=2500 gone after 4.5 s of silence
+             (the test starts both brokers with group.consumer.min.heartbeat.interval.ms=1000 and
+             group.consumer.min.session.timeout.ms=1000)
 Member ids are the client's (v1); assignments are recorded as partition counts where the choice
 of partitions is the assignor's.
 """
@@ -262,8 +269,65 @@ def s_namespace(ctx):
     return o
 
 
+def consumer_configs(c, g):
+    d = scw.describe_group_configs(c, g)
+    return dict(err=d["err"], configs={e["name"]: [e["value"], e["source"], e["type"]]
+                                       for e in d["configs"] if e["name"].startswith("consumer.")})
+
+
+def s_group_config(ctx):
+    c, o, g = ctx.c, {}, "c8-gconf"
+    o["create"] = create_topic(c, "c8-gc", 2)[0]
+    o["describe_defaults"] = consumer_configs(c, g)
+    bad = [("consumer.heartbeat.interval.ms", "0"), ("consumer.heartbeat.interval.ms", "abc"),
+           ("consumer.heartbeat.interval.ms", "999"), ("consumer.heartbeat.interval.ms", "15001"),
+           ("consumer.session.timeout.ms", "0"), ("consumer.session.timeout.ms", "44999"),
+           ("consumer.session.timeout.ms", "999"), ("consumer.session.timeout.ms", "60001"),
+           ("consumer.session.timeout.ms", "5000"), ("consumer.assignment.interval.ms", "-1"),
+           ("consumer.assignment.interval.ms", "15001"), ("consumer.assignment.interval.ms", " 7 "),
+           ("consumer.heartbeat.interval.ms", "1000")]
+    for name, v in bad:
+        o["validate %s=%s" % (name, v)] = list(scw.incr_alter_group_configs(c, g, [(name, 0, v)], True))
+    mixed = [[("share.heartbeat.interval.ms", "4000"), ("consumer.heartbeat.interval.ms", "999")],
+             [("share.session.timeout.ms", "44000"), ("consumer.session.timeout.ms", "44000")],
+             [("share.record.lock.duration.ms", "1"), ("consumer.heartbeat.interval.ms", "x")],
+             [("consumer.session.timeout.ms", "44000"), ("share.assignment.interval.ms", "-1")],
+             [("consumer.assignment.interval.ms", "99999"), ("consumer.session.timeout.ms", "1")],
+             [("consumer.assignment.interval.ms", "99999"), ("share.heartbeat.interval.ms", "1")],
+             [("consumer.session.timeout.ms", "0"), ("consumer.heartbeat.interval.ms", "0")],
+             [("consumer.heartbeat.interval.ms", "1"), ("consumer.session.timeout.ms", "1")],
+             [("consumer.heartbeat.interval.ms", "2000"), ("consumer.unknown", "1")]]
+    for i, ops in enumerate(mixed):
+        o["mixed_%d" % i] = list(scw.incr_alter_group_configs(c, g, [(n, 0, v) for n, v in ops], True))
+    o["describe_after_validate_only"] = consumer_configs(c, g)
+    o["set_legacy"] = list(scw.alter_group_configs(c, g, {"consumer.session.timeout.ms": "50000",
+                                                          "share.delivery.count.limit": "3"}))
+    o["set"] = list(scw.incr_alter_group_configs(c, g, [("consumer.heartbeat.interval.ms", 0, "2000"),
+                                                        ("consumer.assignment.interval.ms", 0, "0")]))
+    o["describe_set"] = consumer_configs(c, g)
+    o["join"] = brief(join(c, g, M[0], ["c8-gc"]))
+    o["heartbeat"] = brief(w.heartbeat(c, g, M[0], o["join"].get("epoch", 1)))
+    o["describe_group"] = desc(c, g)
+    o["delete"] = list(scw.incr_alter_group_configs(c, g, [("consumer.heartbeat.interval.ms", 1, "")]))
+    o["heartbeat_after_delete"] = brief(w.heartbeat(c, g, M[0], o["heartbeat"].get("epoch", 1)))
+    o["describe_deleted"] = consumer_configs(c, g)
+    o["leave"] = brief(w.heartbeat(c, g, M[0], -1))
+    o["delete_group"] = scw.delete_groups(c, [g])
+    o["describe_after_group_delete"] = consumer_configs(c, g)  # Kafka keeps a deleted group's configs
+    # the group's session timeout: a member silent for longer than 2.5 s is gone
+    g2 = "c8-gconf-session"
+    o["set_session"] = list(scw.incr_alter_group_configs(c, g2, [("consumer.heartbeat.interval.ms", 0, "1000"),
+                                                             ("consumer.session.timeout.ms", 0, "2500")]))
+    j = brief(join(c, g2, M[1], ["c8-gc"]))
+    o["session_join"] = j
+    time.sleep(4.5)
+    o["session_after_expiry"] = brief(w.heartbeat(c, g2, M[1], j.get("epoch", 1)))
+    o["session_describe"] = desc(c, g2)
+    return o
+
+
 SCENARIOS = [("misuse", s_misuse), ("reconcile", s_reconcile), ("static", s_static), ("assignors", s_assignors),
-             ("namespace", s_namespace)]
+             ("namespace", s_namespace), ("group_config", s_group_config)]
 
 ALLOW = [
     ("*/throttle_ms", "ignore", "throttle times depend on quotas and load"),

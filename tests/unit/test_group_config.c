@@ -1,4 +1,4 @@
-/* Unit tests for share-group configs (src/share/group_config.c, spec §5.2). */
+/* Unit tests for group configs (src/share/group_config.c, spec §5.2; consumer.* KIP-848). */
 #include "share/group.h"
 #include "testutil.h"
 
@@ -12,6 +12,10 @@ static gr_sg_broker_cfg_t broker_defaults(void) {
     b.session_timeout_ms = 45000, b.min_session_timeout_ms = 45000, b.max_session_timeout_ms = 60000;
     b.heartbeat_interval_ms = 5000, b.min_heartbeat_interval_ms = 5000, b.max_heartbeat_interval_ms = 15000;
     b.assignment_interval_ms = 1000, b.min_assignment_interval_ms = 0, b.max_assignment_interval_ms = 15000;
+    b.cons_session_timeout_ms = 45000, b.min_cons_session_timeout_ms = 45000, b.max_cons_session_timeout_ms = 60000;
+    b.cons_heartbeat_interval_ms = 5000, b.min_cons_heartbeat_interval_ms = 5000;
+    b.max_cons_heartbeat_interval_ms = 15000;
+    b.cons_assignment_interval_ms = 1000, b.max_cons_assignment_interval_ms = 15000;
     b.max_size = 200, b.initialize_retry_interval_ms = 30000;
     return b;
 }
@@ -44,11 +48,15 @@ static void test_defaults(void) {
     ASSERT_EQ(v.auto_offset_reset, GR_SGC_RESET_LATEST);
     ASSERT(!v.read_committed);
     ASSERT(v.renew_acknowledge_enable);
-    ASSERT_EQ(gr_sgc_count(), 13);
+    ASSERT_EQ(gr_sgc_count(), 16);
     ASSERT_STREQ(v.dlq_topic, ""); /* KIP-1191: no DLQ by default */
     ASSERT(!v.dlq_copy_record);
     ASSERT(gr_sgc_find("share.delivery.count.limit"));
-    ASSERT(!gr_sgc_find("consumer.session.timeout.ms"));
+    ASSERT(gr_sgc_find("consumer.session.timeout.ms")); /* KIP-848 */
+    ASSERT(!gr_sgc_find("streams.session.timeout.ms")); /* no streams groups yet */
+    ASSERT_EQ(v.consumer_session_timeout_ms, 45000);
+    ASSERT_EQ(v.consumer_heartbeat_interval_ms, 5000);
+    ASSERT_EQ(v.consumer_assignment_interval_ms, 1000);
     ASSERT_EQ(gr_sgc_validate(NULL, &b, NULL, 0), GR_ERR_NONE);
 }
 
@@ -256,7 +264,7 @@ static void test_describe(void) {
     gr_props_t p;
     gr_props_init(&p);
     gr_props_set(&p, "share.delivery.count.limit", "7", 0);
-    gr_sgc_entry_t e[13];
+    gr_sgc_entry_t e[16];
     gr_sgc_describe(&p, &b, e);
     int found = 0;
     for (size_t i = 0; i < gr_sgc_count(); i++) {
@@ -305,8 +313,13 @@ static void test_describe(void) {
             ASSERT_EQ(e[i].type, GR_CFG_INT);
             found++;
         }
+        if (!strcmp(e[i].name, "consumer.heartbeat.interval.ms")) {
+            ASSERT_STREQ(e[i].value, "5000"); /* group.consumer.heartbeat.interval.ms */
+            ASSERT_EQ(e[i].type, GR_CFG_INT);
+            found++;
+        }
     }
-    ASSERT_EQ(found, 7);
+    ASSERT_EQ(found, 8);
     gr_props_free(&p);
 }
 

@@ -1,4 +1,4 @@
-/* Unit tests for the table that drives the share-group configs (src/share/group_config.c):
+/* Unit tests for the table that drives the group configs (share.* and consumer.*) (src/share/group_config.c):
  * every row is consistent, validation/resolution/describe agree row by row, the broker
  * side (defaults, bounds, start-up check) is read from the same rows; and the store that
  * resolves a group's overrides once (src/share/group_config_store.c). */
@@ -18,6 +18,11 @@ static gr_sg_broker_cfg_t broker_defaults(void) {
     b.session_timeout_ms = 45000, b.min_session_timeout_ms = 45000, b.max_session_timeout_ms = 60000;
     b.heartbeat_interval_ms = 5000, b.min_heartbeat_interval_ms = 5000, b.max_heartbeat_interval_ms = 15000;
     b.assignment_interval_ms = 1000, b.min_assignment_interval_ms = 0, b.max_assignment_interval_ms = 15000;
+    b.cons_session_timeout_ms = 45000, b.min_cons_session_timeout_ms = 45000, b.max_cons_session_timeout_ms = 60000;
+    b.cons_heartbeat_interval_ms = 5000, b.min_cons_heartbeat_interval_ms = 5000;
+    b.max_cons_heartbeat_interval_ms = 15000;
+    b.cons_assignment_interval_ms = 1000, b.min_cons_assignment_interval_ms = 0;
+    b.max_cons_assignment_interval_ms = 15000;
     b.max_size = 200, b.initialize_retry_interval_ms = 30000;
     return b;
 }
@@ -39,7 +44,7 @@ static bool field_bool(const gr_sgc_values_t *v, const gr_sgc_def_t *d) {
 static void test_rows(void) {
     gr_sg_broker_cfg_t b = broker_defaults();
     size_t n = gr_sgc_count();
-    ASSERT(n >= 13);
+    ASSERT(n >= 16);
     ASSERT(!gr_sgc_def_at(n));
     int n_bounds = 0, n_start = 0;
     for (size_t i = 0; i < n; i++) {
@@ -57,9 +62,13 @@ static void test_rows(void) {
             ASSERT(d->bounds_rank > 0);
             n_bounds++;
             if (d->broker_key) {
-                ASSERT(d->start_rank > 0);
-                ASSERT(!strncmp(d->name, "share.", 6) && !strcmp(d->name + 6, d->broker_key));
-                n_start++;
+                /* <group>.<key> is backed by group.<group>.<key>; the share ones are checked
+                 * at start-up here, the consumer ones by the consumer coordinator */
+                size_t gl = strlen(d->broker_group);
+                ASSERT(!strncmp(d->name, d->broker_group, gl) && d->name[gl] == '.');
+                ASSERT(!strcmp(d->name + gl + 1, d->broker_key));
+                ASSERT(!strcmp(d->broker_group, "share") ? d->start_rank > 0 : d->start_rank == 0);
+                n_start += d->start_rank > 0;
             } else {
                 ASSERT(d->dflt && *d->dflt);
             }
@@ -69,7 +78,7 @@ static void test_rows(void) {
             ASSERT(d->kind == GR_SGC_K_BOOL ? d->type == GR_CFG_BOOLEAN : d->type == GR_CFG_STRING);
         }
     }
-    ASSERT_EQ(n_bounds, 8);
+    ASSERT_EQ(n_bounds, 11);
     ASSERT_EQ(n_start, 6);
 }
 
@@ -115,6 +124,10 @@ static void test_int_rows(void) {
                 gr_props_set(&p, "share.session.timeout.ms", "60000", 0);
             if (!strcmp(d->name, "share.session.timeout.ms"))
                 gr_props_set(&p, "share.heartbeat.interval.ms", "5000", 0);
+            if (!strcmp(d->name, "consumer.heartbeat.interval.ms"))
+                gr_props_set(&p, "consumer.session.timeout.ms", "60000", 0);
+            if (!strcmp(d->name, "consumer.session.timeout.ms"))
+                gr_props_set(&p, "consumer.heartbeat.interval.ms", "5000", 0);
             gr_err_t rc = gr_sgc_validate(&p, &b, err, sizeof(err));
             if (k < 2) {
                 if (rc) GR__FAIL("%s=%s: %s", d->name, val, err);
@@ -180,6 +193,66 @@ static void test_bounds_order(void) {
     gr_props_free(&p);
 }
 
+/* consumer.* (KIP-848), as Apache Kafka 4.4.0 answers (differential group_config_consumer):
+ * parsed before the share.* ones (session, heartbeat, assignment), bounds checked first
+ * (heartbeat, session, assignment), then session > heartbeat before share's. */
+static void test_consumer_rows(void) {
+    gr_sg_broker_cfg_t b = broker_defaults();
+    gr_props_t p;
+    gr_props_init(&p);
+    char err[512];
+    gr_props_set(&p, "share.record.lock.duration.ms", "1", 0);
+    gr_props_set(&p, "consumer.heartbeat.interval.ms", "0", 0);
+    gr_props_set(&p, "consumer.session.timeout.ms", "0", 0);
+    ASSERT_EQ(gr_sgc_validate(&p, &b, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "Invalid value 0 for configuration consumer.session.timeout.ms: Value must be at least 1");
+    gr_props_set(&p, "consumer.session.timeout.ms", "1", 0);
+    ASSERT_EQ(gr_sgc_validate(&p, &b, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "Invalid value 0 for configuration consumer.heartbeat.interval.ms: Value must be at least 1");
+    gr_props_set(&p, "share.record.lock.duration.ms", "30000", 0);
+    gr_props_set(&p, "share.heartbeat.interval.ms", "1", 0);
+    gr_props_set(&p, "consumer.assignment.interval.ms", "99999", 0);
+    gr_props_set(&p, "consumer.heartbeat.interval.ms", "1", 0);
+    ASSERT_EQ(gr_sgc_validate(&p, &b, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "consumer.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive.");
+    gr_props_set(&p, "consumer.heartbeat.interval.ms", "6000", 0);
+    ASSERT_EQ(gr_sgc_validate(&p, &b, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "consumer.session.timeout.ms must be in the range 45000 to 60000 inclusive.");
+    gr_props_set(&p, "consumer.session.timeout.ms", "50000", 0);
+    ASSERT_EQ(gr_sgc_validate(&p, &b, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "consumer.assignment.interval.ms must be in the range 0 to 15000 inclusive.");
+    gr_props_set(&p, "consumer.assignment.interval.ms", "0", 0);
+    ASSERT_EQ(gr_sgc_validate(&p, &b, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "share.heartbeat.interval.ms must be in the range 5000 to 15000 inclusive.");
+    gr_props_set(&p, "share.heartbeat.interval.ms", "5000", 0);
+    ASSERT_EQ(gr_sgc_validate(&p, &b, err, sizeof(err)), GR_ERR_NONE);
+    gr_sgc_values_t v;
+    gr_sgc_resolve(&p, &b, &v);
+    ASSERT_EQ(v.consumer_session_timeout_ms, 50000);
+    ASSERT_EQ(v.consumer_heartbeat_interval_ms, 6000);
+    ASSERT_EQ(v.consumer_assignment_interval_ms, 0);
+    ASSERT_EQ(v.session_timeout_ms, 45000); /* the share ones are apart */
+    /* session > heartbeat, once the broker bounds let them meet; consumer's first */
+    b.max_cons_heartbeat_interval_ms = 60000, b.max_heartbeat_interval_ms = 60000;
+    gr_props_set(&p, "consumer.heartbeat.interval.ms", "50000", 0);
+    gr_props_set(&p, "share.heartbeat.interval.ms", "50000", 0);
+    ASSERT_EQ(gr_sgc_validate(&p, &b, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "consumer.session.timeout.ms must be greater than consumer.heartbeat.interval.ms");
+    gr_props_set(&p, "consumer.heartbeat.interval.ms", "49999", 0);
+    ASSERT_EQ(gr_sgc_validate(&p, &b, err, sizeof(err)), GR_ERR_INVALID_CONFIG);
+    ASSERT_STREQ(err, "share.session.timeout.ms must be greater than share.heartbeat.interval.ms");
+    /* defaults and clamping follow the group.consumer.* broker values */
+    gr_sgc_resolve(NULL, &b, &v);
+    ASSERT_EQ(v.consumer_session_timeout_ms, 45000);
+    ASSERT_EQ(v.consumer_heartbeat_interval_ms, 5000);
+    ASSERT_EQ(v.consumer_assignment_interval_ms, 1000);
+    b.max_cons_session_timeout_ms = 48000;
+    gr_props_set(&p, "consumer.session.timeout.ms", "50000", 0);
+    gr_sgc_resolve(&p, &b, &v);
+    ASSERT_EQ(v.consumer_session_timeout_ms, 48000);
+    gr_props_free(&p);
+}
+
 /* The broker side reads group.share.[min.|max.]<key> for each broker-backed row. */
 static int64_t fake_get(void *ctx, const char *key) {
     int *calls = ctx;
@@ -188,6 +261,9 @@ static int64_t fake_get(void *ctx, const char *key) {
     if (!strcmp(key, "group.share.min.delivery.count.limit")) return 3;
     if (!strcmp(key, "group.share.max.delivery.count.limit")) return 9;
     if (!strcmp(key, "group.share.min.assignment.interval.ms")) return 11;
+    if (!strcmp(key, "group.consumer.heartbeat.interval.ms")) return 3000;
+    if (!strcmp(key, "group.consumer.min.session.timeout.ms")) return 12;
+    if (!strcmp(key, "group.consumer.max.assignment.interval.ms")) return 13;
     if (!strncmp(key, "group.share.min.", 16)) return 1;
     if (!strncmp(key, "group.share.max.", 16)) return 100000;
     return 5000;
@@ -198,7 +274,11 @@ static void test_broker_side(void) {
     memset(&b, 0, sizeof(b));
     int calls = 0;
     gr_sgc_broker_fill(&b, fake_get, &calls);
-    ASSERT_EQ(calls, 18); /* 6 broker-backed rows x (default, min, max) */
+    ASSERT_EQ(calls, 27); /* 9 broker-backed rows x (default, min, max) */
+    ASSERT_EQ(b.cons_heartbeat_interval_ms, 3000);
+    ASSERT_EQ(b.heartbeat_interval_ms, 5000);
+    ASSERT_EQ(b.min_cons_session_timeout_ms, 12);
+    ASSERT_EQ(b.max_cons_assignment_interval_ms, 13);
     ASSERT_EQ(b.delivery_count_limit, 7);
     ASSERT_EQ(b.min_delivery_count_limit, 3);
     ASSERT_EQ(b.max_delivery_count_limit, 9);
@@ -308,6 +388,7 @@ int main(void) {
     RUN_TEST(test_int_rows);
     RUN_TEST(test_bool_rows);
     RUN_TEST(test_bounds_order);
+    RUN_TEST(test_consumer_rows);
     RUN_TEST(test_broker_side);
     RUN_TEST(test_store);
     RUN_TEST(test_group_cap);
