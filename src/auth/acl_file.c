@@ -3,14 +3,12 @@
  * new set. Strings are hex-encoded so any principal, host or name survives. The last
  * line "end <count>" tells a complete file from a damaged one; a damaged file stops
  * start-up rather than silently dropping DENY rules. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "auth/acl_file.h"
+#include "base/file_replace.h"
 
 #define HEADER "# gregor ACLs, written by gregord; do not edit\n"
 
@@ -52,47 +50,13 @@ static void write_one(void *arg, const gr_acl_binding_t *b) {
     put(arg, "\n", 1);
 }
 
-static gr_err_t io_err(char *errstr, size_t sz, const char *what, const char *path) {
-    snprintf(errstr, sz, "%s %s: %s", what, path, strerror(errno));
-    return GR_ERR__IO;
-}
-
-static gr_err_t write_all(int fd, const char *p, size_t n) {
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return GR_ERR__IO;
-        p += w;
-        n -= (size_t)w;
-    }
-    return GR_ERR_NONE;
-}
-
 gr_err_t gr_acl_file_save(const gr_acl_authz_t *a, const char *dir, char *errstr, size_t sz) {
     sbuf_t s = {0};
     put(&s, HEADER, strlen(HEADER));
     gr_acl_authz_list(a, NULL, write_one, &s);
     char tail[64];
     put(&s, tail, (size_t)snprintf(tail, sizeof(tail), "end %zu\n", gr_acl_authz_count(a)));
-    char path[4096], tmp[4200];
-    snprintf(path, sizeof(path), "%s/%s", dir, GR_ACL_FILE_NAME);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    gr_err_t err = GR_ERR_NONE;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        err = io_err(errstr, sz, "cannot create", tmp);
-        goto out;
-    }
-    if (write_all(fd, s.p, s.n) || fsync(fd)) err = io_err(errstr, sz, "cannot write", tmp);
-    close(fd);
-    if (!err && rename(tmp, path)) err = io_err(errstr, sz, "cannot rename", tmp);
-    if (!err) {
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0 || fsync(dfd)) err = io_err(errstr, sz, "cannot fsync directory", dir);
-        if (dfd >= 0) close(dfd);
-    }
-    if (err) unlink(tmp);
-out:
+    gr_err_t err = gr_file_replace(dir, GR_ACL_FILE_NAME, s.p, s.n, errstr, sz);
     free(s.p);
     return err;
 }
@@ -167,17 +131,12 @@ gr_err_t gr_acl_file_parse(gr_acl_authz_t *a, const char *text, size_t len, cons
 }
 
 gr_err_t gr_acl_file_load(gr_acl_authz_t *a, const char *dir, char *errstr, size_t sz) {
-    char path[4096];
+    char path[4096], *buf;
+    size_t len;
     snprintf(path, sizeof(path), "%s/%s", dir, GR_ACL_FILE_NAME);
-    FILE *fp = fopen(path, "re");
-    if (!fp) return errno == ENOENT ? GR_ERR_NONE : io_err(errstr, sz, "cannot open", path);
-    sbuf_t s = {0};
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) put(&s, buf, n);
-    gr_err_t err = ferror(fp) ? io_err(errstr, sz, "cannot read", path) : GR_ERR_NONE;
-    fclose(fp);
-    if (!err) err = gr_acl_file_parse(a, s.p ? s.p : "", s.n, path, errstr, sz);
-    free(s.p);
+    gr_err_t err = gr_file_read_small(dir, GR_ACL_FILE_NAME, (size_t)1 << 30, &buf, &len, errstr, sz);
+    if (err || !buf) return err;
+    err = gr_acl_file_parse(a, buf, len, path, errstr, sz);
+    free(buf);
     return err;
 }
