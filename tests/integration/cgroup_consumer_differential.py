@@ -309,7 +309,16 @@ def s_group_config(ctx):
     o["heartbeat"] = brief(w.heartbeat(c, g, M[0], o["join"].get("epoch", 1)))
     o["describe_group"] = desc(c, g)
     o["delete"] = list(scw.incr_alter_group_configs(c, g, [("consumer.heartbeat.interval.ms", 1, "")]))
-    o["heartbeat_after_delete"] = brief(w.heartbeat(c, g, M[0], o["heartbeat"].get("epoch", 1)))
+    # Kafka applies a group-config change to the coordinator asynchronously (through its metadata
+    # log): heartbeat until the interval is back at the broker's 5000, for up to 5 s, on both brokers.
+    epoch, deadline = o["heartbeat"].get("epoch", 1), time.monotonic() + 5
+    while True:
+        hb = brief(w.heartbeat(c, g, M[0], epoch))
+        epoch = hb.get("epoch", epoch)
+        if hb.get("interval") == 5000 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    o["heartbeat_after_delete"] = hb
     o["describe_deleted"] = consumer_configs(c, g)
     o["leave"] = brief(w.heartbeat(c, g, M[0], -1))
     o["delete_group"] = scw.delete_groups(c, [g])
