@@ -328,9 +328,17 @@ def s_group_config(ctx):
     o["set_session"] = list(scw.incr_alter_group_configs(c, g2, [("consumer.heartbeat.interval.ms", 0, "1000"),
                                                              ("consumer.session.timeout.ms", 0, "2500")]))
     j = brief(join(c, g2, M[1], ["c8-gc"]))
+    # Kafka's coordinator sees the new group configs a moment later (asynchronously): heartbeat
+    # until the answer carries the group's 1000 ms interval (up to 5 s), so that the session
+    # timer runs with the group's 2.5 s on both brokers, then stay silent.
+    epoch, deadline = j.get("epoch", 1), time.monotonic() + 5
+    while j.get("interval") != 1000 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        j = brief(w.heartbeat(c, g2, M[1], epoch))
+        epoch = j.get("epoch", epoch)
     o["session_join"] = j
     time.sleep(4.5)
-    o["session_after_expiry"] = brief(w.heartbeat(c, g2, M[1], j.get("epoch", 1)))
+    o["session_after_expiry"] = brief(w.heartbeat(c, g2, M[1], epoch))
     o["session_describe"] = desc(c, g2)
     return o
 
