@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "auth/checked_lines.h"
 #include "auth/quota.h"
 #include "base/file_replace.h"
 #include "base/xalloc.h"
@@ -114,32 +115,14 @@ static bool parse_line(gr_quota_store_t *s, char *line) {
     return ok;
 }
 
+static bool parse_line_cb(void *ctx, char *line) { return parse_line(ctx, line); }
+
 gr_err_t gr_quota_store_parse(gr_quota_store_t *s, const char *text, size_t len, char *errstr, size_t errstr_size) {
     gr_quota_store_init(s);
-    const char *ck = NULL;
-    for (size_t i = 0; i + 9 <= len; i++)
-        if ((i == 0 || text[i - 1] == '\n') && !memcmp(text + i, "checksum=", 9)) ck = text + i;
-    unsigned long want;
-    if (!ck || sscanf(ck + 9, "%8lx", &want) != 1 || want != crc32(0, (const Bytef *)text, (uInt)(ck - text))) {
-        snprintf(errstr, errstr_size, "checksum missing or wrong (the file was edited or truncated)");
-        return GR_ERR__MALFORMED;
-    }
-    int lineno = 0;
-    for (const char *p = text; p < ck;) {
-        const char *nl = memchr(p, '\n', (size_t)(ck - p));
-        size_t n = nl ? (size_t)(nl - p) : (size_t)(ck - p);
-        lineno++;
-        if (n && p[0] != '#') {
-            char *line = gr_xstrndup(p, n);
-            bool ok = parse_line(s, line);
-            free(line);
-            if (!ok) {
-                snprintf(errstr, errstr_size, "line %d: malformed quota", lineno);
-                gr_quota_store_free(s);
-                return GR_ERR__MALFORMED;
-            }
-        }
-        p += n + 1;
+    gr_err_t err = gr_checked_lines(text, len, parse_line_cb, s, "quota", errstr, errstr_size);
+    if (err) {
+        gr_quota_store_free(s);
+        return err;
     }
     s->version = 1;
     return GR_ERR_NONE;
