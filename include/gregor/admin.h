@@ -225,6 +225,55 @@ gr_err_t gr_admin_delete_acls(gr_admin_t *a, int8_t resource_type, const char *r
                               const char *principal, const char *host, int8_t operation, int8_t permission,
                               int timeout_ms, gr_admin_result_t **res);
 
+/* ---- client quotas (DescribeClientQuotas, AlterClientQuotas) ---- */
+
+/* Quota entities are made of parts: an entity type ("user", "client-id" or "ip") and a
+ * name; a NULL name is that type's default entity (Kafka's "<default>"). */
+
+/** Client quotas matching a filter (DescribeClientQuotas, any broker): n_filter filter
+ *  components, each three strings: entity type, match kind ("exact", "default" or
+ *  "any") and the name to match (NULL unless "exact"). strict: only entities with no
+ *  other parts than those named. One row per entity and quota key. Columns: user,
+ *  client_id, ip (the entity's name of that type; null when the entity has no such part
+ *  or it is the default), user_default, client_id_default, ip_default (1 for a default
+ *  part, else 0), key, value (the quota as the shortest decimal that reads back the
+ *  same double). A refused filter returns its error and no result. */
+gr_err_t gr_admin_describe_client_quotas(gr_admin_t *a, const char *const *filter, size_t n_filter, bool strict,
+                                         int timeout_ms, gr_admin_result_t **res);
+/** Set or remove quotas of one entity (AlterClientQuotas, any broker): n_parts parts
+ *  (parts[2*i] = entity type, parts[2*i+1] = name or NULL for the default) and n_ops
+ *  operations (ops[2*i] = key, ops[2*i+1] = value as a decimal number, or NULL to
+ *  remove the key). flags: GR_ADMIN_VALIDATE_ONLY. A value that is not a finite
+ *  number is GR_ERR__INVALID_ARG before anything is sent. Columns: error,
+ *  error_message (one row). */
+gr_err_t gr_admin_alter_client_quotas(gr_admin_t *a, const char *const *parts, size_t n_parts, const char *const *ops,
+                                      size_t n_ops, int flags, int timeout_ms, gr_admin_result_t **res);
+
+/* ---- SCRAM credentials (DescribeUserScramCredentials, AlterUserScramCredentials) ---- */
+
+/** The SCRAM credentials of n users (every user with credentials if n is 0), any broker.
+ *  One row per user and mechanism; a user without credentials or unknown gets one row
+ *  with its error (RESOURCE_NOT_FOUND). Columns: user, mechanism ("SCRAM-SHA-256" or
+ *  "SCRAM-SHA-512"), iterations, error, error_message. */
+gr_err_t gr_admin_describe_user_scram_credentials(gr_admin_t *a, const char *const *users, size_t n, int timeout_ms,
+                                                  gr_admin_result_t **res);
+/** One change of a SCRAM credential: create or replace user's credential for mechanism
+ *  ("SCRAM-SHA-256" or "SCRAM-SHA-512") from password with iterations (-1: 4096), or
+ *  delete it (password NULL). */
+typedef struct gr_scram_alteration {
+    const char *user;
+    const char *mechanism;
+    int32_t iterations;
+    const char *password;
+} gr_scram_alteration_t;
+
+/** Apply n changes in one request (AlterUserScramCredentials, any broker; Kafka refuses
+ *  two changes for one user in a request). Salted passwords are computed here, each
+ *  with a random salt, as Kafka's Admin does: passwords never leave the client.
+ *  Columns: user, error, error_message (one row per user). */
+gr_err_t gr_admin_alter_user_scram_credentials(gr_admin_t *a, const gr_scram_alteration_t *alts, size_t n,
+                                               int timeout_ms, gr_admin_result_t **res);
+
 /* ---- results ---- */
 
 /** Number of rows. */

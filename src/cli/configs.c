@@ -1,4 +1,5 @@
-/* gregor configs: kafka-configs.sh for topics, brokers and groups.
+/* gregor configs: kafka-configs.sh for topics, brokers and groups (users, clients and
+ * ips, the quota and SCRAM entities: configs_quota.c).
  *   (--entity-type topics|brokers|groups (--entity-name N | --entity-default) | --topic T |
  *    --broker ID | --broker-defaults | --group G) --describe [--all]
  *   ... --alter [--add-config k=v,k2=[a,b]] [--add-config-file FILE] [--delete-config k,...]
@@ -12,18 +13,26 @@
 #include <string.h>
 
 #include "cli.h"
+#include "configs_quota.h"
 
 static const cli_opt_t opts[] = {
     {"bootstrap-server", "String: server to connect to", "REQUIRED: The Kafka server to connect to."},
     {"command-config", "String: command config property file",
      "Property file containing configs to be passed to the admin client."},
-    {"entity-type", "String", "Type of entity (topics/brokers/groups)."},
+    {"entity-type", "String",
+     "Type of entity (topics/brokers/groups/users/clients/ips); users and clients may be given together."},
     {"entity-name", "String", "Name of entity (topic name/broker id/group id)."},
-    {"entity-default", NULL, "Default entity name for brokers (applies to all brokers)."},
+    {"entity-default", NULL, "Default entity name for brokers, users, clients or ips."},
     {"topic", "String", "The topic's name (same as --entity-type topics --entity-name)."},
     {"broker", "String", "The broker's id (same as --entity-type brokers --entity-name)."},
     {"broker-defaults", NULL, "The config defaults for all brokers (same as --entity-type brokers --entity-default)."},
     {"group", "String", "The group's id (same as --entity-type groups --entity-name)."},
+    {"user", "String", "The user's principal name (same as --entity-type users --entity-name)."},
+    {"user-defaults", NULL, "The config defaults for all users."},
+    {"client", "String", "The client's id (same as --entity-type clients --entity-name)."},
+    {"client-defaults", NULL, "The config defaults for all clients."},
+    {"ip", "String", "The IP address (same as --entity-type ips --entity-name)."},
+    {"ip-defaults", NULL, "The config defaults for all IPs."},
     {"describe", NULL, "List configs for the given entity."},
     {"all", NULL, "List all configs for the given entity, including static and default ones."},
     {"alter", NULL, "Alter the configuration for the entity."},
@@ -142,43 +151,55 @@ static bool add_set(const cli_vals_t *v, char *item, const char **ops, size_t *n
     return true;
 }
 
-static int alter(const cli_vals_t *v, gr_admin_t *a, gr_resource_type_t type, const char *tname, const char *name) {
-    char *add = strdup(cli_str(v, "add-config") ? cli_str(v, "add-config") : "");
-    char *del = strdup(cli_str(v, "delete-config") ? cli_str(v, "delete-config") : "");
-    const char *fitems[512];
+/* The --add-config, --add-config-file and --delete-config operations, 3 strings each
+ * ("set"/"delete", key, value) into ops; their number in *n. The strings live in bufs
+ * (free them with free_ops_bufs). */
+typedef struct config_ops {
+    const char *ops[3 * CLI_MAX_CONFIG_OPS];
+    size_t n;
+    char *add, *del, *file;
+} config_ops_t;
+
+static void free_ops(config_ops_t *c) { free(c->add), free(c->del), free(c->file); }
+
+static int parse_ops(const cli_vals_t *v, config_ops_t *c) {
+    const size_t max = CLI_MAX_CONFIG_OPS;
+    c->add = strdup(cli_str(v, "add-config") ? cli_str(v, "add-config") : "");
+    c->del = strdup(cli_str(v, "delete-config") ? cli_str(v, "delete-config") : "");
+    const char *fitems[CLI_MAX_CONFIG_OPS];
     size_t nf = 0;
-    char *file = cli_str(v, "add-config-file") ? cli_read_props(cli_str(v, "add-config-file"), fitems, 512, &nf) : NULL;
-    static const char *ops[3 * 512];
-    char *items[512];
-    size_t n = 0, k;
+    c->file = cli_str(v, "add-config-file") ? cli_read_props(cli_str(v, "add-config-file"), fitems, max, &nf) : NULL;
+    char *items[CLI_MAX_CONFIG_OPS];
+    size_t k;
+    c->n = 0;
+    if (cli_str(v, "add-config-file") && !c->file) return CLI_FAIL;
+    k = split_configs(c->add, items, max);
+    for (size_t i = 0; i < k; i++)
+        if (!add_set(v, items[i], c->ops, &c->n, max)) return CLI_USAGE;
+    for (size_t i = 0; i < nf; i++)
+        if (!add_set(v, (char *)fitems[i], c->ops, &c->n, max)) return CLI_USAGE;
+    k = cli_split(c->del, ',', items, max);
+    for (size_t i = 0; i < k && c->n < max; i++)
+        c->ops[3 * c->n] = "delete", c->ops[3 * c->n + 1] = items[i], c->ops[3 * c->n + 2] = NULL, c->n++;
+    if (!c->n)
+        return cli_usage_error(v, "At least one of --add-config, --add-config-file, or --delete-config must be "
+                                  "specified with --alter");
+    return CLI_OK;
+}
+
+static int alter(const cli_vals_t *v, gr_admin_t *a, gr_resource_type_t type, const char *tname, const char *name,
+                 const char *const *ops, size_t n) {
+    gr_admin_result_t *res = NULL;
+    gr_err_t err = gr_admin_incremental_alter_configs(a, type, name, ops, n, 0, cli_timeout(v), &res);
+    const char *m = err && res ? gr_admin_result_str(res, 0, "error_message") : NULL;
     int rc = CLI_OK;
-    if (cli_str(v, "add-config-file") && !file) rc = CLI_FAIL;
-    k = rc ? 0 : split_configs(add, items, 512);
-    for (size_t i = 0; i < k && rc == CLI_OK; i++)
-        if (!add_set(v, items[i], ops, &n, 512)) rc = CLI_USAGE;
-    for (size_t i = 0; i < nf && rc == CLI_OK; i++)
-        if (!add_set(v, (char *)fitems[i], ops, &n, 512)) rc = CLI_USAGE;
-    k = rc ? 0 : cli_split(del, ',', items, 512);
-    for (size_t i = 0; i < k && n < 512; i++)
-        ops[3 * n] = "delete", ops[3 * n + 1] = items[i], ops[3 * n + 2] = NULL, n++;
-    if (rc == CLI_OK && !n) {
-        rc = cli_usage_error(v, "At least one of --add-config, --add-config-file, or --delete-config must be "
-                                "specified with --alter");
-    } else if (rc == CLI_OK) {
-        gr_admin_result_t *res = NULL;
-        gr_err_t err = gr_admin_incremental_alter_configs(a, type, name, ops, n, 0, cli_timeout(v), &res);
-        const char *m = err && res ? gr_admin_result_str(res, 0, "error_message") : NULL;
-        if (err)
-            rc = cli_fail("%s", m ? m : gr_admin_last_error(a));
-        else if (!*name && type == GR_RESOURCE_BROKER)
-            printf("Completed updating default config for brokers in the cluster.\n");
-        else
-            printf("Completed updating config for %s %s.\n", tname, name);
-        gr_admin_result_destroy(res);
-    }
-    free(add);
-    free(del);
-    free(file);
+    if (err)
+        rc = cli_fail("%s", m ? m : gr_admin_last_error(a));
+    else if (!*name && type == GR_RESOURCE_BROKER)
+        printf("Completed updating default config for brokers in the cluster.\n");
+    else
+        printf("Completed updating config for %s %s.\n", tname, name);
+    gr_admin_result_destroy(res);
     return rc;
 }
 
@@ -211,65 +232,167 @@ static int describe_every(const cli_vals_t *v, gr_admin_t *a, gr_resource_type_t
     return rc;
 }
 
-static int run(const cli_vals_t *v) {
-    const char *et = cli_str(v, "entity-type"), *name = cli_str(v, "entity-name");
-    gr_resource_type_t type;
-    const char *tname;
-    /* The shortcuts --topic, --broker, --broker-defaults and --group name the entity. */
-    static const char *const shortcuts[] = {"topic", "broker", "broker-defaults", "group", NULL};
-    static const char *const short_type[] = {"topics", "brokers", "brokers", "groups"};
-    int given = 0, sc = -1;
-    for (int i = 0; shortcuts[i]; i++)
-        if (cli_has(v, shortcuts[i])) given++, sc = i;
-    if (given > 1 || (given && (et || name || cli_has(v, "entity-default"))))
-        return cli_usage_error(v, "Only one entity may be given: --entity-type/--entity-name, --topic, --broker, "
-                                  "--broker-defaults or --group");
-    if (sc >= 0) {
-        et = short_type[sc];
-        name = sc == 2 ? "" : cli_str(v, shortcuts[sc]);
+/* The shortcut flags, in Kafka's order (ConfigCommandOptions.entityFlags, then
+ * entityDefaultsFlags): each names an entity type and a name ("" for the defaults). */
+static const struct shortcut {
+    const char *opt, *type;
+    bool dflt;
+} shortcuts[] = {{"topic", "topics", false},
+                 {"client", "clients", false},
+                 {"user", "users", false},
+                 {"broker", "brokers", false},
+                 {"ip", "ips", false},
+                 {"group", "groups", false},
+                 {"client-defaults", "clients", true},
+                 {"user-defaults", "users", true},
+                 {"broker-defaults", "brokers", true},
+                 {"ip-defaults", "ips", true}};
+#define N_SHORTCUTS (sizeof(shortcuts) / sizeof(shortcuts[0]))
+
+static bool push(const char **arr, size_t *n, const char *s) {
+    if (*n >= CLI_MAX_ENTITY_TYPES) return false;
+    arr[(*n)++] = s;
+    return true;
+}
+
+/* Kafka's entity lists: the --entity-type values then the shortcuts' types; the names
+ * of --entity-name and --entity-default in command-line order (argv tells the order:
+ * the parser keeps each option's values apart), then the shortcuts' names. */
+static int entity_lists(const cli_vals_t *v, int argc, char **argv, cli_entities_t *e) {
+    size_t n_et, n_en, k = 0;
+    const char **et = cli_all(v, "entity-type", &n_et), **en = cli_all(v, "entity-name", &n_en);
+    bool ok = true;
+    e->n_types = e->n_names = 0;
+    for (size_t i = 0; i < n_et; i++) ok &= push(e->types, &e->n_types, et[i]);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) break;
+        if (!strcmp(argv[i], "--entity-default")) ok &= push(e->names, &e->n_names, "");
+        if ((!strcmp(argv[i], "--entity-name") || !strncmp(argv[i], "--entity-name=", 14)) && k < n_en)
+            ok &= push(e->names, &e->n_names, en[k++]);
+        if (!strcmp(argv[i], "--entity-name")) i++; /* its value, whatever it looks like */
     }
-    if (!et) return cli_usage_error(v, "--entity-type must be specified");
+    for (size_t i = 0; i < N_SHORTCUTS; i++)
+        if (cli_has(v, shortcuts[i].opt)) ok &= push(e->types, &e->n_types, shortcuts[i].type);
+    for (size_t i = 0; i < N_SHORTCUTS; i++)
+        if (cli_has(v, shortcuts[i].opt))
+            ok &= push(e->names, &e->n_names, shortcuts[i].dflt ? "" : cli_str(v, shortcuts[i].opt));
+    return ok ? CLI_OK : cli_usage_error(v, "Too many entities");
+}
+
+static bool has_type(const cli_entities_t *e, const char *t) {
+    for (size_t i = 0; i < e->n_types; i++)
+        if (!strcmp(e->types[i], t)) return true;
+    return false;
+}
+
+/* ConfigCommandOptions.checkArgs, in Kafka's order, for what gregor supports. */
+static int check_entities(const cli_vals_t *v, const cli_entities_t *e, bool alter) {
+    static const char *const known[] = {"topics", "brokers", "groups", "users", "clients", "ips", NULL};
+    for (size_t i = 0; i < e->n_types; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(e->types[i], e->types[j]))
+                return cli_usage_error(v, "Duplicate entity type(s) specified: %s", e->types[i]);
+    for (size_t i = 0; i < e->n_types; i++) {
+        bool k = false;
+        for (int j = 0; known[j]; j++) k |= !strcmp(e->types[i], known[j]);
+        if (!k)
+            return cli_usage_error(v,
+                                   "Invalid entity type %s, the entity type must be one of topics, brokers, groups, "
+                                   "users, clients, ips",
+                                   e->types[i]);
+    }
+    if (!e->n_types) return cli_usage_error(v, "At least one entity type must be specified");
+    if (e->n_types > 1 && !(e->n_types == 2 && has_type(e, "users") && has_type(e, "clients")))
+        return cli_usage_error(v, "Only 'users' and 'clients' entity types may be specified together");
+    bool generic = cli_has(v, "entity-name") || cli_has(v, "entity-type") || cli_has(v, "entity-default");
+    for (size_t i = 0; i < N_SHORTCUTS && generic; i++)
+        if (cli_has(v, shortcuts[i].opt))
+            return cli_usage_error(v, "--entity-{type,name,default} should not be used in conjunction with specific "
+                                      "entity flags");
+    bool named = false, dflt = false;
+    for (size_t i = 0; i < e->n_names; i++) named |= *e->names[i] != 0, dflt |= !*e->names[i];
+    if (named && has_type(e, "ips"))
+        for (size_t i = 0; i < e->n_names; i++)
+            if (*e->names[i] && !cli_valid_ip_entity(e->names[i]))
+                return cli_usage_error(v, "The entity name for %s must be a valid IP or resolvable host, but it is: %s",
+                                       e->types[0], e->names[i]);
+    bool quota_or_broker =
+        has_type(e, "users") || has_type(e, "clients") || has_type(e, "brokers") || has_type(e, "ips");
+    if (!alter && !quota_or_broker && cli_has(v, "entity-default"))
+        return cli_usage_error(v, "--entity-default must not be specified with --describe of %s", e->types[0]);
+    if (alter && quota_or_broker && !named && !dflt)
+        return cli_usage_error(v, "An entity-name or default entity must be specified with --alter of users, clients, "
+                                  "brokers or ips");
+    if (alter && !quota_or_broker && !named)
+        return cli_usage_error(v, "An entity name must be specified with --alter of %s", e->types[0]);
+    if (cli_has(v, "add-config") && cli_has(v, "add-config-file"))
+        return cli_usage_error(v, "Only one of --add-config or --add-config-file must be specified");
+    return CLI_OK;
+}
+
+/* topics, brokers and groups: one entity, configs through the config APIs. */
+static int run_resource(const cli_vals_t *v, gr_admin_t *a, const cli_entities_t *e, int act, const config_ops_t *c) {
+    const char *et = e->types[0], *name = e->n_names ? e->names[0] : NULL, *tname;
+    gr_resource_type_t type;
     if (!strcmp(et, "topics"))
         type = GR_RESOURCE_TOPIC, tname = "topic";
     else if (!strcmp(et, "brokers"))
         type = GR_RESOURCE_BROKER, tname = "broker";
-    else if (!strcmp(et, "groups"))
-        type = GR_RESOURCE_GROUP, tname = "group";
     else
-        return cli_usage_error(v, "Invalid entity type %s, the entity type must be one of topics, brokers, groups", et);
-    if (cli_has(v, "entity-default")) {
-        if (type != GR_RESOURCE_BROKER) return cli_usage_error(v, "--entity-default is only valid with brokers");
-        if (name) return cli_usage_error(v, "--entity-name and --entity-default cannot both be given");
-        name = "";
-    }
-    static const char *const actions[] = {"describe", "alter", NULL};
-    int act = cli_one_of(v, actions, true);
-    if (act < 0) return CLI_USAGE;
-    if (!name && (act == 1 || type == GR_RESOURCE_BROKER))
-        return cli_usage_error(v, "--entity-name or --entity-default must be specified%s",
-                               act == 1 ? " with --alter" : " to describe brokers");
-    if (act == 0 && (cli_has(v, "add-config") || cli_has(v, "add-config-file") || cli_has(v, "delete-config")))
-        return cli_usage_error(v, "--add-config, --add-config-file and --delete-config are only valid with --alter");
-    (void)cli_json(v);
-    gr_admin_t *a = cli_admin(v);
-    if (!a) return CLI_FAIL;
+        type = GR_RESOURCE_GROUP, tname = "group";
+    if (!name && type == GR_RESOURCE_BROKER)
+        return cli_usage_error(v, "--entity-name or --entity-default must be specified to describe brokers");
     cli_table_t acc;
     cli_table_init(&acc, cols, 6);
     bool json = cli_json(v);
-    int rc = act == 1 ? alter(v, a, type, tname, name)
+    int rc = act == 1 ? alter(v, a, type, tname, name, c->ops, c->n)
              : name   ? describe(v, a, type, tname, name, json ? &acc : NULL)
                       : describe_every(v, a, type, tname, json ? &acc : NULL);
     if (act == 0 && json && rc == CLI_OK) cli_table_print(&acc, true, false);
     cli_table_free(&acc);
+    return rc;
+}
+
+static int run(const cli_vals_t *v, int argc, char **argv) {
+    static const char *const actions[] = {"describe", "alter", NULL};
+    int act = cli_one_of(v, actions, true);
+    if (act < 0) return CLI_USAGE;
+    cli_entities_t e;
+    int rc = entity_lists(v, argc, argv, &e);
+    if (!rc) rc = check_entities(v, &e, act == 1);
+    if (rc) return rc;
+    if (act == 0 && (cli_has(v, "add-config") || cli_has(v, "add-config-file") || cli_has(v, "delete-config")))
+        return cli_usage_error(v, "--add-config, --add-config-file and --delete-config are only valid with --alter");
+    bool quota = has_type(&e, "users") || has_type(&e, "clients") || has_type(&e, "ips");
+    if (quota && cli_json(v)) return cli_usage_error(v, "--output json is not available for users, clients and ips");
+    config_ops_t c = {0};
+    if (act == 1 && (rc = parse_ops(v, &c))) {
+        free_ops(&c);
+        return rc;
+    }
+    gr_admin_t *a = cli_admin(v);
+    if (!a) {
+        free_ops(&c);
+        return CLI_FAIL;
+    }
+    if (!quota)
+        rc = run_resource(v, a, &e, act, &c);
+    else if (act == 1)
+        rc = cli_configs_quota_alter(a, &e, c.ops, c.n, cli_timeout(v));
+    else
+        rc = cli_configs_quota_describe(a, &e, cli_timeout(v));
+    free_ops(&c);
     gr_admin_destroy(a);
     return rc;
 }
 
 int cli_configs(int argc, char **argv) {
     cli_vals_t v;
-    int rc =
-        cli_parse(&v, "gregor configs", "Describe and alter configs of topics, brokers and groups.", opts, argc, argv);
-    if (!rc) rc = run(&v);
+    int rc = cli_parse(&v, "gregor configs",
+                       "Describe and alter configs of topics, brokers and groups, and the quotas and SCRAM credentials "
+                       "of users, clients and ips.",
+                       opts, argc, argv);
+    if (!rc) rc = run(&v, argc, argv);
     cli_vals_free(&v);
     return rc < 0 ? CLI_OK : rc;
 }

@@ -40,6 +40,10 @@ static const struct {
     {GR_API_DescribeAcls, 1, 3},
     {GR_API_CreateAcls, 1, 3},
     {GR_API_DeleteAcls, 1, 3}, /* admin_acls.c */
+    {GR_API_DescribeClientQuotas, 0, 1},
+    {GR_API_AlterClientQuotas, 0, 1},
+    {GR_API_DescribeUserScramCredentials, 0, 0},
+    {GR_API_AlterUserScramCredentials, 0, 0}, /* admin_quotas.c */
     {GR_API_Fetch, 4, 12},
     {GR_API_ListOffsets, 1, 9}, /* the plain consumer (consumer.c) */
     {GR_API_ShareGroupHeartbeat, 1, 1},

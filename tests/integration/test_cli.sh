@@ -141,7 +141,7 @@ golden configs_describe "$G" configs --bootstrap-server "$B" --entity-type topic
 golden configs_delete "$G" configs --bootstrap-server "$B" --entity-type topics --entity-name cli-a --alter --delete-config segment.ms
 golden configs_describe_json "$G" configs --bootstrap-server "$B" --entity-type topics --entity-name cli-a --describe --output json
 golden configs_bad_value "$G" configs --bootstrap-server "$B" --entity-type topics --entity-name cli-a --alter --add-config retention.ms=abc
-golden configs_bad_type "$G" configs --bootstrap-server "$B" --entity-type users --entity-name x --describe
+golden configs_bad_type "$G" configs --bootstrap-server "$B" --entity-type widgets --entity-name x --describe
 golden configs_group_alter "$G" configs --bootstrap-server "$B" --entity-type groups --entity-name cli-g --alter --add-config share.record.lock.duration.ms=20000
 golden configs_group_describe "$G" configs --bootstrap-server "$B" --entity-type groups --entity-name cli-g --describe
 golden configs_no_action "$G" configs --bootstrap-server "$B" --entity-type topics --entity-name cli-a
