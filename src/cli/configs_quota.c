@@ -248,7 +248,8 @@ static int alter_quotas(gr_admin_t *a, const cli_entities_t *e, const char *cons
     for (size_t i = 0; i < n; i++) {
         if (strcmp(ops[3 * i], "delete")) continue;
         bool found = false;
-        for (size_t r = 0; r < first_to && !found; r++) found = !strcmp(gr_admin_result_str(old, r, "key"), ops[3 * i + 1]);
+        for (size_t r = 0; r < first_to && !found; r++)
+            found = !strcmp(gr_admin_result_str(old, r, "key"), ops[3 * i + 1]);
         if (!found) {
             int w = snprintf(bad + o, sizeof(bad) - o, "%s%s", o ? "," : "", ops[3 * i + 1]);
             if (w > 0 && (size_t)w < sizeof(bad) - o) o += (size_t)w;

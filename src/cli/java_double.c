@@ -59,4 +59,3 @@ void cli_java_double(double v, char *out, size_t size) {
     snprintf(x, sizeof(x), "E%d", exp);
     for (const char *q = x; *q; q++) put(&t, *q);
 }
-

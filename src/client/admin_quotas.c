@@ -11,8 +11,8 @@
 #include "client/admin_int.h"
 #include "proto_msgs.h"
 
-static const char *const quota_cols[] = {"user",       "client_id", "ip",  "user_default", "client_id_default",
-                                         "ip_default", "key",       "value", NULL};
+static const char *const quota_cols[] = {"user", "client_id", "ip", "user_default", "client_id_default", "ip_default",
+                                         "key",  "value",     NULL};
 static const char *const alter_cols[] = {"error", "error_message", NULL};
 static const char *const scram_cols[] = {"user", "mechanism", "iterations", "error", "error_message", NULL};
 static const char *const scram_alter_cols[] = {"user", "error", "error_message", NULL};
@@ -79,7 +79,8 @@ gr_err_t gr_admin_describe_client_quotas(gr_admin_t *a, const char *const *filte
                                          int timeout_ms, gr_admin_result_t **res) {
     *res = NULL;
     for (size_t i = 0; i < n_filter; i++)
-        if (!filter[3 * i] || match_kind(filter[3 * i + 1]) < 0 || (match_kind(filter[3 * i + 1]) == 0) != !!filter[3 * i + 2])
+        if (!filter[3 * i] || match_kind(filter[3 * i + 1]) < 0 ||
+            (match_kind(filter[3 * i + 1]) == 0) != !!filter[3 * i + 2])
             return gr__fmt(GR_ERR__INVALID_ARG, a->errbuf, sizeof(a->errbuf),
                            "filter component %zu: expected an entity type, exact|default|any, and a name only "
                            "for exact",
@@ -231,7 +232,8 @@ gr_err_t gr_admin_alter_user_scram_credentials(gr_admin_t *a, const gr_scram_alt
     gr_arena_init(&ar);
     gr_AlterUserScramCredentialsRequest_t rq;
     gr_struct_init(&gr_AlterUserScramCredentialsRequest_sd, &rq);
-    rq.Upsertions.v = gr_struct_alloc(&ar, &gr_AlterUserScramCredentialsRequest_ScramCredentialUpsertion_sd, (int32_t)n);
+    rq.Upsertions.v =
+        gr_struct_alloc(&ar, &gr_AlterUserScramCredentialsRequest_ScramCredentialUpsertion_sd, (int32_t)n);
     rq.Deletions.v = gr_struct_alloc(&ar, &gr_AlterUserScramCredentialsRequest_ScramCredentialDeletion_sd, (int32_t)n);
     rq.Upsertions.n = rq.Deletions.n = 0;
     gr_err_t err = GR_ERR_NONE;
