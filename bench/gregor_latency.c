@@ -89,7 +89,7 @@ static struct {
     atomic_uchar *seen; /* per sequence number: received once */
     long max_seq;
     atomic_bool stop;
-    uint64_t run_id;       /* records of other runs in the topic are not counted */
+    uint64_t run_id; /* records of other runs in the topic are not counted */
     atomic_long foreign;
 } G;
 
@@ -125,8 +125,8 @@ bad:
 
 static void *consumer_main(void *p) {
     consumer_arg_t *a = p;
-    const char *fixed[] = {"bootstrap.servers", G.bootstrap, "group.id", G.group,
-                           "share.acknowledgement.mode", "explicit", NULL};
+    const char *fixed[] = {"bootstrap.servers",          G.bootstrap, "group.id", G.group,
+                           "share.acknowledgement.mode", "explicit",  NULL};
     gr_conf_t *conf = conf_from(GR_CONF_CONSUMER, fixed, G.cx, G.ncx);
     gr_share_consumer_t *c = NULL;
     if (!conf || gr_share_consumer_new(conf, &c, a->err, sizeof(a->err))) {
@@ -173,8 +173,7 @@ static void *consumer_main(void *p) {
             gr_share_ack_result_t *res = NULL;
             gr_err_t ce = gr_share_consumer_commit_sync(c, 10000, &res);
             if (c0 >= warm_end) add_sample(&a->ack, (now_ns() - c0) / 1000);
-            if (ce && a->errors++ == 0)
-                snprintf(a->err, sizeof(a->err), "commit: %s", gr_share_consumer_last_error(c));
+            if (ce && a->errors++ == 0) snprintf(a->err, sizeof(a->err), "commit: %s", gr_share_consumer_last_error(c));
             gr_share_ack_result_destroy(res);
         }
     }
@@ -227,8 +226,8 @@ static long produce(gr_producer_t *p, uint8_t *val) {
 static void print_pcts(const char *name, samples_t *s) {
     qsort(s->v, s->n, sizeof(int64_t), cmp_i64);
 #define PCT(q) (s->n ? s->v[(size_t)((double)(s->n - 1) * (q))] : -1)
-    printf(",\"%s\":{\"n\":%zu,\"p50\":%lld,\"p99\":%lld,\"p999\":%lld,\"max\":%lld}", name, s->n,
-           (long long)PCT(0.5), (long long)PCT(0.99), (long long)PCT(0.999), (long long)(s->n ? s->v[s->n - 1] : -1));
+    printf(",\"%s\":{\"n\":%zu,\"p50\":%lld,\"p99\":%lld,\"p999\":%lld,\"max\":%lld}", name, s->n, (long long)PCT(0.5),
+           (long long)PCT(0.99), (long long)PCT(0.999), (long long)(s->n ? s->v[s->n - 1] : -1));
 #undef PCT
 }
 
@@ -242,14 +241,22 @@ static int parse_args(int argc, char **argv) {
         const char *o = argv[i];
         if (i + 1 >= argc) return -1;
         const char *v = argv[++i];
-        if (!strcmp(o, "--size")) G.size = (size_t)atol(v);
-        else if (!strcmp(o, "--consumers")) G.consumers = atoi(v);
-        else if (!strcmp(o, "--warmup")) G.warmup = atof(v);
-        else if (!strcmp(o, "--join-wait")) G.join_wait = atof(v);
-        else if (!strcmp(o, "--drain")) G.drain = atof(v);
-        else if (!strcmp(o, "-X")) G.px[G.npx++] = argv[i];
-        else if (!strcmp(o, "-C")) G.cx[G.ncx++] = argv[i];
-        else return -1;
+        if (!strcmp(o, "--size"))
+            G.size = (size_t)atol(v);
+        else if (!strcmp(o, "--consumers"))
+            G.consumers = atoi(v);
+        else if (!strcmp(o, "--warmup"))
+            G.warmup = atof(v);
+        else if (!strcmp(o, "--join-wait"))
+            G.join_wait = atof(v);
+        else if (!strcmp(o, "--drain"))
+            G.drain = atof(v);
+        else if (!strcmp(o, "-X"))
+            G.px[G.npx++] = argv[i];
+        else if (!strcmp(o, "-C"))
+            G.cx[G.ncx++] = argv[i];
+        else
+            return -1;
     }
     if (G.size < HDR || G.consumers < 1 || G.consumers > MAX_CONSUMERS || G.rate < 0 || G.seconds <= 0) return -1;
     return 0;
@@ -257,8 +264,9 @@ static int parse_args(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     if (parse_args(argc, argv)) {
-        fprintf(stderr, "usage: %s BOOTSTRAP TOPIC GROUP RATE SECONDS [--size B] [--consumers C] [--warmup S] "
-                        "[--join-wait S] [--drain S] [-X producer.prop=v]... [-C consumer.prop=v]...\n",
+        fprintf(stderr,
+                "usage: %s BOOTSTRAP TOPIC GROUP RATE SECONDS [--size B] [--consumers C] [--warmup S] "
+                "[--join-wait S] [--drain S] [-X producer.prop=v]... [-C consumer.prop=v]...\n",
                 argv[0]);
         return 2;
     }

@@ -73,6 +73,32 @@ gr_err_t gr_producer_send(gr_producer_t *p, const char *topic, int32_t partition
                           const void *value, size_t value_len, const gr_headers_t *headers, int64_t timestamp,
                           gr_delivery_cb *cb, void *opaque);
 
+/* ---- transactions (transactional.id set; docs/libgregor.md "Transactions") ----
+ * The Java producer's model: init_transactions once, then begin / send... /
+ * [send_offsets_to_transaction] / commit or abort. These calls block (up to timeout_ms,
+ * -1 = max.block.ms) and must not be called from a delivery callback. Errors:
+ *   GR_ERR__STATE   the call is not valid now (message names the state), or the producer
+ *                   failed fatally (fenced by a newer instance with the same
+ *                   transactional.id: PRODUCER_FENCED; not authorized): destroy it;
+ *   a Kafka code    the coordinator's answer; after a failed record or call inside a
+ *                   transaction, commit is refused: abort, then begin again. */
+/** Register the transactional.id with its coordinator (fencing older producers of it
+ *  and completing their open transaction) and get the producer id and epoch. */
+gr_err_t gr_producer_init_transactions(gr_producer_t *p, int timeout_ms);
+/** Start a transaction: sends are allowed until commit or abort. */
+gr_err_t gr_producer_begin_transaction(gr_producer_t *p);
+/** Commit the n consumed offsets (topics[i], partitions[i]: offsets[i] = the next offset
+ *  to read) for consumer group group_id as part of the transaction
+ *  (consume-transform-produce exactly once). */
+gr_err_t gr_producer_send_offsets_to_transaction(gr_producer_t *p, const char *group_id, const char *const *topics,
+                                                 const int32_t *partitions, const int64_t *offsets, size_t n,
+                                                 int timeout_ms);
+/** Flush, then commit. Refused after a failure in the transaction (abort instead). */
+gr_err_t gr_producer_commit_transaction(gr_producer_t *p, int timeout_ms);
+/** Abort: records not sent yet fail with "Failing batch since transaction was aborted",
+ *  those in flight are waited for, then the transaction is aborted. */
+gr_err_t gr_producer_abort_transaction(gr_producer_t *p, int timeout_ms);
+
 /** Run network I/O and deliver reports for completed records, waiting up to
  *  timeout_ms (0 = do not wait, -1 = until at least one report is served).
  *  Returns the number of delivery reports served (>= 0). */

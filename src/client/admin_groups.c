@@ -10,63 +10,9 @@
 #define CALL(a, node, api, rq, deadline, ar, resp, ver) \
     gr__client_call((a)->cl, node, api, rq, deadline, ar, resp, ver, (a)->errbuf, sizeof((a)->errbuf))
 
-static void copy_host(char *host, size_t size, gr_str_t h) {
-    int n = h.len < 0 ? 0 : h.len >= (int32_t)size ? (int32_t)size - 1 : h.len;
-    memcpy(host, h.ptr, (size_t)n);
-    host[n] = 0;
-}
-
-static gr_err_t find_coordinator(gr_admin_t *a, const char *group, int64_t deadline, int32_t *node_id);
-
-/* FindCoordinator, retried on retriable errors until the deadline (a fresh Kafka cluster
- * answers COORDINATOR_NOT_AVAILABLE until its offsets topic exists), as the Java Admin. */
+/* The group's coordinator (FindCoordinator key type 0, retried: coordinator.c). */
 gr_err_t gr__admin_coordinator(gr_admin_t *a, const char *group, int64_t deadline, int32_t *node_id) {
-    int64_t backoff = gr__conf_int(gr__client_conf(a->cl), GR__CP_RETRY_BACKOFF_MS);
-    for (;;) {
-        gr_err_t err = find_coordinator(a, group, deadline, node_id);
-        if (!err || !gr__err_retriable(err) || err == GR_ERR__TIMED_OUT) return err;
-        int64_t now = gr__client_tick(a->cl);
-        if (now + backoff >= deadline) return err;
-        int64_t until = now + backoff;
-        while (gr__client_tick(a->cl) < until) gr__client_io(a->cl, (int)(until - gr__client_now(a->cl)));
-    }
-}
-
-static gr_err_t find_coordinator(gr_admin_t *a, const char *group, int64_t deadline, int32_t *node_id) {
-    gr_arena_t ar;
-    gr_arena_init(&ar);
-    gr_FindCoordinatorRequest_t rq;
-    gr_struct_init(&gr_FindCoordinatorRequest_sd, &rq);
-    rq.Key = gr_str_c(group);
-    rq.KeyType = 0;
-    rq.CoordinatorKeys.n = 1;
-    rq.CoordinatorKeys.v = gr_arena_alloc(&ar, sizeof(gr_str_t));
-    rq.CoordinatorKeys.v[0] = gr_str_c(group);
-    void *resp;
-    int16_t ver;
-    gr_err_t err = CALL(a, INT32_MIN, GR_API_FindCoordinator, &rq, deadline, &ar, &resp, &ver);
-    if (!err) {
-        const gr_FindCoordinatorResponse_t *rs = resp;
-        int16_t code = rs->ErrorCode;
-        int32_t id = rs->NodeId, port = rs->Port;
-        gr_str_t host = rs->Host, msg = rs->ErrorMessage;
-        if (ver >= 4 && rs->Coordinators.n > 0) {
-            const gr_FindCoordinatorResponse_Coordinator_t *c = &rs->Coordinators.v[0];
-            code = c->ErrorCode, id = c->NodeId, port = c->Port, host = c->Host, msg = c->ErrorMessage;
-        }
-        if (code) {
-            err = gr__fmt((gr_err_t)code, a->errbuf, sizeof(a->errbuf), "FindCoordinator for group %s: %.*s", group,
-                          msg.len > 0 ? msg.len : (int)strlen(gr_err_str((gr_err_t)code)),
-                          msg.len > 0 ? msg.ptr : gr_err_str((gr_err_t)code));
-        } else {
-            char h[256];
-            copy_host(h, sizeof(h), host);
-            gr__client_upsert_broker(a->cl, id, h, port);
-            *node_id = id;
-        }
-    }
-    gr_arena_free(&ar);
-    return err;
+    return gr__client_find_coordinator(a->cl, 0, group, deadline, node_id, a->errbuf, sizeof(a->errbuf));
 }
 
 /* ---- list groups ---- */

@@ -19,6 +19,10 @@ static const struct {
     {GR_API_Metadata, 4, 12},
     {GR_API_ApiVersions, 0, 3},
     {GR_API_InitProducerId, 0, 5},
+    {GR_API_AddPartitionsToTxn, 0, 3}, /* the client form; v4+ is the brokers' batched form */
+    {GR_API_AddOffsetsToTxn, 0, 4},
+    {GR_API_EndTxn, 0, 4},          /* transaction version 1: v5 bumps the epoch (KIP-890) */
+    {GR_API_TxnOffsetCommit, 0, 5}, /* producer_txn.c */
     {GR_API_FindCoordinator, 0, 6},
     {GR_API_CreateTopics, 2, 7},
     {GR_API_DeleteTopics, 1, 6},

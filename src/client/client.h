@@ -138,6 +138,11 @@ uint64_t gr__client_metadata_gen(const gr__client_t *cl);
 gr_err_t gr__client_call(gr__client_t *cl, int32_t node_id, int16_t api_key, const void *req, int64_t deadline,
                          gr_arena_t *arena, void **resp, int16_t *ver, char *errbuf, size_t errbuf_size);
 
+/** FindCoordinator for key (key_type 0: a group, 1: a transactional id), retried with
+ *  retry.backoff.ms on retriable errors until the deadline; the coordinator becomes a
+ *  known node. errbuf explains a failure (coordinator.c). */
+gr_err_t gr__client_find_coordinator(gr__client_t *cl, int8_t key_type, const char *key, int64_t deadline,
+                                     int32_t *node_id, char *errbuf, size_t size);
 /** Forget the callbacks of every pending request whose opaque is opaque (a blocking
  *  caller that gave up); the requests still complete on the wire. */
 void gr__client_abandon(gr__client_t *cl, void *opaque);

@@ -79,8 +79,8 @@ typedef enum gr__ctype {
     X(MESSAGE_MAX_BYTES, "message.max.bytes", GR__P, GR__CT_ALIAS, NULL, 0, 0, "max.request.size")                 \
     X(MAX_BLOCK_MS, "max.block.ms", GR__P, GR__CT_LONG, "60000", 0, GR__I64MAX, NULL)                              \
     X(PARTITIONER_IGNORE_KEYS, "partitioner.ignore.keys", GR__P, GR__CT_BOOL, "false", 0, 0, NULL)                 \
-    X(TRANSACTIONAL_ID, "transactional.id", GR__P, GR__CT_REJECT, NULL, 0, 0,                                      \
-      "transactions are not supported by libgregor yet")                                                           \
+    X(TRANSACTIONAL_ID, "transactional.id", GR__P, GR__CT_STRING, NULL, 0, 0, NULL)                                \
+    X(TRANSACTION_TIMEOUT_MS, "transaction.timeout.ms", GR__P, GR__CT_INT, "60000", 1, GR__I32MAX, NULL)           \
     /* Share consumer (share_consumer.c). */                                                                       \
     X(GROUP_ID, "group.id", GR__C, GR__CT_STRING, NULL, 0, 0, NULL)                                                \
     X(SHARE_ACK_MODE, "share.acknowledgement.mode", GR__C, GR__CT_ENUM, "implicit", 0, 0, "implicit,explicit")     \

@@ -120,8 +120,10 @@ gr_err_t gr_producer_new(const gr_conf_t *conf, gr_producer_t **out, char *errst
     gr_producer_t *p = calloc(1, sizeof(*p));
     if (!p) abort();
     gr_err_t err = check_conf(p, conf, errstr, errstr_size);
+    if (!err) err = gr__txn_new(p, conf, errstr, errstr_size);
     if (!err) err = gr__client_new(conf, &p->cl, errstr, errstr_size);
     if (err) {
+        gr__txn_free(p);
         free(p);
         return err;
     }
@@ -285,7 +287,8 @@ gr_err_t gr_producer_send(gr_producer_t *p, const char *topic, int32_t partition
     p->errbuf[0] = 0;
     if (!topic || !*topic) return gr__fmt(GR_ERR__INVALID_ARG, p->errbuf, sizeof(p->errbuf), "topic must be set");
     size_t size = record_size(key ? key_len : 0, value ? value_len : 0, headers);
-    gr_err_t err = send_checks(p, size);
+    gr_err_t err = p->txn ? gr__txn_check_send(p) : GR_ERR_NONE;
+    if (!err) err = send_checks(p, size);
     if (err) return err;
     gr__ptopic_t *pt = find_topic(p, topic);
     if (!pt) pt = add_topic(p, topic);
@@ -294,6 +297,7 @@ gr_err_t gr_producer_send(gr_producer_t *p, const char *topic, int32_t partition
     int32_t part = 0;
     if ((err = pick_partition(p, pt, partition, key, key_len, size, &part))) return err;
     gr__ppart_t *pp = pt->parts[part];
+    gr__txn_on_append(p, pp);
     bool sealed = false; /* records.len counts the header room */
     if (pp->open && pp->open->bb.records.len + size > (size_t)p->batch_size) {
         gr__producer_seal(p, pp);
@@ -387,7 +391,7 @@ gr_err_t gr_producer_flush(gr_producer_t *p, int timeout_ms) {
 size_t gr_producer_outstanding(const gr_producer_t *p) { return p->outstanding; }
 const char *gr_producer_last_error(const gr_producer_t *p) { return p->errbuf; }
 
-static void fail_all_queued(gr_producer_t *p) {
+void gr__producer_fail_unsent(gr_producer_t *p, const char *msg) {
     for (size_t i = 0; i < p->n_topics; i++) {
         gr__ptopic_t *pt = p->topics[i];
         for (int32_t j = 0; j < pt->n_parts; j++) {
@@ -396,8 +400,7 @@ static void fail_all_queued(gr_producer_t *p) {
             while (pp->q_head) {
                 gr__pbatch_t *b = pp->q_head;
                 pp->q_head = b->next;
-                gr__producer_complete(p, b, GR_ERR__TIMED_OUT, "the producer was closed before the record was sent", -1,
-                                      -1);
+                gr__producer_complete(p, b, GR_ERR__TIMED_OUT, msg, -1, -1);
             }
             pp->q_tail = NULL;
         }
@@ -408,7 +411,7 @@ void gr_producer_destroy(gr_producer_t *p) {
     if (!p) return;
     gr_producer_flush(p, (int)gr__conf_int(gr__client_conf(p->cl), GR__CP_REQUEST_TIMEOUT_MS));
     p->closing = true;
-    fail_all_queued(p);
+    gr__producer_fail_unsent(p, "the producer was closed before the record was sent");
     gr__client_destroy(p->cl); /* fails in-flight requests: their batches complete with errors */
     serve_done(p);
     for (size_t i = 0; i < p->n_topics; i++) {
@@ -420,6 +423,7 @@ void gr_producer_destroy(gr_producer_t *p) {
     free(p->topics);
     for (int i = 0; i < p->n_pool; i++) gr_wbuf_free(&p->pool[i]);
     gr_wbuf_free(&p->hdr);
+    gr__txn_free(p);
     free(p);
 }
 

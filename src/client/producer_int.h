@@ -64,6 +64,7 @@ struct gr__ppart {
     int inflight;
     bool retrying; /* a batch came back for retry: wait for the others */
     int32_t next_seq;
+    uint8_t txn; /* transactional producer: 0 not in the transaction, 1 to add, 2 added */
 };
 
 struct gr__ptopic {
@@ -76,6 +77,8 @@ struct gr__ptopic {
 };
 
 #define GR__POOL 32
+
+typedef struct gr__ptxn gr__ptxn_t; /* producer_txn.c */
 
 struct gr_producer {
     gr__client_t *cl;
@@ -103,6 +106,7 @@ struct gr_producer {
     size_t pool_bytes; /* capacity of the pooled buffers */
     gr_wbuf_t hdr;     /* scratch for batch headers */
     uint64_t rng;
+    gr__ptxn_t *txn; /* NULL unless transactional.id is set */
     char errbuf[600];
 };
 
@@ -119,5 +123,25 @@ void gr__producer_seal(gr_producer_t *p, gr__ppart_t *pp);
 /** Take a buffer from the pool (empty, maybe with capacity) / give one back. */
 gr_wbuf_t gr__producer_buf_get(gr_producer_t *p);
 void gr__producer_buf_put(gr_producer_t *p, gr_wbuf_t *wb);
+
+/** Fail every batch not sent yet (open and queued) with msg (producer.c). */
+void gr__producer_fail_unsent(gr_producer_t *p, const char *msg);
+
+/* producer_txn.c: the transactional producer. */
+/** Set up p->txn if conf has a transactional.id (checks idempotence). */
+gr_err_t gr__txn_new(gr_producer_t *p, const gr_conf_t *conf, char *errstr, size_t size);
+void gr__txn_free(gr_producer_t *p);
+/** The transactional id, or NULL. */
+const char *gr__txn_id(const gr_producer_t *p);
+/** May a record be sent now (in a transaction)? Error explained in p->errbuf. */
+gr_err_t gr__txn_check_send(gr_producer_t *p);
+/** A record went to pp: the partition joins the transaction. */
+void gr__txn_on_append(gr_producer_t *p, gr__ppart_t *pp);
+/** May pp's batches be sent (the coordinator added the partition)? */
+bool gr__txn_part_ready(const gr_producer_t *p, const gr__ppart_t *pp);
+/** Send AddPartitionsToTxn for partitions waiting to be added (from the drain). */
+void gr__txn_drain(gr_producer_t *p);
+/** A batch failed for good with err: the transaction becomes abortable (or fatal). */
+void gr__txn_on_batch_error(gr_producer_t *p, gr_err_t err, const char *msg);
 
 #endif

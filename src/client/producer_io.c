@@ -104,6 +104,7 @@ static gr_err_t finish_batch(gr_producer_t *p, gr__pbatch_t *b) {
         o.producer_epoch = p->epoch;
         o.base_sequence = pp->next_seq;
     }
+    o.transactional = p->txn != NULL;
     /* The records follow GR_RECORD_BATCH_OVERHEAD reserved bytes (new_batch): view them alone. */
     gr_batch_builder_t view = b->bb;
     view.records.mem += GR_RECORD_BATCH_OVERHEAD;
@@ -212,6 +213,10 @@ static void batch_result(gr_producer_t *p, gr__pbatch_t *b, gr_err_t code, const
     snprintf(text, sizeof(text), "%s-%d: %s%s%s", pp->pt->name, pp->id, gr_err_str(code), msg && *msg ? ": " : "",
              msg ? msg : "");
     gr__producer_complete(p, b, code, text, -1, -1);
+    if (p->txn) {
+        gr__txn_on_batch_error(p, code, text); /* the transaction must be aborted; the id stays */
+        return;
+    }
     if (p->idempotent && (code == GR_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER || code == GR_ERR_UNKNOWN_PRODUCER_ID ||
                           code == GR_ERR_INVALID_PRODUCER_EPOCH))
         p->pid = -1; /* sequence state is lost: start over with a new producer id */
@@ -257,7 +262,7 @@ static void on_produce(gr__client_t *cl, gr_err_t err, const char *errmsg, int16
 
 static bool part_ready(gr_producer_t *p, gr__ppart_t *pp, int64_t now) {
     gr__pbatch_t *b = pp->q_head;
-    if (!b || b->retry_at > now) return false;
+    if (!b || b->retry_at > now || !gr__txn_part_ready(p, pp)) return false;
     if (p->idempotent && (pp->inflight >= p->max_inflight || (pp->retrying && pp->inflight > 0))) return false;
     return true;
 }
@@ -321,6 +326,7 @@ static void send_request(gr_producer_t *p, gr__node_t *node, gr__preq_t *rq) {
     gr_ProduceRequest_t r;
     gr_struct_init(&gr_ProduceRequest_sd, &r);
     r.Acks = (int16_t)p->acks;
+    r.TransactionalId = p->txn ? gr_str_c(gr__txn_id(p)) : GR_STR_NULL;
     r.TimeoutMs = (int32_t)gr__conf_int(gr__client_conf(p->cl), GR__CP_REQUEST_TIMEOUT_MS);
     r.TopicData.v = gr_struct_alloc(&a, &gr_ProduceRequest_TopicProduceData_sd, rq->n);
     r.TopicData.n = 0;
@@ -346,7 +352,9 @@ static void send_request(gr_producer_t *p, gr__node_t *node, gr__preq_t *rq) {
         pd->Records.release = NULL;
         pd->Records.owner = NULL;
     }
-    gr__node_send(node, GR_API_Produce, gr__node_version(node, GR_API_Produce), &r, p->acks != 0, on_produce, rq);
+    int16_t ver = gr__node_version(node, GR_API_Produce);
+    if (p->txn && ver > 11) ver = 11; /* v12+ announces transaction version 2 (implicit adds, KIP-890) */
+    gr__node_send(node, GR_API_Produce, ver, &r, p->acks != 0, on_produce, rq);
     gr_arena_free(&a);
 }
 
@@ -361,7 +369,10 @@ static void drain_node(gr_producer_t *p, gr__node_t *node, int64_t now) {
 void gr__producer_drain(gr_producer_t *p) {
     if (p->closing) return;
     int64_t now = gr__client_now(p->cl);
-    if (p->idempotent && p->pid < 0) {
+    if (p->txn) { /* the producer id comes from gr_producer_init_transactions */
+        if (p->pid < 0) return;
+        gr__txn_drain(p);
+    } else if (p->idempotent && p->pid < 0) {
         bool busy = false;
         for (size_t i = 0; i < p->n_topics && !busy; i++)
             for (int32_t j = 0; j < p->topics[i]->n_parts && !busy; j++) busy = p->topics[i]->parts[j]->inflight > 0;
