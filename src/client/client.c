@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth/jaas.h"
 #include "base/clock.h"
 #include "client/client_int.h"
 #include "proto_msgs.h"
@@ -157,6 +158,31 @@ static gr_err_t parse_bootstrap(gr__client_t *cl, char *errstr, size_t size) {
     return GR_ERR_NONE;
 }
 
+/* sasl.jaas.config as the Java clients take it ("...PlainLoginModule required
+ * username=\"u\" password=\"p\";"): its username and password fill sasl.username and
+ * sasl.password when those are not set, so a Kafka client property file works as is. */
+static gr_err_t apply_jaas(gr__client_t *cl, char *errstr, size_t errstr_size) {
+    const char *text = gr__conf_str(cl->conf, GR__CP_SASL_JAAS_CONFIG);
+    if (!text || !*text) return GR_ERR_NONE;
+    gr_jaas_t j;
+    char e[300];
+    if (gr_jaas_parse(text, strlen(text), &j, e, sizeof(e)))
+        return gr__fmt(GR_ERR__INVALID_ARG, errstr, errstr_size, "Invalid sasl.jaas.config: %s", e);
+    static const struct {
+        gr__cprop_t id;
+        const char *key, *name;
+    } take[] = {{GR__CP_SASL_USERNAME, "username", "sasl.username"},
+                {GR__CP_SASL_PASSWORD, "password", "sasl.password"}};
+    gr_err_t err = GR_ERR_NONE;
+    for (size_t i = 0; i < 2 && !err; i++) {
+        const char *v = gr_jaas_option(&j.entries[0], take[i].key);
+        if (v && !gr__conf_is_set(cl->conf, take[i].id))
+            err = gr_conf_set(cl->conf, take[i].name, v, errstr, errstr_size);
+    }
+    gr_jaas_free(&j);
+    return err;
+}
+
 gr_err_t gr__client_new(const gr_conf_t *conf, gr__client_t **out, char *errstr, size_t errstr_size) {
     gr__client_t *cl = calloc(1, sizeof(*cl));
     if (!cl) abort();
@@ -164,6 +190,7 @@ gr_err_t gr__client_new(const gr_conf_t *conf, gr__client_t **out, char *errstr,
     cl->now = gr_clock_mono_ms();
     cl->controller_id = -1;
     gr_err_t err = parse_bootstrap(cl, errstr, errstr_size);
+    if (!err) err = apply_jaas(cl, errstr, errstr_size);
     if (!err) err = gr__tls_ctx_new(cl->conf, &cl->tls, errstr, errstr_size);
     if (err) {
         gr__client_destroy(cl);

@@ -53,6 +53,9 @@ typedef enum gr__ctype {
     X(SASL_MECHANISMS, "sasl.mechanisms", GR__ALL, GR__CT_ALIAS, NULL, 0, 0, "sasl.mechanism")                     \
     X(SASL_USERNAME, "sasl.username", GR__ALL, GR__CT_STRING, "", 0, 0, NULL)                                      \
     X(SASL_PASSWORD, "sasl.password", GR__ALL, GR__CT_STRING, "", 0, 0, NULL)                                      \
+    /* The Java clients' form (client.c): username and password of its login module, */                            \
+    /* used unless sasl.username / sasl.password are set. */                                                       \
+    X(SASL_JAAS_CONFIG, "sasl.jaas.config", GR__ALL, GR__CT_STRING, NULL, 0, 0, NULL)                              \
     X(UNREACHABLE_ATTEMPTS, "unreachable.connect.attempts", GR__ALL, GR__CT_INT, "3", 0, GR__I32MAX, NULL)         \
     /* Security (librdkafka's names; tls.c, sasl_client.c). */                                                     \
     X(SECURITY_PROTOCOL, "security.protocol", GR__ALL, GR__CT_ENUM, "plaintext", 0, 0,                             \

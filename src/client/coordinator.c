@@ -26,7 +26,8 @@ static gr_err_t find_once(gr__client_t *cl, int8_t key_type, const char *key, in
     rq.CoordinatorKeys.v[0] = gr_str_c(key);
     void *resp;
     int16_t ver;
-    gr_err_t err = gr__client_call(cl, INT32_MIN, GR_API_FindCoordinator, &rq, deadline, &ar, &resp, &ver, errbuf, size);
+    gr_err_t err =
+        gr__client_call(cl, INT32_MIN, GR_API_FindCoordinator, &rq, deadline, &ar, &resp, &ver, errbuf, size);
     if (!err) {
         const gr_FindCoordinatorResponse_t *rs = resp;
         int16_t code = rs->ErrorCode;

@@ -323,8 +323,10 @@ static gr_err_t end_txn(gr_producer_t *p, bool commit, int64_t deadline) {
         gr_arena_free(&ar);
     }
     if (err) {
-        if (fatal_code(err)) p->txn->state = TXN_FATAL;
-        else if (p->txn->state == TXN_IN_TXN) p->txn->state = TXN_ABORTABLE;
+        if (fatal_code(err))
+            p->txn->state = TXN_FATAL;
+        else if (p->txn->state == TXN_IN_TXN)
+            p->txn->state = TXN_ABORTABLE;
         snprintf(p->txn->msg, sizeof(p->txn->msg), "%s", p->errbuf);
         return err;
     }
@@ -343,7 +345,8 @@ gr_err_t gr_producer_commit_transaction(gr_producer_t *p, int timeout_ms) {
     if ((err = gr_producer_flush(p, (int)(left > 0 ? left : 0)))) return err;
     if (p->txn->state == TXN_ABORTABLE)
         return gr__fmt(p->txn->err, p->errbuf, sizeof(p->errbuf),
-                       "Cannot commit: a record of the transaction failed (%.400s); abort the transaction", p->txn->msg);
+                       "Cannot commit: a record of the transaction failed (%.400s); abort the transaction",
+                       p->txn->msg);
     if (p->txn->state == TXN_FATAL) return need(p, TXN_IN_TXN, "commit_transaction");
     return end_txn(p, true, deadline);
 }
@@ -374,8 +377,7 @@ static gr_err_t txn_offset_commit(gr_producer_t *p, const char *group, const cha
                                   const int32_t *partitions, const int64_t *offsets, size_t n, int64_t deadline) {
     for (;;) {
         int32_t node;
-        gr_err_t err =
-            gr__client_find_coordinator(p->cl, 0, group, deadline, &node, p->errbuf, sizeof(p->errbuf));
+        gr_err_t err = gr__client_find_coordinator(p->cl, 0, group, deadline, &node, p->errbuf, sizeof(p->errbuf));
         if (err) return err;
         gr_arena_t ar;
         gr_arena_init(&ar);
@@ -394,13 +396,11 @@ static gr_err_t txn_offset_commit(gr_producer_t *p, const char *group, const cha
             if (!tt) {
                 tt = &rq.Topics.v[rq.Topics.n++];
                 tt->Name = gr_str_c(topics[i]);
-                tt->Partitions.v = gr_struct_alloc(
-                    &ar, &gr_TxnOffsetCommitRequest_TxnOffsetCommitRequestPartition_sd,
-                    (int32_t)n);
+                tt->Partitions.v =
+                    gr_struct_alloc(&ar, &gr_TxnOffsetCommitRequest_TxnOffsetCommitRequestPartition_sd, (int32_t)n);
                 tt->Partitions.n = 0;
             }
-            gr_TxnOffsetCommitRequest_TxnOffsetCommitRequestPartition_t *pp =
-                &tt->Partitions.v[tt->Partitions.n++];
+            gr_TxnOffsetCommitRequest_TxnOffsetCommitRequestPartition_t *pp = &tt->Partitions.v[tt->Partitions.n++];
             pp->PartitionIndex = partitions[i];
             pp->CommittedOffset = offsets[i];
             pp->CommittedMetadata = gr_str_c("");
@@ -426,8 +426,7 @@ static gr_err_t txn_offset_commit(gr_producer_t *p, const char *group, const cha
             continue;
         }
         if (worst > 0)
-            gr__fmt(worst, p->errbuf, sizeof(p->errbuf), "TxnOffsetCommit for group %s: %s", group,
-                    gr_err_str(worst));
+            gr__fmt(worst, p->errbuf, sizeof(p->errbuf), "TxnOffsetCommit for group %s: %s", group, gr_err_str(worst));
         return worst;
     }
 }

@@ -7,6 +7,8 @@
 #    values print as Java doubles (100.0, 2.0E7, 50.5);
 #  - kafka-configs' checks and messages for bad command lines (unknown keys per entity type,
 #    deleting a key not set, unparsable values, duplicate and mixed entity types, a bad ip);
+#  - both tools read one --command-config file with sasl.jaas.config (libgregor takes the login
+#    module's username and password); a malformed sasl.jaas.config is refused with Kafka's message;
 #  - SCRAM credentials: created with `gregor configs --alter --add-config
 #    'SCRAM-SHA-512=[iterations=8192,password=...]'` (salted on the client), a libgregor
 #    producer then authenticates as that user; described like kafka-configs; deleted.
@@ -34,12 +36,13 @@ GR_GREGORD_ARGS=(--override "listeners=SASL_PLAINTEXT://127.0.0.1:$GR_PORT"
   --override "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=$JAAS_SCRAM")
 _gregord_launch
 
-# libgregor takes sasl.username / sasl.password (as librdkafka does), the Java tool sasl.jaas.config.
-ADMIN_CFG="$GR_TMP/admin.properties" JAVA_CFG="$GR_TMP/admin-java.properties"
-printf 'security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n' | tee "$JAVA_CFG" >"$ADMIN_CFG"
-printf 'sasl.username=admin\nsasl.password=admin-secret\n' >>"$ADMIN_CFG"
+# One property file for both tools, as Kafka's clients write it (sasl.jaas.config): libgregor takes
+# the username and password from the login module.
+ADMIN_CFG="$GR_TMP/admin.properties"
+printf 'security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n' >"$ADMIN_CFG"
 printf 'sasl.jaas.config=%s required username="admin" password="admin-secret";\n' \
-  org.apache.kafka.common.security.plain.PlainLoginModule >>"$JAVA_CFG"
+  org.apache.kafka.common.security.plain.PlainLoginModule >>"$ADMIN_CFG"
+JAVA_CFG="$ADMIN_CFG"
 g() { gr_timeout 30 "$GR_BUILD_DIR/gregor" configs --bootstrap-server "$BOOTSTRAP" --command-config "$ADMIN_CFG" "$@" 2>&1; }
 kc() { gr_timeout 60 bash "$GR_REF_SH" tool "$TOOL_DIR" org.apache.kafka.tools.ConfigCommand \
   --bootstrap-server "$BOOTSTRAP" --command-config "$JAVA_CFG" "$@" 2>&1 | grep -v '^WARN\|SLF4J' || true; }
@@ -139,6 +142,14 @@ check "a wrong password is refused" grep -q "Authentication failed" <<<"$(lg_pro
 check_eq "delete carol's credential" "Completed updating config for user carol." \
   "$(g --alter --user carol --delete-config SCRAM-SHA-512)"
 check "carol can no longer authenticate" grep -q "Authentication failed" <<<"$(lg_produce carol carol-pw)"
+
+bad_cfg="$GR_TMP/bad.properties"
+printf 'security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=%s required username;\n' \
+  org.apache.kafka.common.security.plain.PlainLoginModule >"$bad_cfg"
+o="$(gr_timeout 30 "$GR_BUILD_DIR/gregor" configs --bootstrap-server "$BOOTSTRAP" --command-config "$bad_cfg" \
+  --describe --user alice 2>&1)" || true
+check "a malformed sasl.jaas.config is refused" grep -q "Invalid sasl.jaas.config: Value not specified for key 'username' in JAAS config" <<<"$o"
+[[ "$o" == *"Invalid sasl.jaas.config"* ]] || echo "$o"
 
 # --- deleting quotas
 check_eq "delete alice's request_percentage" "Completed updating config for user alice." \
