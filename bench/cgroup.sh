@@ -149,22 +149,7 @@ done
 
 mkdir -p "$OUT_DIR"
 cp "$RES" "$OUT_DIR/cgroup.txt"
-python3 - "$RES" <<'PY'
-import sys
-vals = {}
-for line in open(sys.argv[1]):
-    k, _, v = line.strip().partition(" ")
-    vals[k] = v
-keys = sorted({k.split(".", 1)[1] for k in vals if k.startswith(("gregord.", "kafka."))})
-print("\n%-40s %16s %16s %10s" % ("measure", "gregord", "kafka", "ratio"))
-for k in keys:
-    g, f = vals.get("gregord." + k, "-"), vals.get("kafka." + k, "-")
-    try:
-        ratio = "%.2f" % (float(g) / float(f))
-    except ValueError:
-        ratio = ""
-    print("%-40s %16s %16s %10s" % (k, g, f, ratio))
-PY
+python3 "$BENCH_SRC/report.py" compare "$RES"
 bench_stop_watchdog || true
 ok "bench/cgroup.sh done"
 gr_finish

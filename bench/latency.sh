@@ -102,27 +102,7 @@ done
 
 mkdir -p "$OUT_DIR"
 cp "$RES" "$OUT_DIR/latency.txt"
-python3 - "$RES" <<'PY'
-import sys
-vals = {}
-for line in open(sys.argv[1]):
-    k, _, v = line.strip().partition(" ")
-    vals[k] = v
-names = [n for n in ("gregord", "kafka") if any(k.startswith(n + ".") for k in vals)]
-if len(names) < 2:
-    for k, v in vals.items():
-        print("%-44s %s" % (k, v))
-    sys.exit(0)
-keys = sorted({k.split(".", 1)[1] for k in vals if k.startswith(("gregord.", "kafka."))})
-print("\n%-44s %14s %14s %8s" % ("measure", "gregord", "kafka", "ratio"))
-for k in keys:
-    g, f = vals.get("gregord." + k, "-"), vals.get("kafka." + k, "-")
-    try:
-        ratio = "%.3f" % (float(g) / float(f))
-    except (ValueError, ZeroDivisionError):
-        ratio = ""
-    print("%-44s %14s %14s %8s" % (k, g, f, ratio))
-PY
+python3 "$BENCH_SRC/report.py" compare "$RES"
 bench_stop_watchdog || true
 ok "bench/latency.sh done"
 gr_finish

@@ -4,6 +4,9 @@
   report.py apikeys HOST PORT           print the API keys the broker advertises (ApiVersions v0)
   report.py report RESULTS OUT.json     read the "key value" lines run.sh wrote, print the
                                         table with ratios and goals, write OUT.json
+  report.py compare RESULTS             the "gregord.K" and "kafka.K" lines side by side with
+                                        gregord / kafka (a results file of one broker only:
+                                        its lines as they are)
 
 Units: MB = 10^6 bytes of record payload (1 KiB values, keys none); msgs/s and MB/s are
 per phase; CPU-seconds are utime+stime deltas of the broker process over the phase.
@@ -220,11 +223,35 @@ def report(path, out):
     return 0
 
 
+def compare(path):
+    vals = {}
+    for line in open(path):
+        k, _, v = line.strip().partition(" ")
+        vals[k] = v
+    names = [n for n in ("gregord", "kafka") if any(k.startswith(n + ".") for k in vals)]
+    if len(names) < 2:
+        for k, v in vals.items():
+            print("%-44s %s" % (k, v))
+        return 0
+    keys = sorted({k.split(".", 1)[1] for k in vals if k.startswith(("gregord.", "kafka."))})
+    print("\n%-44s %14s %14s %8s" % ("measure", "gregord", "kafka", "ratio"))
+    for k in keys:
+        g, f = vals.get("gregord." + k, "-"), vals.get("kafka." + k, "-")
+        try:
+            ratio = "%.3f" % (float(g) / float(f))
+        except (ValueError, ZeroDivisionError):
+            ratio = ""
+        print("%-44s %14s %14s %8s" % (k, g, f, ratio))
+    return 0
+
+
 def main(argv):
     if len(argv) >= 4 and argv[1] == "apikeys":
         return apikeys(argv[2], argv[3])
     if len(argv) >= 4 and argv[1] == "report":
         return report(argv[2], argv[3])
+    if len(argv) >= 3 and argv[1] == "compare":
+        return compare(argv[2])
     print(__doc__, file=sys.stderr)
     return 2
 
