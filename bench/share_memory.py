@@ -6,7 +6,7 @@ helpers of tests/integration: kwire.py, share_fetch_wire.py, share_coord_wire.py
   share_memory.py produce  BOOT TOPIC PARTITIONS PER_PARTITION BATCH
   share_memory.py inflight BOOT PID TOPIC SHAPE [--members M] [--locks L] [--admin HOST:PORT]
                            [--heap-log GREGORD_LOG]
-  share_memory.py members  BOOT PID COUNTS [--partitions P] [--admin HOST:PORT]
+  share_memory.py members  BOOT PID COUNTS [--partitions P] [--admin HOST:PORT] [--heap-log LOG]
 
 produce   creates TOPIC (PARTITIONS partitions) and appends PER_PARTITION records of 16 bytes to
           each partition, in log batches of BATCH records (pipelined Produce v8, acks=1).
@@ -32,7 +32,9 @@ members   COUNTS (ascending, e.g. 1,100,1000): for each count, the members missi
           three steps, RSS sampled after each: a connection each (ApiVersions), a
           ShareGroupHeartbeat join (one group subscribed to a topic of P partitions), a share
           session each (ShareFetch epoch 0 with one partition of an empty topic). With --admin,
-          gregord's gregor_share_group_members and _sessions of the group confirm the counts.
+          gregord's gregor_share_group_members and _sessions of the group confirm the counts;
+          with --heap-log, the heap bytes in use per connection, join and session (cumulative
+          over the members, since the baseline's heap; RSS hides allocations that reuse freed memory).
 Output: "key value" lines (RSS in bytes), "# " lines are progress.
 """
 import os
@@ -336,7 +338,7 @@ def inflight(boot, pid, topic, shape, n_members, admin, heap_log):
 
 
 # ------------------------------------------------------------------ members and sessions
-def members(boot, pid, counts, parts, admin):
+def members(boot, pid, counts, parts, admin, heap_log):
     c = kw.Conn(boot)
     sub = "smem-sub-%s" % uuid.uuid4().hex[:6]
     err, _ = kw.create_topic(c, sub, parts)
@@ -349,6 +351,9 @@ def members(boot, pid, counts, parts, admin):
     warm_up(boot)
     base = sample(pid, 1.0)
     put_mem("base", base)
+    hb0 = heap(pid, heap_log)
+    put_heap("base", hb0)
+    prev, tot = hb0, [0, 0, 0]
     conns, mids = [], []
     for n in counts:
         new = range(len(conns), n)
@@ -357,6 +362,7 @@ def members(boot, pid, counts, parts, admin):
             kw.api_versions(mc)
             conns.append(mc)
         m_conn = sample(pid)
+        h_conn = heap(pid, heap_log)
         for i in new:
             mid = uuid.uuid4().hex[:22]
             r = scw.hb(conns[i], group, mid, 0, [sub])
@@ -364,11 +370,20 @@ def members(boot, pid, counts, parts, admin):
                 raise RuntimeError("heartbeat of member %d: error %d %s" % (i, r["err"], r["msg"]))
             mids.append(mid)
         m_join = sample(pid)
+        h_join = heap(pid, heap_log)
         for i in new:
             r = sfw.share_fetch(conns[i], group, mids[i], 0, [(etid, [(i % parts, [])])], max_wait=0)
             if r["err"]:
                 raise RuntimeError("share session of member %d: error %d %s" % (i, r["err"], r["msg"]))
         m_sess = sample(pid)
+        h_sess = heap(pid, heap_log)
+        if hb0 and h_conn and h_join and h_sess:  # heap bytes in use per connection, join, session
+            tot[0] += h_conn[0] - prev[0]
+            tot[1] += h_join[0] - h_conn[0]
+            tot[2] += h_sess[0] - h_join[0]
+            prev = h_sess
+            for i, x in enumerate(("conn", "join", "session")):
+                put("m%d.heap_%s_bytes" % (n, x), "%.0f" % (tot[i] / n))
         put("m%d.conn_rss" % n, m_conn["VmRSS"])
         put("m%d.join_rss" % n, m_join["VmRSS"])
         put("m%d.session_rss" % n, m_sess["VmRSS"])
@@ -415,8 +430,9 @@ def main(argv):
     elif cmd == "members":
         parts = int(opt(args, "--partitions", "8"))
         admin = opt(args, "--admin", None)
+        heap_log = opt(args, "--heap-log", None)
         boot, pid, counts = args
-        members(boot, int(pid), [int(x) for x in counts.split(",")], parts, admin)
+        members(boot, int(pid), [int(x) for x in counts.split(",")], parts, admin, heap_log)
     else:
         print(__doc__)
         return 2

@@ -125,7 +125,7 @@ backlog() { # backlog N RUN
 members() { # members RUN
   local n
   start
-  drive members "$1" members "$BOOTSTRAP" "$GR_GREGORD_PID" "$MEMBER_COUNTS" --admin "127.0.0.1:$APORT"
+  drive members "$1" members "$BOOTSTRAP" "$GR_GREGORD_PID" "$MEMBER_COUNTS" --admin "127.0.0.1:$APORT" "${HEAP[@]}"
   for n in ${MEMBER_COUNTS//,/ }; do
     [[ "$(val "r$1.members.m$n.broker_members") $(val "r$1.members.m$n.broker_sessions")" == "$n $n" ]] ||
       put "r$1.members.m$n.note" "gregord-counts-members-$(val "r$1.members.m$n.broker_members")-sessions-$(val "r$1.members.m$n.broker_sessions")"
@@ -182,7 +182,12 @@ if "median.backlog.rss_diff_mb" in m:
     print("%-30s %8s MB" % ("backlog difference", m["median.backlog.rss_diff_mb"]))
 for k in sorted((k for k in m if k.startswith("median.members.m") and k.endswith("bytes_per_member")),
                 key=lambda k: int(k.split(".")[2][1:])):
-    print("%-30s %8s B per member (connection + join + share session)" % (k.split(".")[2][1:] + " members", m[k]))
+    n = k.split(".")[2]
+    heap = ""
+    if "median.members.%s.heap_conn_bytes" % n in m:
+        heap = "; heap in use per connection / join / session: %s / %s / %s B" % tuple(
+            m["median.members.%s.heap_%s_bytes" % (n, x)] for x in ("conn", "join", "session"))
+    print("%-14s %8s B RSS per member (connection + join + share session)%s" % (n[1:] + " members", m[k], heap))
 PY
 mkdir -p "$(dirname "$OUT")"
 cp "$RES" "$OUT"
