@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# libgregor's group consumer against the real gregord (and with --ref against Apache Kafka
+# 4.4.0 unchanged: the same expectations must hold there), for group.protocol=classic and
+# group.protocol=consumer (KIP-848), both at once (each its own topic and groups):
+#  - split: two members (client_group_consume) share a 4-partition topic 2/2 (the rebalance
+#    callback's ASSIGNED/REVOKED events), then consume the 400 records produced, exactly once;
+#  - leave: when b closes (LeaveGroup / leaving heartbeat), a gets all 4 partitions and
+#    consumes the 40 records produced afterwards, from b's committed offsets (no record twice);
+#  - resume: after a closes too, a new member of the group reads only the 20 records produced
+#    since (commits survived the restart of the consumer);
+#  - api: seek, position, pause/resume, commit sync/async, committed, misuse (_STATE), close;
+#  - gregor consume --group: --from-beginning + --max-messages commits and leaves, the next run
+#    resumes; usage errors as kafka-console-consumer's (--group with --partition).
+# Brokers: group.consumer.heartbeat.interval.ms=1000 (and its minimum) so KIP-848 members
+# reconcile within a second; clients use heartbeat.interval.ms=500 (classic).
+#   bash tests/integration/test_libgregor_group.sh [--ref] [--keep]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+gr_init "$@"
+SETUP="$GR_BUILD_DIR/client_share_consume"
+TOOL="$GR_BUILD_DIR/client_group_consume"
+[[ -x "$TOOL" && -x "$SETUP" ]] || die "client_group_consume / client_share_consume not built in $GR_BUILD_DIR"
+FAST=(group.consumer.min.heartbeat.interval.ms=1000 group.consumer.heartbeat.interval.ms=1000
+      group.initial.rebalance.delay.ms=0)
+case "$GR_TARGET" in
+  gregord) gargs=(); for kv in "${FAST[@]}"; do gargs+=(--override "$kv"); done; start_gregord "${gargs[@]}" ;;
+  ref) start_ref_kafka "${FAST[@]}" ;;
+  *) start_target ;;
+esac
+
+wait_for() { # wait_for SECONDS CMD...: until CMD succeeds
+  local deadline=$(( $(date +%s) + $1 )); shift
+  until "$@"; do (( $(date +%s) >= deadline )) && return 1; sleep 0.2; done
+}
+# owned FILE: the partitions the member holds after replaying its callback events
+owned() {
+  awk '$1 == "ASSIGNED" { n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] != "") s[a[i]] = 1 }
+       $1 == "REVOKED" || $1 == "LOST" { n = split($2, a, ","); for (i = 1; i <= n; i++) delete s[a[i]] }
+       END { k = 0; for (p in s) k++; print k }' "$1" 2>/dev/null || echo 0
+}
+recs() { cat "$@" 2>/dev/null | awk '$1 == "REC" { print $2, $3 }' | sort -u | wc -l; }
+all_recs() { cat "$@" 2>/dev/null | grep -c '^REC ' || true; }
+member() { # member NAME PROTO GROUP TOPIC [options]: start a member in the background
+  local name="$1" proto="$2" g="$3" t="$4" xs=()
+  shift 4
+  [[ "$proto" == classic ]] && xs=(-X heartbeat.interval.ms=500 -X session.timeout.ms=10000)
+  gr_bg MEMBER_PID gr_timeout 90 "$TOOL" "$BOOTSTRAP" consume "$g" "$t" --idle-ms 0 --max-ms 80000 \
+    --stop-file "$GR_TMP/$name.stop" -X group.protocol="$proto" "${xs[@]}" "$@" >"$GR_TMP/$name.out" 2>"$GR_TMP/$name.err"
+  printf -v "PID_$name" '%s' "$MEMBER_PID"
+}
+
+# scenario PROTO: the split / leave / resume story for one protocol (runs in the background)
+scenario() {
+  local p="$1" T="lg-$1-$RANDOM" G="gg-$1-$RANDOM" a="a_$1" b="b_$1" c="c_$1" pa pb
+  "$SETUP" "$BOOTSTRAP" setup "$T" 4 >/dev/null || { echo "FAIL setup"; return; }
+  member "$a" "$p" "$G" "$T"
+  pa=$(eval echo "\$PID_$a")
+  wait_for 30 eval "(( \$(owned $GR_TMP/$a.out) == 4 ))" && echo "ok a alone holds 4" || echo "FAIL a alone holds 4"
+  member "$b" "$p" "$G" "$T"
+  pb=$(eval echo "\$PID_$b")
+  if wait_for 30 eval "(( \$(owned $GR_TMP/$a.out) == 2 && \$(owned $GR_TMP/$b.out) == 2 ))"; then
+    echo "ok a and b hold 2 each"; else echo "FAIL a and b hold 2 each: $(owned "$GR_TMP/$a.out") $(owned "$GR_TMP/$b.out")"; fi
+  "$SETUP" "$BOOTSTRAP" produce "$T" 400 >/dev/null || { echo "FAIL produce"; return; }
+  wait_for 30 eval "(( \$(recs $GR_TMP/$a.out $GR_TMP/$b.out) == 400 ))" && echo "ok 400 records consumed" \
+    || echo "FAIL 400 records consumed: $(recs "$GR_TMP/$a.out" "$GR_TMP/$b.out")"
+  (( $(grep -c '^REC' "$GR_TMP/$a.out") > 0 && $(grep -c '^REC' "$GR_TMP/$b.out") > 0 )) \
+    && echo "ok a and b both consumed records" || echo "FAIL a and b both consumed records"
+  touch "$GR_TMP/$b.stop"
+  wait "$pb" 2>/dev/null || true
+  grep -q '^CLOSE NONE' "$GR_TMP/$b.out" && echo "ok b closed" || echo "FAIL b closed: $(tail -n 2 "$GR_TMP/$b.out")"
+  local t0=$(date +%s%N)
+  wait_for 30 eval "(( \$(owned $GR_TMP/$a.out) == 4 ))" && echo "ok a holds 4 after b left" \
+    || echo "FAIL a holds 4 after b left"
+  echo "info rebalance after leave: $(( ($(date +%s%N) - t0) / 1000000 )) ms" >&2
+  "$SETUP" "$BOOTSTRAP" produce "$T" 40 400 >/dev/null
+  wait_for 30 eval "(( \$(recs $GR_TMP/$a.out $GR_TMP/$b.out) == 440 ))" && echo "ok 440 records consumed" \
+    || echo "FAIL 440 records consumed: $(recs "$GR_TMP/$a.out" "$GR_TMP/$b.out")"
+  touch "$GR_TMP/$a.stop"
+  wait "$pa" 2>/dev/null || true
+  echo "records delivered to a and b: $(all_recs "$GR_TMP/$a.out" "$GR_TMP/$b.out")"
+  "$SETUP" "$BOOTSTRAP" produce "$T" 20 440 >/dev/null
+  gr_timeout 60 "$TOOL" "$BOOTSTRAP" consume "$G" "$T" --idle-ms 3000 --max-ms 40000 -X group.protocol="$p" \
+    >"$GR_TMP/$c.out" 2>"$GR_TMP/$c.err" || true
+  echo "resumed member's records: $(all_recs "$GR_TMP/$c.out"), keys k440..k459: $(awk '$1 == "REC" { sub("k", "", $4); if ($4 >= 440 && $4 < 460) n++ } END { print n + 0 }' "$GR_TMP/$c.out")"
+}
+
+api_want() {
+  cat <<'EOF'
+assign after subscribe: _STATE
+ASSIGNED 0,1,2,3
+assigned: 4
+first of p1 after seek 3: 3
+position p1: 4
+seek unassigned: _STATE
+records while paused: 0
+first of p2 after resume and seek 0: 0
+commit p0=7: NONE
+committed p0: NONE 7
+commit_async p0=9: NONE
+async callback: NONE n=1
+committed p0 after async: 9
+generation > 0: yes, member id set: yes
+REVOKED 0,1,2,3
+close: NONE
+poll after close: _STATE
+EOF
+}
+
+SCEN_PIDS=()
+for p in classic consumer; do
+  scenario "$p" >"$GR_TMP/scenario-$p.txt" 2>"$GR_TMP/scenario-$p.err" &
+  GR_PIDS+=($!) SCEN_PIDS+=($!)
+done
+AT="api-$RANDOM"
+"$SETUP" "$BOOTSTRAP" setup "$AT" 4 >/dev/null && "$SETUP" "$BOOTSTRAP" produce "$AT" 200 >/dev/null || die "api setup"
+for p in classic consumer; do
+  gr_timeout 60 "$TOOL" "$BOOTSTRAP" api "ga-$p" "$AT" -X group.protocol="$p" >"$GR_TMP/api-$p.out" 2>&1 || true
+  if diff <(api_want) "$GR_TMP/api-$p.out" >"$GR_TMP/api-$p.diff"; then ok "$p: api checks"; else
+    fail "$p: api checks"; cat "$GR_TMP/api-$p.diff"; fi
+done
+
+# ---- gregor consume --group
+CT="cli-$RANDOM"
+"$SETUP" "$BOOTSTRAP" setup "$CT" 1 >/dev/null && "$SETUP" "$BOOTSTRAP" produce "$CT" 30 >/dev/null || die "cli setup"
+cons() { gr_timeout 40 "$GR_BUILD_DIR/gregor" consume --bootstrap-server "$BOOTSTRAP" --topic "$CT" "$@"; }
+for p in classic consumer; do
+  out=$(cons --group "cli-$p" --group-protocol "$p" --from-beginning --max-messages 10 --property print.key=true 2>/dev/null | tr '\t' ' ' | awk '{print $1}' | paste -sd' ')
+  check_eq "$p: gregor consume --group --from-beginning: the first 10" "$(seq -f 'k%g' 0 9 | paste -sd' ')" "$out"
+  out=$(cons --group "cli-$p" --group-protocol "$p" --max-messages 5 --property print.key=true 2>/dev/null | tr '\t' ' ' | awk '{print $1}' | paste -sd' ')
+  check_eq "$p: the next run resumes from the committed offset" "$(seq -f 'k%g' 10 14 | paste -sd' ')" "$out"
+done
+rc=0; err=$(cons --group x --partition 0 2>&1 >/dev/null) || rc=$?
+check_eq "--group with --partition: usage error" "2 Error: Options group and partition cannot be specified together." \
+  "$rc $(head -n 1 <<<"$err")"
+rc=0; err=$(cons --group x --from-beginning --consumer-property auto.offset.reset=latest 2>&1 >/dev/null) || rc=$?
+check_eq "--from-beginning with auto.offset.reset=latest" \
+  "1 Can't simultaneously specify --from-beginning and 'auto.offset.reset=latest', please remove one option" \
+  "$rc $(head -n 1 <<<"$err")"
+
+for pid in "${SCEN_PIDS[@]}"; do wait "$pid" || true; done
+for p in classic consumer; do
+  f="$GR_TMP/scenario-$p.txt"
+  while read -r kind rest; do
+    case "$kind" in ok) ok "$p: $rest" ;; FAIL) fail "$p: $rest" ;; esac
+  done <"$f"
+  check_eq "$p: every record delivered exactly once to a and b" "records delivered to a and b: 440" \
+    "$(grep '^records delivered' "$f")"
+  check_eq "$p: the new member resumed at the commits" "resumed member's records: 20, keys k440..k459: 20" \
+    "$(grep '^resumed' "$f")"
+  grep '^info' "$GR_TMP/scenario-$p.err" | sed "s/^info/$p:/" >&2 || true
+done
+gr_finish
