@@ -10,7 +10,10 @@
 #    since (commits survived the restart of the consumer);
 #  - api: seek, position, pause/resume, commit sync/async, committed, misuse (_STATE), close;
 #  - gregor consume --group: --from-beginning + --max-messages commits and leaves, the next run
-#    resumes; usage errors as kafka-console-consumer's (--group with --partition).
+#    resumes; --include as a regex subscription; usage errors as kafka-console-consumer's;
+#  - mixed: a libgregor member and a kcat -G (librdkafka) member split one classic group;
+#  - static membership (group.instance.id): close does not leave, the restart gets the same
+#    partitions and resumes.
 # Brokers: group.consumer.heartbeat.interval.ms=1000 (and its minimum) so KIP-848 members
 # reconcile within a second; clients use heartbeat.interval.ms=500 (classic).
 #   bash tests/integration/test_libgregor_group.sh [--ref] [--keep]
@@ -84,6 +87,46 @@ scenario() {
   echo "resumed member's records: $(all_recs "$GR_TMP/$c.out"), keys k440..k459: $(awk '$1 == "REC" { sub("k", "", $4); if ($4 >= 440 && $4 < 460) n++ } END { print n + 0 }' "$GR_TMP/$c.out")"
 }
 
+# mixed: a libgregor member and a kcat -G member (librdkafka, range) split one classic group
+mixed() {
+  local T="lm-$RANDOM" G="gm-$RANDOM" pa pk
+  "$SETUP" "$BOOTSTRAP" setup "$T" 4 >/dev/null || { echo "FAIL setup"; return; }
+  member m_a classic "$G" "$T"
+  pa=$PID_m_a
+  wait_for 30 eval "(( \$(owned $GR_TMP/m_a.out) == 4 ))" || echo "FAIL a alone holds 4"
+  gr_bg pk timeout -k 5 80 kcat -b "$BOOTSTRAP" -G "$G" "$T" -u -f 'REC %p %o %k\n' -X auto.offset.reset=earliest \
+    -X session.timeout.ms=10000 -X heartbeat.interval.ms=500 >"$GR_TMP/m_k.out" 2>"$GR_TMP/m_k.err"
+  kcat_parts() { grep -o 'assigned: .*' "$GR_TMP/m_k.err" | tail -n 1 | grep -o '\[[0-9]*\]' | wc -l; }
+  wait_for 30 eval "(( \$(owned $GR_TMP/m_a.out) == 2 && \$(kcat_parts) == 2 ))" && echo "ok libgregor and kcat hold 2 each" \
+    || echo "FAIL libgregor and kcat hold 2 each: $(owned "$GR_TMP/m_a.out") $(kcat_parts)"
+  "$SETUP" "$BOOTSTRAP" produce "$T" 200 >/dev/null
+  wait_for 30 eval "(( \$(recs $GR_TMP/m_a.out $GR_TMP/m_k.out) == 200 ))" && echo "ok 200 records consumed by both" \
+    || echo "FAIL 200 records consumed by both: $(recs "$GR_TMP/m_a.out" "$GR_TMP/m_k.out")"
+  kill -TERM "$pk" 2>/dev/null; wait "$pk" 2>/dev/null || true
+  wait_for 30 eval "(( \$(owned $GR_TMP/m_a.out) == 4 ))" && echo "ok libgregor holds 4 after kcat left" \
+    || echo "FAIL libgregor holds 4 after kcat left"
+  touch "$GR_TMP/m_a.stop"; wait "$pa" 2>/dev/null || true
+}
+
+# static PROTO: a static member (group.instance.id) closes without leaving: the group keeps
+# it, and a restart with the same instance id gets the same partitions and resumes
+static_member() {
+  local p="$1" T="ls-$1-$RANDOM" G="gs-$1-$RANDOM" n
+  "$SETUP" "$BOOTSTRAP" setup "$T" 4 >/dev/null && "$SETUP" "$BOOTSTRAP" produce "$T" 100 >/dev/null || { echo "FAIL setup"; return; }
+  local xs=(-X group.protocol="$p" -X group.instance.id=inst-1)
+  [[ "$p" == classic ]] && xs+=(-X heartbeat.interval.ms=500 -X session.timeout.ms=20000)
+  gr_timeout 60 "$TOOL" "$BOOTSTRAP" consume "$G" "$T" --idle-ms 1500 --max-ms 40000 "${xs[@]}" >"$GR_TMP/st1-$p.out" 2>&1 || true
+  check_line "first run consumed 100" "$(all_recs "$GR_TMP/st1-$p.out")" 100
+  n=$("$GR_BUILD_DIR/gregor" consumer-groups --bootstrap-server "$BOOTSTRAP" --describe --group "$G" --members 2>/dev/null \
+    | awk -v g="$G" '$1 == g' | wc -l)
+  check_line "the static member is still in the group after close" "$n" 1
+  "$SETUP" "$BOOTSTRAP" produce "$T" 20 100 >/dev/null
+  gr_timeout 60 "$TOOL" "$BOOTSTRAP" consume "$G" "$T" --idle-ms 1500 --max-ms 40000 "${xs[@]}" >"$GR_TMP/st2-$p.out" 2>&1 || true
+  check_line "the restart got all 4 partitions" "$(grep -m1 '^ASSIGNED' "$GR_TMP/st2-$p.out")" "ASSIGNED 0,1,2,3"
+  check_line "the restart read only the 20 new records" "$(all_recs "$GR_TMP/st2-$p.out")" 20
+}
+check_line() { if [[ "$2" == "$3" ]]; then echo "ok $1"; else echo "FAIL $1: got '$2', want '$3'"; fi; }
+
 api_want() {
   cat <<'EOF'
 assign after subscribe: _STATE
@@ -111,6 +154,12 @@ for p in classic consumer; do
   scenario "$p" >"$GR_TMP/scenario-$p.txt" 2>"$GR_TMP/scenario-$p.err" &
   GR_PIDS+=($!) SCEN_PIDS+=($!)
 done
+mixed >"$GR_TMP/scenario-mixed.txt" 2>&1 &
+GR_PIDS+=($!) SCEN_PIDS+=($!)
+for p in classic consumer; do
+  static_member "$p" >"$GR_TMP/scenario-static-$p.txt" 2>&1 &
+  GR_PIDS+=($!) SCEN_PIDS+=($!)
+done
 AT="api-$RANDOM"
 "$SETUP" "$BOOTSTRAP" setup "$AT" 4 >/dev/null && "$SETUP" "$BOOTSTRAP" produce "$AT" 200 >/dev/null || die "api setup"
 for p in classic consumer; do
@@ -129,6 +178,13 @@ for p in classic consumer; do
   out=$(cons --group "cli-$p" --group-protocol "$p" --max-messages 5 --property print.key=true 2>/dev/null | tr '\t' ' ' | awk '{print $1}' | paste -sd' ')
   check_eq "$p: the next run resumes from the committed offset" "$(seq -f 'k%g' 10 14 | paste -sd' ')" "$out"
 done
+RX="rx$RANDOM"
+for t in a b; do "$SETUP" "$BOOTSTRAP" setup "$RX-$t" 1 >/dev/null && "$SETUP" "$BOOTSTRAP" produce "$RX-$t" 10 >/dev/null; done
+for p in classic consumer; do
+  n=$(gr_timeout 40 "$GR_BUILD_DIR/gregor" consume --bootstrap-server "$BOOTSTRAP" --include "$RX-.*" --group "rx-$p" \
+    --group-protocol "$p" --from-beginning --max-messages 20 --timeout-ms 20000 2>/dev/null | wc -l)
+  check_eq "$p: --group --include (regex subscription): both topics' 20 records" 20 "$n"
+done
 rc=0; err=$(cons --group x --partition 0 2>&1 >/dev/null) || rc=$?
 check_eq "--group with --partition: usage error" "2 Error: Options group and partition cannot be specified together." \
   "$rc $(head -n 1 <<<"$err")"
@@ -138,6 +194,12 @@ check_eq "--from-beginning with auto.offset.reset=latest" \
   "$rc $(head -n 1 <<<"$err")"
 
 for pid in "${SCEN_PIDS[@]}"; do wait "$pid" || true; done
+for f in "$GR_TMP"/scenario-mixed.txt "$GR_TMP"/scenario-static-*.txt; do
+  name=$(basename "$f" .txt); name=${name#scenario-}
+  while read -r kind rest; do
+    case "$kind" in ok) ok "$name: $rest" ;; FAIL) fail "$name: $rest" ;; esac
+  done <"$f"
+done
 for p in classic consumer; do
   f="$GR_TMP/scenario-$p.txt"
   while read -r kind rest; do
