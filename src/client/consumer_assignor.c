@@ -110,10 +110,12 @@ void gr__cp_assignment_encode(gr_wbuf_t *wb, const gr__tplist_t *parts) {
     gr_wbuf_i32(wb, -1);
 }
 
+/* A non-null string without NUL bytes (no topic name has one; C strings would cut it). */
 static bool get_str(gr_rbuf_t *rb, const uint8_t **s, int16_t *n) {
     if (!gr_rbuf_i16(rb, n)) return false;
     if (*n < 0) return gr_rbuf_fail(rb, GR_ERR__MALFORMED, "null string");
-    return gr_rbuf_bytes(rb, (size_t)*n, s);
+    if (!gr_rbuf_bytes(rb, (size_t)*n, s)) return false;
+    return !memchr(*s, 0, (size_t)*n) || gr_rbuf_fail(rb, GR_ERR__MALFORMED, "NUL in a name");
 }
 
 /* An array count, bounded by the bytes left (each element takes at least min bytes). */
@@ -282,10 +284,19 @@ bool gr__assign(const char *name, gr__cg_member_t *members, size_t n_members, co
                 size_t n_topics) {
     if (!gr__assignor_known(name)) return false;
     gr__cg_member_t **m = sorted_members(members, n_members);
+    /* Each topic once, whatever the caller passed. */
+    gr__cg_topic_t *ts = malloc((n_topics ? n_topics : 1) * sizeof(*ts));
+    if (!ts) abort();
+    memcpy(ts, topics, n_topics * sizeof(*ts));
+    if (n_topics > 1) qsort(ts, n_topics, sizeof(*ts), topic_cmp);
+    size_t nt = 0;
+    for (size_t i = 0; i < n_topics; i++)
+        if (!nt || strcmp(ts[nt - 1].name, ts[i].name)) ts[nt++] = ts[i];
     if (!strcmp(name, "range"))
-        assign_range(m, n_members, topics, n_topics);
+        assign_range(m, n_members, ts, nt);
     else
-        assign_roundrobin(m, n_members, topics, n_topics);
+        assign_roundrobin(m, n_members, ts, nt);
+    free(ts);
     for (size_t i = 0; i < n_members; i++) gr__tplist_sort(&members[i].out);
     free(m);
     return true;

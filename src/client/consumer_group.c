@@ -289,17 +289,27 @@ static void callback(gr_consumer_t *c, gr_rebalance_event_t ev, const gr__tplist
     free(tps);
 }
 
+/* Auto-commit before revoking: the positions that moved since their last commit. */
+static void commit_revoked(gr_consumer_t *c, const gr__tplist_t *revoked) {
+    gr_topic_partition_t *tps = gr__cons_tps(c, revoked);
+    size_t n = 0;
+    for (size_t i = 0; i < revoked->n; i++) {
+        gr__cpart_t *p = gr__cons_find(c, tps[i].topic, strlen(tps[i].topic), tps[i].partition);
+        if (p && p->next >= 0 && p->next != p->committed) tps[n++] = tps[i];
+    }
+    int64_t deadline = c->g.close_deadline
+                           ? c->g.close_deadline
+                           : gr__client_tick(c->cl) + gr__conf_int(gr__client_conf(c->cl), GR__CP_REQUEST_TIMEOUT_MS);
+    if (n) gr__co_commit_sync(c, tps, n, deadline);
+    free(tps);
+    c->errbuf[0] = 0; /* a failed commit does not stop the rebalance */
+}
+
 void gr__cg_set_assignment(gr_consumer_t *c, const gr__tplist_t *target) {
     gr__tplist_t revoked = {0}, added = {0};
     gr__tplist_diff(&c->g.owned, target, &revoked, &added);
     if (revoked.n) {
-        if (c->g.auto_commit) {
-            gr_topic_partition_t *tps = gr__cons_tps(c, &revoked);
-            int64_t deadline = gr__client_tick(c->cl) + c->g.rebalance_timeout;
-            gr__co_commit_sync(c, tps, revoked.n, deadline);
-            free(tps);
-            c->errbuf[0] = 0; /* a failed commit does not stop the rebalance */
-        }
+        if (c->g.auto_commit) commit_revoked(c, &revoked);
         callback(c, GR_REBALANCE_REVOKED, &revoked);
         for (size_t i = 0; i < revoked.n; i++) gr__cons_remove(c, revoked.v[i].topic, revoked.v[i].partition);
     }
@@ -341,6 +351,7 @@ gr_err_t gr_consumer_close(gr_consumer_t *c, int timeout_ms) {
     if (c->g.closing) return GR_ERR_NONE;
     int64_t deadline = gr__cons_deadline(c, timeout_ms);
     gr_err_t err = GR_ERR_NONE;
+    c->g.close_deadline = deadline;
     if (c->g.on) {
         if (c->g.auto_commit && c->g.owned.n && c->g.epoch >= 0) err = gr__co_commit_sync(c, NULL, 0, deadline);
         gr__tplist_t none = {0};

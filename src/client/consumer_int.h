@@ -108,6 +108,7 @@ typedef struct gr__cgroup {
     int64_t next_commit;
     int reset; /* auto.offset.reset: 0 latest, 1 earliest, 2 none */
     int commits_inflight;
+    int64_t close_deadline; /* while closing: the bound of every wait */
     gr_rebalance_cb *rb_cb;
     void *rb_opaque;
     gr_commit_cb *commit_cb;

@@ -13,7 +13,9 @@
 #    resumes; --include as a regex subscription; usage errors as kafka-console-consumer's;
 #  - mixed: a libgregor member and a kcat -G (librdkafka) member split one classic group;
 #  - static membership (group.instance.id): close does not leave, the restart gets the same
-#    partitions and resumes.
+#    partitions and resumes;
+#  - coordinator failover: the broker is killed (-9) and restarted
+#    under two running members, which find the coordinator again, go on, and commit on close.
 # Brokers: group.consumer.heartbeat.interval.ms=1000 (and its minimum) so KIP-848 members
 # reconcile within a second; clients use heartbeat.interval.ms=500 (classic).
 #   bash tests/integration/test_libgregor_group.sh [--ref] [--keep]
@@ -160,6 +162,7 @@ for p in classic consumer; do
   static_member "$p" >"$GR_TMP/scenario-static-$p.txt" 2>&1 &
   GR_PIDS+=($!) SCEN_PIDS+=($!)
 done
+log "api checks"
 AT="api-$RANDOM"
 "$SETUP" "$BOOTSTRAP" setup "$AT" 4 >/dev/null && "$SETUP" "$BOOTSTRAP" produce "$AT" 200 >/dev/null || die "api setup"
 for p in classic consumer; do
@@ -169,6 +172,7 @@ for p in classic consumer; do
 done
 
 # ---- gregor consume --group
+log "gregor consume --group"
 CT="cli-$RANDOM"
 "$SETUP" "$BOOTSTRAP" setup "$CT" 1 >/dev/null && "$SETUP" "$BOOTSTRAP" produce "$CT" 30 >/dev/null || die "cli setup"
 cons() { gr_timeout 40 "$GR_BUILD_DIR/gregor" consume --bootstrap-server "$BOOTSTRAP" --topic "$CT" "$@"; }
@@ -178,6 +182,7 @@ for p in classic consumer; do
   out=$(cons --group "cli-$p" --group-protocol "$p" --max-messages 5 --property print.key=true 2>/dev/null | tr '\t' ' ' | awk '{print $1}' | paste -sd' ')
   check_eq "$p: the next run resumes from the committed offset" "$(seq -f 'k%g' 10 14 | paste -sd' ')" "$out"
 done
+log "regex subscriptions"
 RX="rx$RANDOM"
 for t in a b; do "$SETUP" "$BOOTSTRAP" setup "$RX-$t" 1 >/dev/null && "$SETUP" "$BOOTSTRAP" produce "$RX-$t" 10 >/dev/null; done
 for p in classic consumer; do
@@ -193,7 +198,37 @@ check_eq "--from-beginning with auto.offset.reset=latest" \
   "1 Can't simultaneously specify --from-beginning and 'auto.offset.reset=latest', please remove one option" \
   "$rc $(head -n 1 <<<"$err")"
 
+log "waiting for the background scenarios"
 for pid in "${SCEN_PIDS[@]}"; do wait "$pid" || true; done
+
+# ---- coordinator failover: the broker restarts under two members (one per protocol)
+log "broker restart"
+FT="lf-$RANDOM"
+"$SETUP" "$BOOTSTRAP" setup "$FT" 4 >/dev/null || die "failover setup"
+for p in classic consumer; do member "f_$p" "$p" "gf-$p-$RANDOM" "$FT"; done
+for p in classic consumer; do
+  wait_for 30 eval "(( \$(owned $GR_TMP/f_$p.out) == 4 ))" || fail "$p: failover member holds 4"
+done
+"$SETUP" "$BOOTSTRAP" produce "$FT" 100 >/dev/null
+for p in classic consumer; do wait_for 30 eval "(( \$(recs $GR_TMP/f_$p.out) == 100 ))" || true; done
+kill9_target
+# A killed JVM's threads may hold the listening socket a moment after the process is reaped.
+wait_for 20 eval "! port_open ${BOOTSTRAP##*:}" || true
+restart_target
+"$SETUP" "$BOOTSTRAP" produce "$FT" 50 100 >/dev/null || fail "produce after the restart"
+for p in classic consumer; do
+  if wait_for 40 eval "(( \$(recs $GR_TMP/f_$p.out) == 150 ))"; then
+    ok "$p: the member went on after the broker restart (150 records)"
+  else fail "$p: the member went on after the broker restart: $(recs "$GR_TMP/f_$p.out") records"; fi
+done
+sleep 2 # a few heartbeats: a member the restarted coordinator does not know rejoins (LOST, ASSIGNED)
+for p in classic consumer; do touch "$GR_TMP/f_$p.stop"; done
+for p in classic consumer; do
+  pid=$(eval echo "\$PID_f_$p"); wait "$pid" 2>/dev/null || true
+  check_eq "$p: close after the restart commits and leaves" "CLOSE NONE" "$(tail -n 1 "$GR_TMP/f_$p.out")"
+  log "$p events: $(grep -v '^REC' "$GR_TMP/f_$p.out" | paste -sd' ')"
+done
+log "done"
 for f in "$GR_TMP"/scenario-mixed.txt "$GR_TMP"/scenario-static-*.txt; do
   name=$(basename "$f" .txt); name=${name#scenario-}
   while read -r kind rest; do

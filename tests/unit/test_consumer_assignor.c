@@ -77,6 +77,8 @@ static void test_subscription_v0_and_garbage(void) {
     gr__cp_sub_free(&s);
     static const uint8_t huge[] = {0, 1, 0x7f, 0xff, 0xff, 0xff, 0, 1, 'a'}; /* count larger than the bytes */
     ASSERT_EQ(gr__cp_sub_decode(huge, sizeof(huge), &s), GR_ERR__MALFORMED);
+    static const uint8_t nul[] = {0, 0, 0, 0, 0, 1, 0, 2, 'a', 0, 0xff, 0xff, 0xff, 0xff}; /* NUL in a topic */
+    ASSERT_EQ(gr__cp_sub_decode(nul, sizeof(nul), &s), GR_ERR__MALFORMED);
     static const uint8_t neg[] = {0xff, 0xff, 0, 0, 0, 0}; /* negative version */
     ASSERT_EQ(gr__cp_sub_decode(neg, sizeof(neg), &s), GR_ERR__MALFORMED);
 }
@@ -146,6 +148,18 @@ static void test_unknown_topic_and_no_members(void) {
     run("roundrobin", NULL, 0, t, 2);
 }
 
+static void test_duplicate_topics(void) { /* found by fuzz_consumer_protocol */
+    gr__cg_member_t m[] = {{"m-a", NULL, t_one, 1, {0}}, {"m-b", NULL, t_one, 1, {0}}};
+    gr__cg_topic_t t[] = {{"t1", 2}, {"t1", 2}};
+    for (int k = 0; k < 2; k++) {
+        run(k ? "range" : "roundrobin", m, 2, t, 2);
+        ASSERT_STREQ(str(&m[0].out), "t1:0");
+        ASSERT_STREQ(str(&m[1].out), "t1:1");
+        gr__tplist_free(&m[0].out);
+        gr__tplist_free(&m[1].out);
+    }
+}
+
 static void test_diff(void) {
     gr__tplist_t owned = tpl("a:0 a:1 b:0"), target = tpl("a:1 b:0 b:1 c:2");
     gr__tplist_t revoked = {0}, added = {0};
@@ -172,6 +186,7 @@ int main(void) {
     RUN_TEST(test_range_static_members_first_by_instance);
     RUN_TEST(test_roundrobin);
     RUN_TEST(test_unknown_topic_and_no_members);
+    RUN_TEST(test_duplicate_topics);
     RUN_TEST(test_diff);
     return 0;
 }
