@@ -12,6 +12,7 @@
 #  - gregor consume --group: --from-beginning + --max-messages commits and leaves, the next run
 #    resumes; --include as a regex subscription; usage errors as kafka-console-consumer's;
 #  - mixed: a libgregor member and a kcat -G (librdkafka) member split one classic group;
+#  - examples/group_consumer (commit after each record) resumes where it stopped;
 #  - static membership (group.instance.id): close does not leave, the restart gets the same
 #    partitions and resumes;
 #  - coordinator failover: the broker is killed (-9) and restarted
@@ -190,6 +191,14 @@ for p in classic consumer; do
     --group-protocol "$p" --from-beginning --max-messages 20 --timeout-ms 20000 2>/dev/null | wc -l)
   check_eq "$p: --group --include (regex subscription): both topics' 20 records" 20 "$n"
 done
+EX="$GR_BUILD_DIR/examples/group_consumer"
+if [[ -x "$EX" ]]; then
+  for p in classic consumer; do
+    first=$(gr_timeout 40 "$EX" "$BOOTSTRAP" "ex-$p" "$CT" 3 "$p" 2>/dev/null | sed 's/.*: //' | paste -sd' ')
+    again=$(gr_timeout 40 "$EX" "$BOOTSTRAP" "ex-$p" "$CT" 2 "$p" 2>/dev/null | sed 's/.*: //' | paste -sd' ')
+    check_eq "$p: examples/group_consumer reads 3, then resumes at the 4th" "v0 v1 v2 | v3 v4" "$first | $again"
+  done
+else fail "examples/group_consumer not built"; fi
 rc=0; err=$(cons --group x --partition 0 2>&1 >/dev/null) || rc=$?
 check_eq "--group with --partition: usage error" "2 Error: Options group and partition cannot be specified together." \
   "$rc $(head -n 1 <<<"$err")"
