@@ -207,7 +207,9 @@ gr_err_t gr__cp_assignment_decode(const uint8_t *p, size_t len, gr__tplist_t *ou
 
 /* ---- assignors ---- */
 
-bool gr__assignor_known(const char *name) { return !strcmp(name, "range") || !strcmp(name, "roundrobin"); }
+bool gr__assignor_known(const char *name) {
+    return !strcmp(name, "range") || !strcmp(name, "roundrobin") || !strcmp(name, "cooperative-sticky");
+}
 
 /* Kafka orders members by group.instance.id when they have one, else by member id. */
 static int member_cmp(const void *a, const void *b) {
@@ -280,6 +282,75 @@ static void assign_roundrobin(gr__cg_member_t **m, size_t n, const gr__cg_topic_
     free(ts);
 }
 
+/* cooperative-sticky, step 1: who owns partition t/p now (the claim of the highest
+ * generation among members still subscribed to t), or -1. */
+static int owner_of(gr__cg_member_t **m, size_t n, const char *t, int32_t p) {
+    int best = -1;
+    for (size_t i = 0; i < n; i++)
+        if (m[i]->owned && subscribes(m[i], t) && gr__tplist_has(m[i]->owned, t, p) &&
+            (best < 0 || m[i]->generation > m[best]->generation))
+            best = (int)i;
+    return best;
+}
+
+static size_t least_loaded(gr__cg_member_t **m, size_t n, const char *t) {
+    size_t best = n;
+    for (size_t i = 0; i < n; i++)
+        if (subscribes(m[i], t) && (best == n || m[i]->out.n < m[best]->out.n)) best = i;
+    return best;
+}
+
+/* cooperative-sticky: keep owned partitions up to a balanced share (the members owning
+ * most may keep one more), deal the rest to the least loaded, then hold back every
+ * partition whose owner changes (its owner revokes it first, then rejoins). */
+static void assign_sticky(gr__cg_member_t **m, size_t n, const gr__cg_topic_t *ts, size_t nt) {
+    size_t total = 0, eligible = 0;
+    for (size_t t = 0; t < nt; t++)
+        for (size_t i = 0; i < n; i++)
+            if (subscribes(m[i], ts[t].name)) {
+                total += ts[t].n_parts > 0 ? (size_t)ts[t].n_parts : 0;
+                break;
+            }
+    for (size_t i = 0; i < n; i++) eligible += m[i]->n_topics > 0;
+    size_t floor_q = eligible ? total / eligible : 0, extra = eligible ? total % eligible : 0;
+    int *own = NULL;
+    size_t np = 0;
+    for (size_t t = 0; t < nt; t++) np += ts[t].n_parts > 0 ? (size_t)ts[t].n_parts : 0;
+    own = malloc((np ? np : 1) * sizeof(int));
+    if (!own) abort();
+    size_t k = 0; /* keep: in member order, up to the share */
+    for (size_t t = 0; t < nt; t++)
+        for (int32_t p = 0; p < ts[t].n_parts; p++, k++) {
+            int o = owner_of(m, n, ts[t].name, p);
+            own[k] = o;
+            if (o < 0) continue;
+            size_t cap = floor_q + (extra ? 1 : 0);
+            if (m[o]->out.n >= cap) continue;
+            if (m[o]->out.n == floor_q && extra) extra--; /* it takes one of the larger shares */
+            gr__tplist_add(&m[o]->out, ts[t].name, strlen(ts[t].name), p);
+        }
+    for (size_t t = 0; t < nt; t++)
+        for (int32_t p = 0; p < ts[t].n_parts; p++) {
+            bool taken = false;
+            for (size_t i = 0; i < n && !taken; i++) taken = gr__tplist_has(&m[i]->out, ts[t].name, p);
+            size_t to = taken ? n : least_loaded(m, n, ts[t].name);
+            if (to < n) gr__tplist_add(&m[to]->out, ts[t].name, strlen(ts[t].name), p);
+        }
+    k = 0; /* hold back what another member still owns */
+    for (size_t t = 0; t < nt; t++)
+        for (int32_t p = 0; p < ts[t].n_parts; p++, k++)
+            for (size_t i = 0; own[k] >= 0 && i < n; i++) {
+                if ((int)i == own[k] || !gr__tplist_has(&m[i]->out, ts[t].name, p)) continue;
+                for (size_t j = 0; j < m[i]->out.n; j++)
+                    if (m[i]->out.v[j].partition == p && !strcmp(m[i]->out.v[j].topic, ts[t].name)) {
+                        free(m[i]->out.v[j].topic);
+                        m[i]->out.v[j] = m[i]->out.v[--m[i]->out.n];
+                        break;
+                    }
+            }
+    free(own);
+}
+
 bool gr__assign(const char *name, gr__cg_member_t *members, size_t n_members, const gr__cg_topic_t *topics,
                 size_t n_topics) {
     if (!gr__assignor_known(name)) return false;
@@ -294,8 +365,10 @@ bool gr__assign(const char *name, gr__cg_member_t *members, size_t n_members, co
         if (!nt || strcmp(ts[nt - 1].name, ts[i].name)) ts[nt++] = ts[i];
     if (!strcmp(name, "range"))
         assign_range(m, n_members, ts, nt);
-    else
+    else if (!strcmp(name, "roundrobin"))
         assign_roundrobin(m, n_members, ts, nt);
+    else
+        assign_sticky(m, n_members, ts, nt);
     free(ts);
     for (size_t i = 0; i < n_members; i++) gr__tplist_sort(&members[i].out);
     free(m);

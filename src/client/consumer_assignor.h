@@ -7,8 +7,10 @@
  *     int16 version, then int32-counted arrays, int16-length strings, int32-length
  *     bytes), versions 0-3 decoded, version 3 / 3 written;
  *   - the classic protocol's client-side assignors: "range" and "roundrobin", with
- *     Kafka's assignments (members ordered by group.instance.id when every member has
- *     one, else by member id);
+ *     Kafka's assignments (members ordered by group.instance.id when they have one, else
+ *     by member id), and "cooperative-sticky": members keep what they own up to a
+ *     balanced share, the rest goes to the least loaded, and a partition that changes
+ *     owner is held back until its owner has revoked it (the next rebalance);
  *   - reconciliation: what a new assignment revokes and adds relative to the owned one.
  * No I/O, no client state. */
 #ifndef GR_CLIENT_CONSUMER_ASSIGNOR_H
@@ -69,6 +71,8 @@ typedef struct gr__cg_member {
     char **topics;
     size_t n_topics;
     gr__tplist_t out;
+    const gr__tplist_t *owned; /* cooperative-sticky: what it owns now (sorted), or NULL */
+    int32_t generation;        /* the generation it owned them in (-1 unknown) */
 } gr__cg_member_t;
 
 typedef struct gr__cg_topic {
@@ -76,7 +80,8 @@ typedef struct gr__cg_topic {
     int32_t n_parts;
 } gr__cg_topic_t;
 
-/** True if name is an assignor this library implements ("range", "roundrobin"). */
+/** True if name is an assignor this library implements ("range", "roundrobin",
+ *  "cooperative-sticky"). */
 bool gr__assignor_known(const char *name);
 /** Run assignor name over members (each topic's partition count in topics; topics a
  *  member subscribes to that are not in topics are skipped). Returns false for an

@@ -1,11 +1,15 @@
-/* The classic group protocol (group.protocol=classic), eager rebalancing:
+/* The classic group protocol (group.protocol=classic), eager rebalancing, or cooperative
+ * (KIP-429) when partition.assignment.strategy is cooperative-sticky only:
  *
- *   JOIN      revoke the whole assignment (commit first), send JoinGroup (protocol type
+ *   JOIN      eager: revoke the whole assignment (commit first); cooperative: keep it and
+ *             go on fetching; send JoinGroup (protocol type
  *             "consumer", one protocol per partition.assignment.strategy entry with the
  *             ConsumerProtocol subscription); MEMBER_ID_REQUIRED: again with the id given;
  *   ASSIGN    the leader waits for metadata of every topic the members subscribe to,
  *             runs the chosen assignor and sends SyncGroup with every assignment;
- *   SYNCING   the others send SyncGroup with none; the answer is our assignment;
+ *   SYNCING   the others send SyncGroup with none; the answer is our assignment
+ *             (cooperative: partitions missing from it are revoked, then we rejoin at once
+ *             so that the leader can give them to their new owner);
  *   STABLE    Heartbeat every heartbeat.interval.ms; REBALANCE_IN_PROGRESS: rejoin;
  *             ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID: the partitions are lost, rejoin;
  *             no answer for session.timeout.ms: lost too. The leader also rejoins when a
@@ -43,6 +47,13 @@ static char *sdup(gr_str_t s) {
     char *r = strndup(s.ptr ? s.ptr : "", (size_t)s.len);
     if (!r) abort();
     return r;
+}
+
+/* The cooperative protocol (KIP-429) when every configured assignor supports it. */
+static bool cooperative(const gr__cgroup_t *g) {
+    for (size_t i = 0; i < g->n_strategies; i++)
+        if (strcmp(g->strategies[i], "cooperative-sticky")) return false;
+    return g->n_strategies > 0;
 }
 
 static void rejoin(gr_consumer_t *c, bool lost) {
@@ -266,8 +277,9 @@ static void lead(gr_consumer_t *c, gr__node_t *node) {
     for (size_t i = 0; i < g->n_members; i++) {
         if (gr__cp_sub_decode(g->members[i].meta, g->members[i].meta_len, &subs[i]))
             subs[i] = (gr__cp_sub_t){.generation = -1}; /* an undecodable member subscribes to nothing */
-        mem[i] = (gr__cg_member_t){
-            g->members[i].member_id, g->members[i].instance_id, subs[i].topics, subs[i].n_topics, {0}};
+        mem[i] =
+            (gr__cg_member_t){g->members[i].member_id, g->members[i].instance_id, subs[i].topics, subs[i].n_topics, {0},
+                              &subs[i].owned,          subs[i].generation};
     }
     gr__cg_topic_t *topics = NULL;
     size_t nt;
@@ -383,14 +395,18 @@ void gr__ccl_run(gr_consumer_t *c) {
     gr__cgroup_t *g = &c->g;
     if (g->have_pending && g->cstate == GR__CL_STABLE) {
         g->have_pending = false;
+        bool gave_up = false; /* cooperative: partitions revoked now go to others after another round */
+        for (size_t i = 0; i < g->owned.n && !gave_up; i++)
+            gave_up = !gr__tplist_has(&g->pending, g->owned.v[i].topic, g->owned.v[i].partition);
         gr__cg_set_assignment(c, &g->pending);
+        if (gave_up && cooperative(g)) rejoin(c, false);
     }
     if (g->regex && (g->cstate == GR__CL_STABLE || g->cstate == GR__CL_JOIN) && regex_topics_changed(c))
         g->cstate = GR__CL_JOIN;
     if (g->cstate == GR__CL_STABLE && gr__client_now(c->cl) - g->last_ok > g->session_timeout) rejoin(c, true);
     if (g->cstate == GR__CL_STABLE && metadata_changed(c)) rejoin(c, false);
     if (g->cstate == GR__CL_JOINING || g->cstate == GR__CL_SYNCING) return;
-    if (g->cstate == GR__CL_JOIN && g->owned.n) { /* eager: give everything up before joining */
+    if (g->cstate == GR__CL_JOIN && g->owned.n && !cooperative(g)) { /* eager: give everything up first */
         gr__tplist_t none = {0};
         gr__cg_set_assignment(c, &none);
     }

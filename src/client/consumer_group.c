@@ -26,11 +26,13 @@ static gr_err_t parse_strategies(gr__cgroup_t *g, const char *list, char *errstr
     for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         const char *name = !strcmp(tok, "org.apache.kafka.clients.consumer.RangeAssignor")        ? "range"
                            : !strcmp(tok, "org.apache.kafka.clients.consumer.RoundRobinAssignor") ? "roundrobin"
-                                                                                                  : tok;
+                           : !strcmp(tok, "org.apache.kafka.clients.consumer.CooperativeStickyAssignor")
+                               ? "cooperative-sticky"
+                               : tok;
         if (!gr__assignor_known(name)) {
             gr__fmt(GR_ERR__INVALID_ARG, errstr, size,
-                    "Invalid value %s for configuration partition.assignment.strategy: libgregor implements range "
-                    "and roundrobin",
+                    "Invalid value %s for configuration partition.assignment.strategy: libgregor implements range, "
+                    "roundrobin and cooperative-sticky",
                     tok);
             free(copy);
             return GR_ERR__INVALID_ARG;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # libgregor's group consumer against the real gregord (and with --ref against Apache Kafka
-# 4.4.0 unchanged: the same expectations must hold there), for group.protocol=classic and
-# group.protocol=consumer (KIP-848), both at once (each its own topic and groups):
+# 4.4.0 unchanged: the same expectations must hold there), for group.protocol=classic (eager
+# range), classic with cooperative-sticky (incremental, KIP-429) and group.protocol=consumer
+# (KIP-848), all at once (each its own topic and groups):
 #  - split: two members (client_group_consume) share a 4-partition topic 2/2 (the rebalance
 #    callback's ASSIGNED/REVOKED events), then consume the 400 records produced, exactly once;
 #  - leave: when b closes (LeaveGroup / leaving heartbeat), a gets all 4 partitions and
@@ -11,7 +12,8 @@
 #  - api: seek, position, pause/resume, commit sync/async, committed, misuse (_STATE), close;
 #  - gregor consume --group: --from-beginning + --max-messages commits and leaves, the next run
 #    resumes; --include as a regex subscription; usage errors as kafka-console-consumer's;
-#  - mixed: a libgregor member and a kcat -G (librdkafka) member split one classic group;
+#  - mixed: a libgregor member and a kcat -G (librdkafka) member split one classic group, with
+#    range and with cooperative-sticky;
 #  - examples/group_consumer (commit after each record) resumes where it stopped;
 #  - static membership (group.instance.id): close does not leave, the restart gets the same
 #    partitions and resumes;
@@ -49,7 +51,8 @@ all_recs() { cat "$@" 2>/dev/null | grep -c '^REC ' || true; }
 member() { # member NAME PROTO GROUP TOPIC [options]: start a member in the background
   local name="$1" proto="$2" g="$3" t="$4" xs=()
   shift 4
-  [[ "$proto" == classic ]] && xs=(-X heartbeat.interval.ms=500 -X session.timeout.ms=10000)
+  [[ "$proto" != consumer ]] && xs=(-X heartbeat.interval.ms=500 -X session.timeout.ms=10000)
+  [[ "$proto" == coop ]] && proto=classic xs+=(-X partition.assignment.strategy=cooperative-sticky)
   gr_bg MEMBER_PID gr_timeout 90 "$TOOL" "$BOOTSTRAP" consume "$g" "$t" --idle-ms 0 --max-ms 80000 \
     --stop-file "$GR_TMP/$name.stop" -X group.protocol="$proto" "${xs[@]}" "$@" >"$GR_TMP/$name.out" 2>"$GR_TMP/$name.err"
   printf -v "PID_$name" '%s' "$MEMBER_PID"
@@ -66,6 +69,9 @@ scenario() {
   pb=$(eval echo "\$PID_$b")
   if wait_for 30 eval "(( \$(owned $GR_TMP/$a.out) == 2 && \$(owned $GR_TMP/$b.out) == 2 ))"; then
     echo "ok a and b hold 2 each"; else echo "FAIL a and b hold 2 each: $(owned "$GR_TMP/$a.out") $(owned "$GR_TMP/$b.out")"; fi
+  local first_revoke; first_revoke=$(grep -m1 '^REVOKED' "$GR_TMP/$a.out" | tr ',' ' ' | wc -w)
+  if [[ "$p" == classic ]]; then check_line "eager: a gave up all 4 when b joined" "$first_revoke" 5
+  else check_line "incremental: a gave up only 2 when b joined" "$first_revoke" 3; fi
   "$SETUP" "$BOOTSTRAP" produce "$T" 400 >/dev/null || { echo "FAIL produce"; return; }
   wait_for 30 eval "(( \$(recs $GR_TMP/$a.out $GR_TMP/$b.out) == 400 ))" && echo "ok 400 records consumed" \
     || echo "FAIL 400 records consumed: $(recs "$GR_TMP/$a.out" "$GR_TMP/$b.out")"
@@ -85,30 +91,35 @@ scenario() {
   wait "$pa" 2>/dev/null || true
   echo "records delivered to a and b: $(all_recs "$GR_TMP/$a.out" "$GR_TMP/$b.out")"
   "$SETUP" "$BOOTSTRAP" produce "$T" 20 440 >/dev/null
-  gr_timeout 60 "$TOOL" "$BOOTSTRAP" consume "$G" "$T" --idle-ms 3000 --max-ms 40000 -X group.protocol="$p" \
+  local cx=(-X group.protocol="$p")
+  [[ "$p" == coop ]] && cx=(-X group.protocol=classic -X partition.assignment.strategy=cooperative-sticky)
+  gr_timeout 60 "$TOOL" "$BOOTSTRAP" consume "$G" "$T" --idle-ms 3000 --max-ms 40000 "${cx[@]}" \
     >"$GR_TMP/$c.out" 2>"$GR_TMP/$c.err" || true
   echo "resumed member's records: $(all_recs "$GR_TMP/$c.out"), keys k440..k459: $(awk '$1 == "REC" { sub("k", "", $4); if ($4 >= 440 && $4 < 460) n++ } END { print n + 0 }' "$GR_TMP/$c.out")"
 }
 
 # mixed: a libgregor member and a kcat -G member (librdkafka, range) split one classic group
-mixed() {
-  local T="lm-$RANDOM" G="gm-$RANDOM" pa pk
+mixed() { # mixed PROTO (classic: range; coop: cooperative-sticky on both sides)
+  local T="lm-$RANDOM" G="gm-$RANDOM" pa pk a="m_$1" k="mk_$1" strat=range
+  [[ "$1" == coop ]] && strat=cooperative-sticky
   "$SETUP" "$BOOTSTRAP" setup "$T" 4 >/dev/null || { echo "FAIL setup"; return; }
-  member m_a classic "$G" "$T"
-  pa=$PID_m_a
-  wait_for 30 eval "(( \$(owned $GR_TMP/m_a.out) == 4 ))" || echo "FAIL a alone holds 4"
+  member "$a" "$1" "$G" "$T"
+  pa=$(eval echo "\$PID_$a")
+  wait_for 30 eval "(( \$(owned $GR_TMP/$a.out) == 4 ))" || echo "FAIL a alone holds 4"
   gr_bg pk timeout -k 5 80 kcat -b "$BOOTSTRAP" -G "$G" "$T" -u -f 'REC %p %o %k\n' -X auto.offset.reset=earliest \
-    -X session.timeout.ms=10000 -X heartbeat.interval.ms=500 >"$GR_TMP/m_k.out" 2>"$GR_TMP/m_k.err"
-  kcat_parts() { grep -o 'assigned: .*' "$GR_TMP/m_k.err" | tail -n 1 | grep -o '\[[0-9]*\]' | wc -l; }
-  wait_for 30 eval "(( \$(owned $GR_TMP/m_a.out) == 2 && \$(kcat_parts) == 2 ))" && echo "ok libgregor and kcat hold 2 each" \
-    || echo "FAIL libgregor and kcat hold 2 each: $(owned "$GR_TMP/m_a.out") $(kcat_parts)"
+    -X session.timeout.ms=10000 -X heartbeat.interval.ms=500 -X partition.assignment.strategy=$strat >"$GR_TMP/$k.out" 2>"$GR_TMP/$k.err"
+  # the last assignment kcat printed: "assigned: t [0], ..." (eager) or "incremental assignment
+  # of N partition(s) (...): t [2], ..." (cooperative; the partitions added)
+  kcat_parts() { grep -oE '(assigned: |incremental assignment ).*' "$GR_TMP/$k.err" | tail -n 1 | grep -oE '\[[0-9]+\]' | wc -l; }
+  wait_for 30 eval "(( \$(owned $GR_TMP/$a.out) == 2 && \$(kcat_parts) == 2 ))" && echo "ok libgregor and kcat hold 2 each" \
+    || echo "FAIL libgregor and kcat hold 2 each: $(owned "$GR_TMP/$a.out") $(kcat_parts)"
   "$SETUP" "$BOOTSTRAP" produce "$T" 200 >/dev/null
-  wait_for 30 eval "(( \$(recs $GR_TMP/m_a.out $GR_TMP/m_k.out) == 200 ))" && echo "ok 200 records consumed by both" \
-    || echo "FAIL 200 records consumed by both: $(recs "$GR_TMP/m_a.out" "$GR_TMP/m_k.out")"
+  wait_for 30 eval "(( \$(recs $GR_TMP/$a.out $GR_TMP/$k.out) == 200 ))" && echo "ok 200 records consumed by both" \
+    || echo "FAIL 200 records consumed by both: $(recs "$GR_TMP/$a.out" "$GR_TMP/$k.out")"
   kill -TERM "$pk" 2>/dev/null; wait "$pk" 2>/dev/null || true
-  wait_for 30 eval "(( \$(owned $GR_TMP/m_a.out) == 4 ))" && echo "ok libgregor holds 4 after kcat left" \
+  wait_for 30 eval "(( \$(owned $GR_TMP/$a.out) == 4 ))" && echo "ok libgregor holds 4 after kcat left" \
     || echo "FAIL libgregor holds 4 after kcat left"
-  touch "$GR_TMP/m_a.stop"; wait "$pa" 2>/dev/null || true
+  touch "$GR_TMP/$a.stop"; wait "$pa" 2>/dev/null || true
 }
 
 # static PROTO: a static member (group.instance.id) closes without leaving: the group keeps
@@ -153,12 +164,14 @@ EOF
 }
 
 SCEN_PIDS=()
-for p in classic consumer; do
+for p in classic consumer coop; do
   scenario "$p" >"$GR_TMP/scenario-$p.txt" 2>"$GR_TMP/scenario-$p.err" &
   GR_PIDS+=($!) SCEN_PIDS+=($!)
 done
-mixed >"$GR_TMP/scenario-mixed.txt" 2>&1 &
-GR_PIDS+=($!) SCEN_PIDS+=($!)
+for p in classic coop; do
+  mixed "$p" >"$GR_TMP/scenario-mixed-$p.txt" 2>&1 &
+  GR_PIDS+=($!) SCEN_PIDS+=($!)
+done
 for p in classic consumer; do
   static_member "$p" >"$GR_TMP/scenario-static-$p.txt" 2>&1 &
   GR_PIDS+=($!) SCEN_PIDS+=($!)
@@ -238,13 +251,13 @@ for p in classic consumer; do
   log "$p events: $(grep -v '^REC' "$GR_TMP/f_$p.out" | paste -sd' ')"
 done
 log "done"
-for f in "$GR_TMP"/scenario-mixed.txt "$GR_TMP"/scenario-static-*.txt; do
+for f in "$GR_TMP"/scenario-mixed-*.txt "$GR_TMP"/scenario-static-*.txt; do
   name=$(basename "$f" .txt); name=${name#scenario-}
   while read -r kind rest; do
     case "$kind" in ok) ok "$name: $rest" ;; FAIL) fail "$name: $rest" ;; esac
   done <"$f"
 done
-for p in classic consumer; do
+for p in classic consumer coop; do
   f="$GR_TMP/scenario-$p.txt"
   while read -r kind rest; do
     case "$kind" in ok) ok "$p: $rest" ;; FAIL) fail "$p: $rest" ;; esac

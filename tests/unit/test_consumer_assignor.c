@@ -109,7 +109,9 @@ static void run(const char *assignor, gr__cg_member_t *m, size_t n, const gr__cg
 static void test_range(void) {
     /* Kafka's RangeAssignor: per topic, members in id order take contiguous runs, the first
      * (partitions % members) one more. */
-    gr__cg_member_t m[] = {{"m-b", NULL, t_all, 2, {0}}, {"m-a", NULL, t_all, 2, {0}}, {"m-c", NULL, t_one, 1, {0}}};
+    gr__cg_member_t m[] = {{"m-b", NULL, t_all, 2, {0}, NULL, -1},
+                           {"m-a", NULL, t_all, 2, {0}, NULL, -1},
+                           {"m-c", NULL, t_one, 1, {0}, NULL, -1}};
     gr__cg_topic_t t[] = {{"t1", 5}, {"t2", 3}};
     run("range", m, 3, t, 2);
     ASSERT_STREQ(str(&m[1].out), "t1:0 t1:1 t2:0 t2:1"); /* m-a */
@@ -119,7 +121,7 @@ static void test_range(void) {
 }
 
 static void test_range_static_members_first_by_instance(void) {
-    gr__cg_member_t m[] = {{"m-1", "zz", t_one, 1, {0}}, {"m-2", "aa", t_one, 1, {0}}};
+    gr__cg_member_t m[] = {{"m-1", "zz", t_one, 1, {0}, NULL, -1}, {"m-2", "aa", t_one, 1, {0}, NULL, -1}};
     gr__cg_topic_t t[] = {{"t1", 4}};
     run("range", m, 2, t, 1);
     ASSERT_STREQ(str(&m[1].out), "t1:0 t1:1"); /* instance "aa" sorts first */
@@ -128,7 +130,7 @@ static void test_range_static_members_first_by_instance(void) {
 }
 
 static void test_roundrobin(void) {
-    gr__cg_member_t m[] = {{"m-a", NULL, t_all, 2, {0}}, {"m-b", NULL, t_one, 1, {0}}};
+    gr__cg_member_t m[] = {{"m-a", NULL, t_all, 2, {0}, NULL, -1}, {"m-b", NULL, t_one, 1, {0}, NULL, -1}};
     gr__cg_topic_t t[] = {{"t2", 2}, {"t1", 3}};
     run("roundrobin", m, 2, t, 2);
     /* t1:0 a, t1:1 b, t1:2 a, t2:0 (b skips: not subscribed) a... */
@@ -140,7 +142,7 @@ static void test_roundrobin(void) {
 }
 
 static void test_unknown_topic_and_no_members(void) {
-    gr__cg_member_t m[] = {{"m-a", NULL, t_all, 2, {0}}};
+    gr__cg_member_t m[] = {{"m-a", NULL, t_all, 2, {0}, NULL, -1}};
     gr__cg_topic_t t[] = {{"t1", 0}, {"t2", 2}}; /* t1 does not exist (0 partitions) */
     run("range", m, 1, t, 2);
     ASSERT_STREQ(str(&m[0].out), "t2:0 t2:1");
@@ -149,7 +151,7 @@ static void test_unknown_topic_and_no_members(void) {
 }
 
 static void test_duplicate_topics(void) { /* found by fuzz_consumer_protocol */
-    gr__cg_member_t m[] = {{"m-a", NULL, t_one, 1, {0}}, {"m-b", NULL, t_one, 1, {0}}};
+    gr__cg_member_t m[] = {{"m-a", NULL, t_one, 1, {0}, NULL, -1}, {"m-b", NULL, t_one, 1, {0}, NULL, -1}};
     gr__cg_topic_t t[] = {{"t1", 2}, {"t1", 2}};
     for (int k = 0; k < 2; k++) {
         run(k ? "range" : "roundrobin", m, 2, t, 2);
@@ -158,6 +160,42 @@ static void test_duplicate_topics(void) { /* found by fuzz_consumer_protocol */
         gr__tplist_free(&m[0].out);
         gr__tplist_free(&m[1].out);
     }
+}
+
+static void test_cooperative_sticky(void) {
+    gr__cg_topic_t t[] = {{"t1", 4}};
+    /* no owners: dealt to the least loaded */
+    gr__cg_member_t m[] = {{"m-a", NULL, t_one, 1, {0}, NULL, -1}, {"m-b", NULL, t_one, 1, {0}, NULL, -1}};
+    run("cooperative-sticky", m, 2, t, 1);
+    ASSERT_STREQ(str(&m[0].out), "t1:0 t1:2");
+    ASSERT_STREQ(str(&m[1].out), "t1:1 t1:3");
+    gr__tplist_free(&m[0].out);
+    gr__tplist_free(&m[1].out);
+    /* a owns everything, b joins: a keeps its share, the rest is held back this round */
+    gr__tplist_t all = tpl("t1:0 t1:1 t1:2 t1:3"), kept = tpl("t1:0 t1:1"), none = {0};
+    m[0].owned = &all, m[0].generation = 1, m[1].owned = &none;
+    run("cooperative-sticky", m, 2, t, 1);
+    ASSERT_STREQ(str(&m[0].out), "t1:0 t1:1");
+    ASSERT_EQ(m[1].out.n, 0);
+    gr__tplist_free(&m[0].out);
+    /* the next round, after a revoked 2 and 3: b gets them, a keeps its own */
+    m[0].owned = &kept, m[0].generation = 2;
+    run("cooperative-sticky", m, 2, t, 1);
+    ASSERT_STREQ(str(&m[0].out), "t1:0 t1:1");
+    ASSERT_STREQ(str(&m[1].out), "t1:2 t1:3");
+    gr__tplist_free(&m[0].out);
+    gr__tplist_free(&m[1].out);
+    /* two claims of t1:0: the higher generation keeps it */
+    gr__tplist_t b_own = tpl("t1:0");
+    m[0].owned = &all, m[0].generation = 1, m[1].owned = &b_own, m[1].generation = 3;
+    run("cooperative-sticky", m, 2, t, 1);
+    ASSERT_STREQ(str(&m[1].out), "t1:0");
+    ASSERT_STREQ(str(&m[0].out), "t1:1 t1:2");
+    gr__tplist_free(&m[0].out);
+    gr__tplist_free(&m[1].out);
+    gr__tplist_free(&all);
+    gr__tplist_free(&kept);
+    gr__tplist_free(&b_own);
 }
 
 static void test_diff(void) {
@@ -187,6 +225,7 @@ int main(void) {
     RUN_TEST(test_roundrobin);
     RUN_TEST(test_unknown_topic_and_no_members);
     RUN_TEST(test_duplicate_topics);
+    RUN_TEST(test_cooperative_sticky);
     RUN_TEST(test_diff);
     return 0;
 }
