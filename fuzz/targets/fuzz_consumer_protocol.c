@@ -39,9 +39,11 @@ static void fuzz_sub(const uint8_t *p, size_t n) {
     /* Two members with this subscription over its topics (3 partitions each). */
     gr__cg_topic_t *t = calloc(s.n_topics + 1, sizeof(*t));
     for (size_t i = 0; i < s.n_topics; i++) t[i] = (gr__cg_topic_t){s.topics[i], 3};
-    for (int k = 0; k < 2; k++) {
-        gr__cg_member_t m[2] = {{"m-1", NULL, s.topics, s.n_topics, {0}}, {"m-2", "i", s.topics, s.n_topics, {0}}};
-        assert(gr__assign(k ? "range" : "roundrobin", m, 2, t, s.n_topics));
+    static const char *const assignors[] = {"range", "roundrobin", "cooperative-sticky"};
+    for (int k = 0; k < 3; k++) {
+        gr__cg_member_t m[2] = {{"m-1", NULL, s.topics, s.n_topics, {0}, &s.owned, s.generation},
+                                {"m-2", "i", s.topics, s.n_topics, {0}, &back.owned, 0}};
+        assert(gr__assign(assignors[k], m, 2, t, s.n_topics));
         for (size_t i = 0; i < m[0].out.n; i++)
             assert(!gr__tplist_has(&m[1].out, m[0].out.v[i].topic, m[0].out.v[i].partition));
         gr__tplist_free(&m[0].out);

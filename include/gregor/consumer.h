@@ -9,7 +9,8 @@
  * Java KafkaConsumer with subscribe(): group.protocol=consumer (the default) uses the
  * KIP-848 protocol (ConsumerGroupHeartbeat, server-side assignor group.remote.assignor),
  * group.protocol=classic the JoinGroup / SyncGroup / Heartbeat / LeaveGroup protocol
- * with a client-side assignor (partition.assignment.strategy: range, roundrobin).
+ * with a client-side assignor (partition.assignment.strategy: range, roundrobin, or
+ * cooperative-sticky for incremental rebalancing).
  * Each newly assigned partition starts at the group's committed offset (OffsetFetch),
  * or by auto.offset.reset when there is none. Offsets are committed every
  * auto.commit.interval.ms (enable.auto.commit), before partitions are revoked and on
