@@ -15,6 +15,8 @@
 #  - mixed: a libgregor member and a kcat -G (librdkafka) member split one classic group, with
 #    range and with cooperative-sticky;
 #  - examples/group_consumer (commit after each record) resumes where it stopped;
+#  - Java: Kafka's console consumer (KafkaConsumer 4.4.0) and a libgregor member in one group,
+#    classic and KIP-848 (when java and the reference jars are there);
 #  - static membership (group.instance.id): close does not leave, the restart gets the same
 #    partitions and resumes;
 #  - coordinator failover: the broker is killed (-9) and restarted
@@ -122,6 +124,36 @@ mixed() { # mixed PROTO (classic: range; coop: cooperative-sticky on both sides)
   touch "$GR_TMP/$a.stop"; wait "$pa" 2>/dev/null || true
 }
 
+# mixed_java PROTO: a libgregor member and Kafka's console consumer (the Java KafkaConsumer
+# 4.4.0, its default assignors range + cooperative-sticky on classic) in one group
+REF_CP="$GR_SOURCE_DIR/tests/ref/target/lib/*"
+have_java() { command -v java >/dev/null && compgen -G "$GR_SOURCE_DIR/tests/ref/target/lib/kafka-tools-*.jar" >/dev/null; }
+mixed_java() {
+  local p="$1" T="lj-$1-$RANDOM" G="gj-$1-$RANDOM" a="j_$1" pa pj
+  "$SETUP" "$BOOTSTRAP" setup "$T" 4 >/dev/null || { echo "FAIL setup"; return; }
+  member "$a" "$p" "$G" "$T"
+  pa=$(eval echo "\$PID_$a")
+  wait_for 30 eval "(( \$(owned $GR_TMP/$a.out) == 4 ))" || echo "FAIL a alone holds 4"
+  local jx=(--command-property group.protocol="$p")
+  [[ "$p" == classic ]] && jx+=(--command-property heartbeat.interval.ms=500) # refused by Java with KIP-848
+  gr_bg pj timeout -k 5 80 java -Xmx256m -cp "$REF_CP" org.apache.kafka.tools.consumer.ConsoleConsumer \
+    --bootstrap-server "$BOOTSTRAP" --topic "$T" --group "$G" --from-beginning "${jx[@]}" --formatter-property print.partition=true \
+    --formatter-property print.offset=true >"$GR_TMP/$a.java" 2>"$GR_TMP/$a.java.err"
+  if wait_for 40 eval "(( \$(owned $GR_TMP/$a.out) == 2 ))"; then echo "ok the Java member took 2 of libgregor's 4"
+  else echo "FAIL the Java member took 2 of libgregor's 4: $(owned "$GR_TMP/$a.out")"; fi
+  "$SETUP" "$BOOTSTRAP" produce "$T" 200 >/dev/null
+  java_recs() { sed -E 's/^Partition:([0-9]+)\tOffset:([0-9]+)\t.*/REC \1 \2/' "$GR_TMP/$a.java"; }
+  wait_for 30 eval "(( \$(cat $GR_TMP/$a.out <(java_recs) | awk '\$1 == \"REC\" {print \$2, \$3}' | sort -u | wc -l) == 200 ))" \
+    && echo "ok 200 records consumed by libgregor and Java together" \
+    || echo "FAIL 200 records consumed by libgregor and Java together"
+  (( $(grep -c '^Partition' "$GR_TMP/$a.java") > 0 && $(grep -c '^REC' "$GR_TMP/$a.out") > 0 )) \
+    && echo "ok both consumed" || echo "FAIL both consumed"
+  kill -TERM "$pj" 2>/dev/null; wait "$pj" 2>/dev/null || true
+  wait_for 30 eval "(( \$(owned $GR_TMP/$a.out) == 4 ))" && echo "ok libgregor holds 4 after the Java member left" \
+    || echo "FAIL libgregor holds 4 after the Java member left"
+  touch "$GR_TMP/$a.stop"; wait "$pa" 2>/dev/null || true
+}
+
 # static PROTO: a static member (group.instance.id) closes without leaving: the group keeps
 # it, and a restart with the same instance id gets the same partitions and resumes
 static_member() {
@@ -172,6 +204,12 @@ for p in classic coop; do
   mixed "$p" >"$GR_TMP/scenario-mixed-$p.txt" 2>&1 &
   GR_PIDS+=($!) SCEN_PIDS+=($!)
 done
+if have_java; then
+  for p in classic consumer; do
+    mixed_java "$p" >"$GR_TMP/scenario-java-$p.txt" 2>&1 &
+    GR_PIDS+=($!) SCEN_PIDS+=($!)
+  done
+else log "no java / Kafka jars: the Java member scenarios are skipped"; fi
 for p in classic consumer; do
   static_member "$p" >"$GR_TMP/scenario-static-$p.txt" 2>&1 &
   GR_PIDS+=($!) SCEN_PIDS+=($!)
@@ -251,7 +289,8 @@ for p in classic consumer; do
   log "$p events: $(grep -v '^REC' "$GR_TMP/f_$p.out" | paste -sd' ')"
 done
 log "done"
-for f in "$GR_TMP"/scenario-mixed-*.txt "$GR_TMP"/scenario-static-*.txt; do
+for f in "$GR_TMP"/scenario-mixed-*.txt "$GR_TMP"/scenario-java-*.txt "$GR_TMP"/scenario-static-*.txt; do
+  [[ -f "$f" ]] || continue
   name=$(basename "$f" .txt); name=${name#scenario-}
   while read -r kind rest; do
     case "$kind" in ok) ok "$name: $rest" ;; FAIL) fail "$name: $rest" ;; esac
