@@ -62,7 +62,11 @@ static void reconcile(gr_consumer_t *c) {
     gr__cgroup_t *g = &c->g;
     gr__tplist_t target = {0};
     if (!target_names(c, &target)) {
-        if (g->regex) learn_ids(c);
+        int64_t now = gr__client_now(c->cl);
+        if (g->regex && now >= g->learn_next) { /* at most once a second: each is a blocking Metadata */
+            g->learn_next = now + 1000;
+            learn_ids(c);
+        }
         gr__client_request_metadata(c->cl);
         return;
     }

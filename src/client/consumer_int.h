@@ -85,6 +85,7 @@ typedef struct gr__cgroup {
     int32_t hb_interval, session_timeout, rebalance_timeout;
     int64_t backoff;
     gr__tplist_t owned;
+    int64_t learn_next; /* KIP-848 regex: next look at the cluster's topics for unknown ids */
     /* KIP-848: the target assignment by topic id, until its names are known */
     bool have_target, ack;
     gr_uuid_t *tgt_ids;
