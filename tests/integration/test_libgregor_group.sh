@@ -11,7 +11,7 @@
 #    since (commits survived the restart of the consumer);
 #  - api: seek, position, pause/resume, commit sync/async, committed, misuse (_STATE), close;
 #  - gregor consume --group: --from-beginning + --max-messages commits and leaves, the next run
-#    resumes; --include as a regex subscription; usage errors as kafka-console-consumer's;
+#    resumes; SIGINT leaves the group at once; --include as a regex subscription; usage errors as kafka-console-consumer's;
 #  - mixed: a libgregor member and a kcat -G (librdkafka) member split one classic group, with
 #    range and with cooperative-sticky;
 #  - examples/group_consumer (commit after each record) resumes where it stopped;
@@ -241,6 +241,18 @@ for p in classic consumer; do
   n=$(gr_timeout 40 "$GR_BUILD_DIR/gregor" consume --bootstrap-server "$BOOTSTRAP" --include "$RX-.*" --group "rx-$p" \
     --group-protocol "$p" --from-beginning --max-messages 20 --timeout-ms 20000 2>/dev/null | wc -l)
   check_eq "$p: --group --include (regex subscription): both topics' 20 records" 20 "$n"
+done
+members_of() { "$GR_BUILD_DIR/gregor" consumer-groups --bootstrap-server "$BOOTSTRAP" --describe --group "$1" --members 2>&1 \
+  | awk -v g="$1" '$1 == g' | wc -l; }
+for p in classic consumer; do
+  "$GR_BUILD_DIR/gregor" consume --bootstrap-server "$BOOTSTRAP" --topic "$CT" --group "sig-$p" --group-protocol "$p" \
+    >/dev/null 2>"$GR_TMP/sig-$p.err" &
+  spid=$!
+  GR_PIDS+=("$spid")
+  wait_for 20 eval "(( \$(members_of sig-$p) == 1 ))" || fail "$p: gregor consume --group joined"
+  kill -INT "$spid"
+  rc=0; wait "$spid" || rc=$?
+  check_eq "$p: SIGINT: exit 0, the group left at once" "0 0" "$rc $(members_of "sig-$p")"
 done
 EX="$GR_BUILD_DIR/examples/group_consumer"
 if [[ -x "$EX" ]]; then
