@@ -1,20 +1,35 @@
-/* libgregor: the plain consumer (no group).
+/* libgregor: the consumer, with assigned partitions or as a consumer-group member.
  *
- * A gr_consumer_t reads the partitions it is told to read (gr_consumer_assign), from
- * the start position given for each: the beginning, the end, an offset or a
- * timestamp. It keeps no group membership and commits nothing, like a Java
- * KafkaConsumer used with assign() and no group.id, or kcat -C. It is what
- * `gregor consume` uses; share-group consumption is the share consumer
- * (gregor/share_consumer.h).
+ * Without a group, a gr_consumer_t reads the partitions it is told to read
+ * (gr_consumer_assign), from the start position given for each: the beginning, the
+ * end, an offset or a timestamp, and commits nothing, like a Java KafkaConsumer used
+ * with assign() and no group.id, or kcat -C.
  *
- * All network I/O runs on the caller's thread inside gr_consumer_poll and the
- * blocking offset queries: the library starts no threads.
+ * With group.id set and gr_consumer_subscribe, it is a consumer-group member, like the
+ * Java KafkaConsumer with subscribe(): group.protocol=consumer (the default) uses the
+ * KIP-848 protocol (ConsumerGroupHeartbeat, server-side assignor group.remote.assignor),
+ * group.protocol=classic the JoinGroup / SyncGroup / Heartbeat / LeaveGroup protocol
+ * with a client-side assignor (partition.assignment.strategy: range, roundrobin, or
+ * cooperative-sticky for incremental rebalancing).
+ * Each newly assigned partition starts at the group's committed offset (OffsetFetch),
+ * or by auto.offset.reset when there is none. Offsets are committed every
+ * auto.commit.interval.ms (enable.auto.commit), before partitions are revoked and on
+ * close, or by gr_consumer_commit / gr_consumer_commit_async. The rebalance callback
+ * is told of partitions assigned, revoked and lost. gr_consumer_close leaves the group
+ * (a static member, group.instance.id, does not leave: its partitions wait for it
+ * for session.timeout.ms). `gregor consume --group` uses it.
  *
- * Configuration: a GR_CONF_CONSUMER configuration. The consumer reads
- * bootstrap.servers, client.id, request.timeout.ms, default.api.timeout.ms, the
- * backoffs, and, when the configuration table has them, fetch.max.wait.ms (500),
- * fetch.min.bytes (1), fetch.max.bytes (52428800) and max.partition.fetch.bytes
- * (1048576); the values in brackets are used otherwise.
+ * All network I/O runs on the caller's thread inside gr_consumer_poll, gr_consumer_close
+ * and the blocking calls: the library starts no threads. Heartbeats are sent from
+ * poll, so an application must call poll more often than the session timeout (and
+ * max.poll.interval.ms): a member that does not is removed by the coordinator and
+ * told "lost" on its next poll.
+ *
+ * Configuration: a GR_CONF_CONSUMER configuration (docs/libgregor.md lists the
+ * consumer properties: group.id, group.protocol, group.instance.id, session.timeout.ms,
+ * heartbeat.interval.ms, max.poll.interval.ms, auto.offset.reset, enable.auto.commit,
+ * auto.commit.interval.ms, partition.assignment.strategy, group.remote.assignor,
+ * fetch.*, ...).
  *
  * Thread-safety: a gr_consumer_t is not locked; call it from one thread at a time. */
 #ifndef GREGOR_CONSUMER_H
@@ -82,6 +97,86 @@ const char *gr_consumer_last_error(const gr_consumer_t *c);
 
 /** Close connections and free c (and the last record). NULL is allowed. */
 void gr_consumer_destroy(gr_consumer_t *c);
+
+/* ---- consumer groups (group.id) ---- */
+
+/** A topic-partition with an offset (the next record to read), in callbacks and commits. */
+typedef struct gr_topic_partition {
+    const char *topic;
+    int32_t partition;
+    int64_t offset; /* -1 when not applicable */
+} gr_topic_partition_t;
+
+/** What a rebalance callback is told. */
+typedef enum gr_rebalance_event {
+    GR_REBALANCE_ASSIGNED = 1, /* partitions added to the assignment (offsets: -1) */
+    GR_REBALANCE_REVOKED = 2,  /* partitions about to be given up; commit here if needed */
+    GR_REBALANCE_LOST = 3,     /* partitions already owned by others (fenced, session lost) */
+} gr_rebalance_event_t;
+
+/** Rebalance callback, called from gr_consumer_poll / gr_consumer_close on the caller's
+ *  thread. parts (n entries, offsets = the current positions for REVOKED / LOST) is
+ *  valid during the call. The callback may call gr_consumer_commit (REVOKED),
+ *  gr_consumer_seek, gr_consumer_pause / resume and the read-only calls; not poll. */
+typedef void gr_rebalance_cb(gr_consumer_t *c, gr_rebalance_event_t event, const gr_topic_partition_t *parts, size_t n,
+                             void *opaque);
+
+/** Offset-commit callback of gr_consumer_commit_async (also for auto-commits when set
+ *  with gr_consumer_set_commit_cb): err is the first error (GR_ERR_NONE if every
+ *  partition was committed), parts the offsets sent. */
+typedef void gr_commit_cb(gr_consumer_t *c, gr_err_t err, const gr_topic_partition_t *parts, size_t n, void *opaque);
+
+/** Set the rebalance callback (NULL: none). Call before gr_consumer_subscribe. */
+void gr_consumer_set_rebalance_cb(gr_consumer_t *c, gr_rebalance_cb *cb, void *opaque);
+/** Set the callback for the results of auto-commits (NULL: none). */
+void gr_consumer_set_commit_cb(gr_consumer_t *c, gr_commit_cb *cb, void *opaque);
+
+/** Join the group of group.id, subscribed to n topics (replaces an earlier subscription;
+ *  the group rebalances). The assignment comes from the group during gr_consumer_poll.
+ *  GR_ERR__INVALID_ARG without group.id, with no topic, or after gr_consumer_assign. */
+gr_err_t gr_consumer_subscribe(gr_consumer_t *c, const char *const *topics, size_t n);
+/** Subscribe to every topic whose whole name matches regex. group.protocol=consumer sends
+ *  it to the coordinator (SubscribedTopicRegex, RE2/J syntax, KIP-848); the classic
+ *  protocol matches it against the cluster's topics (POSIX extended regex), re-checked
+ *  every metadata.max.age.ms. */
+gr_err_t gr_consumer_subscribe_regex(gr_consumer_t *c, const char *regex);
+
+/** Commit offsets (n entries; NULL / 0: the current position of every assigned
+ *  partition that moved since its last commit) and wait up to timeout_ms (-1 =
+ *  default.api.timeout.ms) for the answer. Retriable errors (coordinator moves) are
+ *  retried. GR_ERR_REBALANCE_IN_PROGRESS, GR_ERR_ILLEGAL_GENERATION,
+ *  GR_ERR_UNKNOWN_MEMBER_ID, GR_ERR_STALE_MEMBER_EPOCH ... when the group refuses. */
+gr_err_t gr_consumer_commit(gr_consumer_t *c, const gr_topic_partition_t *offsets, size_t n, int timeout_ms);
+/** Like gr_consumer_commit without waiting: the result goes to cb (may be NULL) from a
+ *  later gr_consumer_poll / commit / close. */
+gr_err_t gr_consumer_commit_async(gr_consumer_t *c, const gr_topic_partition_t *offsets, size_t n, gr_commit_cb *cb,
+                                  void *opaque);
+/** The group's committed offset of topic/partition (OffsetFetch); -1 if none. */
+gr_err_t gr_consumer_committed(gr_consumer_t *c, const char *topic, int32_t partition, int timeout_ms, int64_t *offset);
+
+/** Move the position of an assigned partition: offset >= 0, GR_OFFSET_BEGINNING or
+ *  GR_OFFSET_END. GR_ERR__STATE if the partition is not assigned. */
+gr_err_t gr_consumer_seek(gr_consumer_t *c, const char *topic, int32_t partition, int64_t offset);
+/** The position (next offset to read) of an assigned partition; -1 while unknown. */
+gr_err_t gr_consumer_position(gr_consumer_t *c, const char *topic, int32_t partition, int64_t *offset);
+/** Stop fetching an assigned partition (GR_PARTITION_ALL: every partition of topic; topic
+ *  NULL: all) until gr_consumer_resume; its position is kept. */
+gr_err_t gr_consumer_pause(gr_consumer_t *c, const char *topic, int32_t partition);
+gr_err_t gr_consumer_resume(gr_consumer_t *c, const char *topic, int32_t partition);
+
+/** The current assignment: up to max entries into out (offsets: positions); returns the
+ *  number of assigned partitions (may exceed max). Strings valid until the next poll. */
+size_t gr_consumer_assignment(gr_consumer_t *c, gr_topic_partition_t *out, size_t max);
+/** The member id given by the coordinator ("" until joined). */
+const char *gr_consumer_member_id(const gr_consumer_t *c);
+/** Generation (classic) or member epoch (consumer protocol); -1 until joined. */
+int32_t gr_consumer_generation(const gr_consumer_t *c);
+
+/** Leave the group: revoke the assignment (callback), commit (enable.auto.commit), send
+ *  LeaveGroup or a leaving heartbeat (not for a static member), waiting up to timeout_ms
+ *  (-1 = default.api.timeout.ms). The consumer can then only be destroyed.
+ *  gr_consumer_destroy without close leaves nothing and commits nothing. */
+gr_err_t gr_consumer_close(gr_consumer_t *c, int timeout_ms);
 
 /* ---- records (valid until the next call on their consumer) ---- */
 

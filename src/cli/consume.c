@@ -1,7 +1,13 @@
-/* gregor consume: kafka-console-consumer.sh over the plain consumer
- * (gregor/consumer.h): no group, every partition of --topic (or --partition), or of
- * every topic matching --include, from the end by default, the beginning with
- * --from-beginning, or --offset earliest|latest|N (with --partition, as in Kafka).
+/* gregor consume: kafka-console-consumer.sh over libgregor's consumer (gregor/consumer.h).
+ * Without a group: every partition of --topic (or --partition), or of every topic
+ * matching --include, from the end by default, the beginning with --from-beginning, or
+ * --offset earliest|latest|N (with --partition, as in Kafka); nothing is committed.
+ * With --group G (or group.id in the consumer properties): a consumer-group member
+ * subscribed to --topic or to the --include regex, starting from the group's committed
+ * offsets, else by auto.offset.reset (--from-beginning: earliest, else latest, as
+ * Kafka's tool sets it), committing automatically and when it stops; it leaves the
+ * group on exit (--max-messages, --timeout-ms, SIGINT/SIGTERM). --group-protocol
+ * classic|consumer sets group.protocol.
  * Records are printed by cli_fmt.c as Kafka's DefaultMessageFormatter prints them.
  * Stops after --max-messages, after --timeout-ms without a record, or on
  * SIGINT/SIGTERM, and prints "Processed a total of N messages" on stderr. */
@@ -40,8 +46,9 @@ static const cli_opt_t opts[] = {
     {"isolation-level", "String", "read_committed or read_uncommitted (default)."},
     {"skip-message-on-error", NULL,
      "Accepted for compatibility: printing a record cannot fail on a format error here."},
-    {"group", "String: consumer group id",
-     "Not supported: gregor consume reads without a consumer group (see share-consume)."},
+    {"group", "String: consumer group id", "The consumer group id of the consumer."},
+    {"group-protocol", "String: classic|consumer",
+     "The group protocol (group.protocol): classic (default, as Kafka's clients) or consumer (KIP-848)."},
     {"help", NULL, "Print usage information."},
     {NULL, NULL, NULL},
 };
@@ -144,10 +151,44 @@ static int assign(const cli_vals_t *v, gr_consumer_t *c, const char *topic, int6
     return err ? cli_fail("%s", gr_consumer_last_error(c)) : 0;
 }
 
-static gr_consumer_t *make_consumer(const cli_vals_t *v) {
+/* The group settings, as kafka-console-consumer makes them: one group id wherever it
+ * is given, auto.offset.reset from --from-beginning unless set, no --partition. */
+static int group_conf(const cli_vals_t *v, gr_conf_t *conf, bool *group) {
+    const char *g = cli_str(v, "group"), *set = gr_conf_get(conf, "group.id");
+    char err[512];
+    if (g && *set && strcmp(g, set))
+        return cli_usage_error(v,
+                               "The group ids provided in different places (directly using '--group', via "
+                               "'--consumer-property', or via '--consumer.config') do not match. Detected group "
+                               "ids: '%s', '%s'",
+                               g, set);
+    if (g && gr_conf_set(conf, "group.id", g, err, sizeof(err))) return cli_fail("%s", err);
+    *group = *gr_conf_get(conf, "group.id") != 0;
+    if (!*group) return cli_has(v, "group-protocol") ? cli_usage_error(v, "--group-protocol needs --group") : CLI_OK;
+    if (cli_has(v, "partition")) return cli_usage_error(v, "Options group and partition cannot be specified together.");
+    if (cli_has(v, "from-timestamp")) return cli_usage_error(v, "--from-timestamp cannot be used with a group.");
+    const char *reset = gr_conf_get(conf, "auto.offset.reset");
+    bool explicit = false;
     size_t n1, n2;
     const char **p1 = cli_all(v, "consumer-property", &n1), **p2 = cli_all(v, "command-property", &n2);
-    const char **props = calloc(n1 + n2 + 2, sizeof(*props));
+    for (size_t i = 0; i < n1 + n2; i++)
+        if (!strncmp(i < n1 ? p1[i] : p2[i - n1], "auto.offset.reset=", 18)) explicit = true;
+    if (explicit && cli_has(v, "from-beginning") && strcmp(reset, "earliest")) {
+        fprintf(stderr,
+                "Can't simultaneously specify --from-beginning and 'auto.offset.reset=%s', please remove one "
+                "option\n",
+                reset);
+        return CLI_FAIL;
+    }
+    if (!explicit)
+        gr_conf_set(conf, "auto.offset.reset", cli_has(v, "from-beginning") ? "earliest" : "latest", NULL, 0);
+    return CLI_OK;
+}
+
+static gr_consumer_t *make_consumer(const cli_vals_t *v, bool *group, int *rc) {
+    size_t n1, n2;
+    const char **p1 = cli_all(v, "consumer-property", &n1), **p2 = cli_all(v, "command-property", &n2);
+    const char **props = calloc(n1 + n2 + 3, sizeof(*props));
     char iso[64];
     size_t k = 0;
     if (!props) abort();
@@ -157,6 +198,13 @@ static gr_consumer_t *make_consumer(const cli_vals_t *v) {
     }
     for (size_t i = 0; i < n1; i++) props[k++] = p1[i];
     for (size_t i = 0; i < n2; i++) props[k++] = p2[i];
+    char gp[64];
+    if (cli_str(v, "group-protocol")) {
+        snprintf(gp, sizeof(gp), "group.protocol=%s", cli_str(v, "group-protocol"));
+        props = realloc(props, (k + 2) * sizeof(*props));
+        if (!props) abort();
+        props[k++] = gp;
+    }
     gr_conf_t *conf = cli_conf(v, GR_CONF_CONSUMER, props, k);
     free(props);
     const char *file = cli_str(v, "consumer.config");
@@ -164,6 +212,8 @@ static gr_consumer_t *make_consumer(const cli_vals_t *v) {
     gr_consumer_t *c = NULL;
     if (conf && file && gr_conf_load_file(conf, file, err, sizeof(err)) != GR_ERR_NONE)
         cli_fail("%s", err);
+    else if (conf && (*rc = group_conf(v, conf, group)) != CLI_OK)
+        ;
     else if (conf && gr_consumer_new(conf, &c, err, sizeof(err)) != GR_ERR_NONE)
         cli_fail("%s", err);
     gr_conf_destroy(conf);
@@ -193,10 +243,28 @@ static int consume_loop(const cli_vals_t *v, gr_consumer_t *c, const cli_fmt_t *
     return CLI_OK;
 }
 
+/* Join the group: --topic, or the --include list as one regex. */
+static int subscribe(const cli_vals_t *v, gr_consumer_t *c, const char *topic) {
+    gr_err_t err;
+    if (topic) {
+        int32_t parts; /* reach the cluster first (an unknown topic is just not assigned) */
+        err = gr_consumer_partition_count(c, topic, -1, &parts);
+        if (err && err != GR_ERR_UNKNOWN_TOPIC_OR_PARTITION) return cli_fail("%s", gr_consumer_last_error(c));
+        err = gr_consumer_subscribe(c, &topic, 1);
+    } else {
+        const char *pat = cli_str(v, "include");
+        char *re = malloc(strlen(pat) + 1), *o = re;
+        if (!re) abort();
+        for (const char *p = pat; *p; p++)
+            if (*p != ' ') *o++ = *p == ',' ? '|' : *p;
+        *o = 0;
+        err = gr_consumer_subscribe_regex(c, re);
+        free(re);
+    }
+    return err ? cli_fail("%s", gr_consumer_last_error(c)) : CLI_OK;
+}
+
 static int check_args(const cli_vals_t *v) {
-    if (cli_has(v, "group"))
-        return cli_usage_error(v, "--group is not supported: gregor consume reads without a consumer group "
-                                  "(gregor share-consume consumes as a share group member)");
     if (cli_has(v, "topic") == cli_has(v, "include"))
         return cli_usage_error(v, "Exactly one of --include/--topic is required.");
     if (cli_has(v, "include") && (cli_has(v, "partition") || cli_has(v, "offset")))
@@ -218,13 +286,17 @@ static int run(const cli_vals_t *v) {
         free(fbuf);
         return rc;
     }
-    gr_consumer_t *c = make_consumer(v);
+    bool group = false;
+    int mrc = CLI_FAIL;
+    gr_consumer_t *c = make_consumer(v, &group, &mrc);
     if (!c) {
         free(fbuf);
-        return CLI_FAIL;
+        return mrc != CLI_OK ? mrc : CLI_FAIL;
     }
     gr_admin_result_t *tres = NULL;
-    if (topic) {
+    if (group) {
+        rc = subscribe(v, c, topic);
+    } else if (topic) {
         /* Reach the cluster first: poll would wait for it forever (an unknown topic is
          * left to poll, which reports it). */
         int32_t parts;
@@ -247,6 +319,7 @@ static int run(const cli_vals_t *v) {
         signal(SIGINT, on_signal);
         signal(SIGTERM, on_signal);
         rc = consume_loop(v, c, &f, &count);
+        if (group && gr_consumer_close(c, -1) != GR_ERR_NONE && !rc) rc = cli_fail("%s", gr_consumer_last_error(c));
         fflush(stdout);
         cli_progress("consumed", count, true);
         fprintf(stderr, "Processed a total of %" PRIu64 " messages\n", count);

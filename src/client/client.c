@@ -49,6 +49,11 @@ static const struct {
     {GR_API_AlterClientQuotas, 0, 1},
     {GR_API_DescribeUserScramCredentials, 0, 0},
     {GR_API_AlterUserScramCredentials, 0, 0}, /* admin_quotas.c */
+    {GR_API_JoinGroup, 4, 9},
+    {GR_API_SyncGroup, 3, 5},
+    {GR_API_Heartbeat, 3, 4},
+    {GR_API_LeaveGroup, 3, 5},
+    {GR_API_ConsumerGroupHeartbeat, 0, 1}, /* the group consumer (consumer_classic.c, consumer_cgh.c) */
     {GR_API_Fetch, 4, 12},
     {GR_API_ListOffsets, 1, 9}, /* the plain consumer (consumer.c) */
     {GR_API_ShareGroupHeartbeat, 1, 1},

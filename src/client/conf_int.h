@@ -101,6 +101,7 @@ typedef enum gr__ctype {
       "read_uncommitted,read_committed")                                                                           \
     X(AUTO_OFFSET_RESET, "auto.offset.reset", GR__C, GR__CT_ENUM, "latest", 0, 0, "latest,earliest,none")          \
     X(ENABLE_AUTO_COMMIT, "enable.auto.commit", GR__C, GR__CT_BOOL, "true", 0, 0, NULL)                            \
+    X(AUTO_COMMIT_INTERVAL_MS, "auto.commit.interval.ms", GR__C, GR__CT_INT, "5000", 0, GR__I32MAX, NULL)          \
     X(GROUP_INSTANCE_ID, "group.instance.id", GR__C, GR__CT_STRING, NULL, 0, 0, NULL)                              \
     X(PARTITION_ASSIGNMENT_STRATEGY, "partition.assignment.strategy", GR__C, GR__CT_LIST, NULL, 0, 0, NULL)        \
     X(SESSION_TIMEOUT_MS, "session.timeout.ms", GR__C, GR__CT_INT, "45000", 0, GR__I32MAX, NULL)                   \

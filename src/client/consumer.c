@@ -1,75 +1,20 @@
-/* The plain consumer: assigned partitions, no group, no commits (gregor/consumer.h).
+/* The consumer's public calls (gregor/consumer.h): assignment, positions, poll.
  *
- * Each assigned partition (cpart_t) has a position (`next`, -1 until resolved), and
- * at most one Fetch in flight. Positions given as BEGINNING / END / a timestamp are
- * resolved with ListOffsets to the partition leader. gr_consumer_poll sends one
- * sessionless Fetch (epoch -1) per leader for the partitions whose previous answer
- * has been read, and hands out records one at a time from the copied answer:
- * batches are walked with the records module (decompressing into a per-partition
- * scratch buffer), control batches and records before the position are skipped.
- * A record handed out points into those buffers, so it stays valid until the next
- * call, when a drained answer is freed.
+ * Each assigned partition (gr__cpart_t) has a position (`next`, -1 until resolved), and
+ * at most one Fetch in flight (consumer_fetch.c). Positions given as BEGINNING / END /
+ * a timestamp are resolved with ListOffsets to the partition leader; a group's
+ * partitions first ask for the committed offset (consumer_offsets.c). A record handed
+ * out points into the fetch buffers, so it stays valid until the next call, when a
+ * drained answer is freed. With a subscription, every poll iteration also runs the
+ * group membership (consumer_group.c).
  * @locality: the thread that owns the handle. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/client.h"
-#include "gregor/consumer.h"
-#include "proto/records.h"
+#include "client/consumer_int.h"
 #include "proto_msgs.h"
-
-typedef struct cpart {
-    char *topic;
-    int32_t partition;
-    bool by_time;  /* start is a timestamp to resolve */
-    int64_t start; /* offset, GR_OFFSET_BEGINNING/END, or a timestamp */
-    int64_t next;  /* position; -1 while unresolved */
-    int64_t oor;   /* position refused with OFFSET_OUT_OF_RANGE, to re-resolve; -1 none */
-    bool inflight; /* a Fetch for it is out, to fetch_node */
-    int32_t fetch_node;
-    int64_t retry_at;
-    uint8_t *blob; /* the Records of the last answer, being read */
-    gr_batch_iter_t it;
-    bool in_batch;
-    gr_batch_view_t bv;
-    gr_record_iter_t ri;
-    gr_wbuf_t scratch;
-} cpart_t;
-
-/* An assignment of every partition of a topic, expanded once metadata is known. */
-typedef struct cwild {
-    char *topic;
-    bool by_time;
-    int64_t start;
-} cwild_t;
-
-struct gr_consumer_msg {
-    const char *topic;
-    int32_t partition;
-    gr_record_t rec;
-    int ts_type;
-};
-
-struct gr_consumer {
-    gr__client_t *cl;
-    cpart_t **parts;
-    size_t n_parts, cap_parts;
-    cwild_t *wild;
-    size_t n_wild;
-    size_t rr; /* the partition records were last served from */
-    int32_t max_wait, min_bytes, max_bytes, part_max_bytes;
-    gr_err_t fatal; /* a non-retriable error from a Fetch callback, returned by poll */
-    gr_consumer_msg_t msg;
-    char errbuf[1024];
-};
-
-/* One Fetch in flight to a broker: which consumer, to clear the inflight flags. */
-typedef struct fetch_ctx {
-    gr_consumer_t *c;
-    int32_t node_id;
-} fetch_ctx_t;
 
 static int32_t conf_int(const gr_conf_t *conf, const char *name, int32_t dflt) {
     const char *v = gr_conf_get(conf, name);
@@ -96,11 +41,15 @@ gr_err_t gr_consumer_new(const gr_conf_t *conf, gr_consumer_t **out, char *errst
     c->min_bytes = conf_int(conf, "fetch.min.bytes", 1);
     c->max_bytes = conf_int(conf, "fetch.max.bytes", 52428800);
     c->part_max_bytes = conf_int(conf, "max.partition.fetch.bytes", 1048576);
+    if ((err = gr__cg_init(c, conf, errstr, errstr_size)) != GR_ERR_NONE) {
+        gr_consumer_destroy(c);
+        return err;
+    }
     *out = c;
     return GR_ERR_NONE;
 }
 
-static void part_drop_blob(cpart_t *p) {
+void gr__cons_drop_blob(gr__cpart_t *p) {
     free(p->blob);
     p->blob = NULL;
     p->in_batch = false;
@@ -108,13 +57,14 @@ static void part_drop_blob(cpart_t *p) {
 
 void gr_consumer_destroy(gr_consumer_t *c) {
     if (!c) return;
-    gr__client_destroy(c->cl); /* fails pending Fetches: their callbacks still see c */
+    gr__client_destroy(c->cl); /* fails pending requests: their callbacks still see c */
     for (size_t i = 0; i < c->n_parts; i++) {
-        part_drop_blob(c->parts[i]);
+        gr__cons_drop_blob(c->parts[i]);
         gr_wbuf_free(&c->parts[i]->scratch);
         free(c->parts[i]->topic);
         free(c->parts[i]);
     }
+    gr__cg_free(c);
     for (size_t i = 0; i < c->n_wild; i++) free(c->wild[i].topic);
     free(c->wild);
     free(c->parts);
@@ -123,16 +73,16 @@ void gr_consumer_destroy(gr_consumer_t *c) {
 
 const char *gr_consumer_last_error(const gr_consumer_t *c) { return c->errbuf; }
 
-static cpart_t *find_part(gr_consumer_t *c, const char *topic, size_t tlen, int32_t partition) {
+gr__cpart_t *gr__cons_find(gr_consumer_t *c, const char *topic, size_t tlen, int32_t partition) {
     for (size_t i = 0; i < c->n_parts; i++) {
-        cpart_t *p = c->parts[i];
+        gr__cpart_t *p = c->parts[i];
         if (p->partition == partition && strlen(p->topic) == tlen && !memcmp(p->topic, topic, tlen)) return p;
     }
     return NULL;
 }
 
-static void add_part(gr_consumer_t *c, const char *topic, int32_t partition, bool by_time, int64_t start) {
-    cpart_t *p = find_part(c, topic, strlen(topic), partition);
+gr__cpart_t *gr__cons_add(gr_consumer_t *c, const char *topic, int32_t partition, bool by_time, int64_t start) {
+    gr__cpart_t *p = gr__cons_find(c, topic, strlen(topic), partition);
     if (!p) {
         if (c->n_parts == c->cap_parts) {
             c->cap_parts = c->cap_parts ? c->cap_parts * 2 : 8;
@@ -149,16 +99,36 @@ static void add_part(gr_consumer_t *c, const char *topic, int32_t partition, boo
     p->start = start;
     p->next = (!by_time && start >= 0) ? start : -1;
     p->oor = -1;
-    part_drop_blob(p);
+    p->committed = -1;
+    p->need_committed = false;
+    gr__cons_drop_blob(p);
     gr__client_want_topic(c->cl, topic);
+    return p;
+}
+
+void gr__cons_remove(gr_consumer_t *c, const char *topic, int32_t partition) {
+    for (size_t i = 0; i < c->n_parts; i++) {
+        gr__cpart_t *p = c->parts[i];
+        if (p->partition != partition || strcmp(p->topic, topic)) continue;
+        gr__cons_drop_blob(p);
+        gr_wbuf_free(&p->scratch);
+        free(p->topic);
+        free(p);
+        c->parts[i] = c->parts[--c->n_parts];
+        c->rr = 0;
+        return;
+    }
 }
 
 static gr_err_t assign(gr_consumer_t *c, const char *topic, int32_t partition, bool by_time, int64_t start) {
     c->errbuf[0] = 0;
+    if (c->g.on)
+        return gr__fmt(GR_ERR__STATE, c->errbuf, sizeof(c->errbuf),
+                       "Subscription to topics and manual partition assignment are mutually exclusive");
     if (!topic || !*topic || partition < GR_PARTITION_ALL || (by_time ? start < 0 : start < GR_OFFSET_BEGINNING))
         return gr__fmt(GR_ERR__INVALID_ARG, c->errbuf, sizeof(c->errbuf), "invalid topic, partition or start");
     if (partition >= 0) {
-        add_part(c, topic, partition, by_time, start);
+        gr__cons_add(c, topic, partition, by_time, start);
         return GR_ERR_NONE;
     }
     c->wild = realloc(c->wild, (c->n_wild + 1) * sizeof(*c->wild));
@@ -180,12 +150,12 @@ gr_err_t gr_consumer_assign_timestamp(gr_consumer_t *c, const char *topic, int32
 
 /* ---- metadata and offsets ---- */
 
-static int64_t deadline_of(gr_consumer_t *c, int timeout_ms) {
+int64_t gr__cons_deadline(gr_consumer_t *c, int timeout_ms) {
     int64_t t = timeout_ms >= 0 ? timeout_ms : conf_int(gr__client_conf(c->cl), "default.api.timeout.ms", 60000);
     return gr__client_tick(c->cl) + t;
 }
 
-static int io_wait(gr_consumer_t *c, int64_t deadline) {
+int gr__cons_io_wait(gr_consumer_t *c, int64_t deadline) {
     int64_t r = deadline - gr__client_now(c->cl);
     return r < 0 ? 0 : r > 100 ? 100 : (int)r;
 }
@@ -207,7 +177,7 @@ static gr_err_t wait_topic(gr_consumer_t *c, const char *topic, int64_t deadline
                            gr__client_unreachable_reason(c->cl, why, sizeof(why)));
         }
         gr__client_request_metadata(c->cl);
-        gr__client_io(c->cl, io_wait(c, deadline));
+        gr__client_io(c->cl, gr__cons_io_wait(c, deadline));
     }
     if (!t->n_parts)
         return gr__fmt(GR_ERR_UNKNOWN_TOPIC_OR_PARTITION, c->errbuf, sizeof(c->errbuf), "Topic '%s' does not exist",
@@ -219,7 +189,7 @@ static gr_err_t wait_topic(gr_consumer_t *c, const char *topic, int64_t deadline
 gr_err_t gr_consumer_partition_count(gr_consumer_t *c, const char *topic, int timeout_ms, int32_t *count) {
     c->errbuf[0] = 0;
     gr__mtopic_t *t;
-    gr_err_t err = wait_topic(c, topic, deadline_of(c, timeout_ms), &t);
+    gr_err_t err = wait_topic(c, topic, gr__cons_deadline(c, timeout_ms), &t);
     if (!err) *count = t->n_parts;
     return err;
 }
@@ -293,7 +263,7 @@ gr_err_t gr_consumer_query_offset(gr_consumer_t *c, const char *topic, int32_t p
     c->errbuf[0] = 0;
     if (!topic || spec < GR_OFFSET_BEGINNING || !offset)
         return gr__fmt(GR_ERR__INVALID_ARG, c->errbuf, sizeof(c->errbuf), "invalid topic or offset spec");
-    return resolve(c, topic, partition, spec, deadline_of(c, timeout_ms), offset);
+    return resolve(c, topic, partition, spec, gr__cons_deadline(c, timeout_ms), offset);
 }
 
 /* Expand whole-topic assignments and resolve start positions. Returns a
@@ -301,17 +271,17 @@ gr_err_t gr_consumer_query_offset(gr_consumer_t *c, const char *topic, int32_t p
  * position could not be resolved yet are retried on the next round. */
 static gr_err_t prepare(gr_consumer_t *c, int64_t deadline) {
     while (c->n_wild) {
-        cwild_t *w = &c->wild[c->n_wild - 1];
+        gr__cwild_t *w = &c->wild[c->n_wild - 1];
         gr__mtopic_t *t;
         gr_err_t err = wait_topic(c, w->topic, deadline, &t);
         if (err) return err == GR_ERR__TIMED_OUT ? GR_ERR_NONE : err;
-        for (int32_t i = 0; i < t->n_parts; i++) add_part(c, w->topic, i, w->by_time, w->start);
+        for (int32_t i = 0; i < t->n_parts; i++) gr__cons_add(c, w->topic, i, w->by_time, w->start);
         free(w->topic);
         c->n_wild--;
     }
     for (size_t i = 0; i < c->n_parts; i++) {
-        cpart_t *p = c->parts[i];
-        if (p->next >= 0) continue;
+        gr__cpart_t *p = c->parts[i];
+        if (p->next >= 0 || p->need_committed) continue;
         int64_t off = -1;
         gr_err_t err = resolve(c, p->topic, p->partition, p->start, deadline, &off);
         if (!err && off < 0 && p->by_time) err = resolve(c, p->topic, p->partition, GR_OFFSET_END, deadline, &off);
@@ -319,223 +289,105 @@ static gr_err_t prepare(gr_consumer_t *c, int64_t deadline) {
             err = resolve(c, p->topic, p->partition, GR_OFFSET_END, deadline, &off);
         if (err && (!gr__err_retriable(err) || err == GR_ERR_UNKNOWN_TOPIC_OR_PARTITION)) return err;
         if (!err) p->next = off, p->oor = -1;
+        if (err) break; /* p may be gone: a rebalance can run during the wait */
     }
     return GR_ERR_NONE;
-}
-
-/* ---- fetching ---- */
-
-/* An error for one partition of a Fetch answer. */
-static void on_part_error(gr_consumer_t *c, cpart_t *p, const gr_FetchResponse_PartitionData_t *pd) {
-    gr_err_t err = pd->ErrorCode;
-    if (err == GR_ERR_OFFSET_OUT_OF_RANGE) {
-        /* Before the log start: go to it; past the end: wait at the end. Kafka answers
-         * the offsets as -1 here, so they are asked for with ListOffsets (prepare). */
-        int64_t refused = p->next;
-        p->next = (pd->LogStartOffset >= 0 && p->next < pd->LogStartOffset) ? pd->LogStartOffset
-                  : pd->HighWatermark >= 0                                  ? pd->HighWatermark
-                                                                            : -1;
-        if (p->next < 0) p->start = GR_OFFSET_BEGINNING, p->by_time = false, p->oor = refused;
-    } else if (gr__err_retriable(err)) {
-        gr__client_request_metadata(c->cl);
-        p->retry_at = gr__client_now(c->cl) + 100;
-    } else if (!c->fatal) {
-        c->fatal = gr__fmt(err, c->errbuf, sizeof(c->errbuf), "Fetch %s-%" PRId32 ": %s", p->topic, p->partition,
-                           gr_err_str(err));
-    }
-}
-
-static void on_part_data(gr_consumer_t *c, gr_str_t topic, const gr_FetchResponse_PartitionData_t *pd) {
-    cpart_t *p = find_part(c, topic.ptr, (size_t)(topic.len < 0 ? 0 : topic.len), pd->PartitionIndex);
-    if (!p || p->blob) return;
-    if (pd->ErrorCode) {
-        on_part_error(c, p, pd);
-        return;
-    }
-    if (pd->Records.len <= 0 || !pd->Records.ptr) return;
-    p->blob = malloc((size_t)pd->Records.len);
-    if (!p->blob) abort();
-    memcpy(p->blob, pd->Records.ptr, (size_t)pd->Records.len);
-    gr_batch_iter_init(&p->it, p->blob, (size_t)pd->Records.len);
-    p->in_batch = false;
-}
-
-static void on_fetch(gr__client_t *cl, gr_err_t err, const char *errmsg, int16_t ver, void *resp, void *opaque) {
-    (void)cl, (void)errmsg, (void)ver;
-    fetch_ctx_t *fc = opaque;
-    gr_consumer_t *c = fc->c;
-    for (size_t i = 0; i < c->n_parts; i++)
-        if (c->parts[i]->inflight && c->parts[i]->fetch_node == fc->node_id) c->parts[i]->inflight = false;
-    free(fc);
-    if (err) {
-        gr__client_request_metadata(c->cl);
-        return;
-    }
-    const gr_FetchResponse_t *rs = resp;
-    if (rs->ErrorCode && !c->fatal)
-        c->fatal = gr__fmt(rs->ErrorCode, c->errbuf, sizeof(c->errbuf), "Fetch: %s", gr_err_str(rs->ErrorCode));
-    for (int32_t i = 0; i < rs->Responses.n; i++)
-        for (int32_t k = 0; k < rs->Responses.v[i].Partitions.n; k++)
-            on_part_data(c, rs->Responses.v[i].Topic, &rs->Responses.v[i].Partitions.v[k]);
-}
-
-static bool fetchable(gr_consumer_t *c, cpart_t *p, int32_t *leader) {
-    if (p->next < 0 || p->inflight || p->blob || p->retry_at > gr__client_now(c->cl)) return false;
-    gr__mtopic_t *t = gr__client_topic(c->cl, p->topic);
-    if (!t || p->partition >= t->n_parts || t->parts[p->partition].leader < 0) {
-        gr__client_request_metadata(c->cl);
-        p->retry_at = gr__client_now(c->cl) + 100;
-        return false;
-    }
-    *leader = t->parts[p->partition].leader;
-    return true;
-}
-
-/* Add p to the request, in the entry of its topic. */
-static void add_to_fetch(gr_FetchRequest_t *rq, gr_arena_t *ar, size_t cap, const cpart_t *p, int32_t max_bytes) {
-    gr_FetchRequest_FetchTopic_t *ft = NULL;
-    for (int32_t i = 0; i < rq->Topics.n && !ft; i++)
-        if (gr_str_eq_c(rq->Topics.v[i].Topic, p->topic)) ft = &rq->Topics.v[i];
-    if (!ft) {
-        ft = &rq->Topics.v[rq->Topics.n++];
-        ft->Topic = gr_str_c(p->topic);
-        ft->Partitions.v = gr_struct_alloc(ar, &gr_FetchRequest_FetchPartition_sd, (int32_t)cap);
-    }
-    gr_FetchRequest_FetchPartition_t *fp = &ft->Partitions.v[ft->Partitions.n++];
-    fp->Partition = p->partition;
-    fp->CurrentLeaderEpoch = -1;
-    fp->FetchOffset = p->next;
-    fp->LastFetchedEpoch = -1;
-    fp->LogStartOffset = -1;
-    fp->PartitionMaxBytes = max_bytes;
-}
-
-/* Send one Fetch to leader for every fetchable partition it leads (marking them
- * taken for this round, and in flight if the request went out). */
-static void fetch_from(gr_consumer_t *c, int32_t leader, bool *taken) {
-    gr__node_t *node = gr__client_node(c->cl, leader);
-    bool ready = node && gr__node_ready(node);
-    if (node && !ready) gr__node_connect(node);
-    gr_arena_t ar;
-    gr_arena_init(&ar);
-    gr_FetchRequest_t rq;
-    gr_struct_init(&gr_FetchRequest_sd, &rq);
-    rq.ReplicaId = -1, rq.MaxWaitMs = c->max_wait, rq.MinBytes = c->min_bytes, rq.MaxBytes = c->max_bytes;
-    rq.IsolationLevel = 0, rq.SessionId = 0, rq.SessionEpoch = -1;
-    rq.Topics.v = gr_struct_alloc(&ar, &gr_FetchRequest_FetchTopic_sd, (int32_t)c->n_parts);
-    bool *mine = calloc(c->n_parts, sizeof(*mine));
-    if (!mine) abort();
-    for (size_t i = 0; i < c->n_parts; i++) {
-        int32_t l;
-        if (taken[i] || !fetchable(c, c->parts[i], &l) || l != leader) continue;
-        taken[i] = mine[i] = true;
-        add_to_fetch(&rq, &ar, c->n_parts, c->parts[i], c->part_max_bytes);
-    }
-    int16_t ver = ready ? gr__node_version(node, GR_API_Fetch) : -1;
-    if (ver >= 0 && rq.Topics.n) {
-        fetch_ctx_t *fc = malloc(sizeof(*fc));
-        if (!fc) abort();
-        *fc = (fetch_ctx_t){c, leader};
-        bool sent = gr__node_send(node, GR_API_Fetch, ver, &rq, true, on_fetch, fc) == GR_ERR_NONE;
-        if (!sent) free(fc);
-        for (size_t i = 0; sent && i < c->n_parts; i++)
-            if (mine[i]) c->parts[i]->inflight = true, c->parts[i]->fetch_node = leader;
-    } else if (ready && ver < 0 && !c->fatal) {
-        c->fatal = gr__fmt(GR_ERR_UNSUPPORTED_VERSION, c->errbuf, sizeof(c->errbuf),
-                           "broker %s does not support FetchRequest", gr__node_name(node));
-    }
-    free(mine);
-    gr_arena_free(&ar);
-}
-
-static void send_fetches(gr_consumer_t *c) {
-    bool *taken = calloc(c->n_parts ? c->n_parts : 1, sizeof(*taken));
-    if (!taken) abort();
-    for (size_t i = 0; i < c->n_parts; i++) {
-        int32_t leader;
-        if (!taken[i] && fetchable(c, c->parts[i], &leader)) fetch_from(c, leader, taken);
-    }
-    free(taken);
-}
-
-/* ---- reading answers ---- */
-
-static const gr_consumer_msg_t *serve(gr_consumer_t *c, cpart_t *p, const gr_record_t *rec) {
-    p->next = rec->offset + 1;
-    c->msg.topic = p->topic;
-    c->msg.partition = p->partition;
-    c->msg.rec = *rec;
-    c->msg.ts_type = (p->bv.attributes & GR_BATCH_ATTR_LOG_APPEND_TIME) ? 1 : 0;
-    return &c->msg;
-}
-
-/* The next record of p's answer at or after its position, or NULL when drained
- * (the answer is then freed). A corrupt answer sets c->fatal. */
-static const gr_consumer_msg_t *next_in_part(gr_consumer_t *c, cpart_t *p) {
-    char why[256];
-    while (p->blob) {
-        if (!p->in_batch) {
-            if (gr_batch_iter_next(&p->it, &p->bv, why, sizeof(why)) != GR_ERR_NONE) break;
-            int64_t end = p->bv.base_offset + (p->bv.has_header ? p->bv.last_offset_delta : 0) + 1;
-            if (p->bv.magic != 2 || (p->bv.attributes & GR_BATCH_ATTR_CONTROL) || end <= p->next) {
-                if (end > p->next && p->bv.magic == 2) p->next = end;
-                continue;
-            }
-            gr_err_t err = gr_record_iter_init(&p->ri, &p->bv, &p->scratch, 0, why, sizeof(why));
-            if (err) {
-                c->fatal = gr__fmt(err, c->errbuf, sizeof(c->errbuf), "%s-%" PRId32 " at offset %" PRId64 ": %s",
-                                   p->topic, p->partition, p->bv.base_offset, why);
-                break;
-            }
-            p->in_batch = true;
-        }
-        gr_record_t rec;
-        gr_err_t err = gr_record_iter_next(&p->ri, &rec, why, sizeof(why));
-        if (err) {
-            int64_t end = p->bv.base_offset + p->bv.last_offset_delta + 1;
-            if (end > p->next) p->next = end;
-            p->in_batch = false;
-            continue;
-        }
-        if (rec.offset >= p->next) return serve(c, p, &rec);
-    }
-    part_drop_blob(p);
-    return NULL;
-}
-
-static const gr_consumer_msg_t *next_buffered(gr_consumer_t *c) {
-    for (size_t k = 0; k < c->n_parts; k++) {
-        size_t i = (c->rr + k) % c->n_parts;
-        const gr_consumer_msg_t *m = next_in_part(c, c->parts[i]);
-        if (m) {
-            c->rr = i;
-            return m;
-        }
-        if (c->fatal) return NULL;
-    }
-    return NULL;
 }
 
 gr_err_t gr_consumer_poll(gr_consumer_t *c, int timeout_ms, const gr_consumer_msg_t **msg) {
     *msg = NULL;
     c->errbuf[0] = 0;
-    if (!c->n_parts && !c->n_wild)
+    if (!c->n_parts && !c->n_wild && !c->g.on)
         return gr__fmt(GR_ERR__STATE, c->errbuf, sizeof(c->errbuf), "no partition is assigned");
+    if (c->g.closing) return gr__fmt(GR_ERR__STATE, c->errbuf, sizeof(c->errbuf), "the consumer is closed");
     int64_t now = gr__client_tick(c->cl);
     int64_t deadline = timeout_ms < 0 ? INT64_MAX / 2 : now + timeout_ms;
     for (;;) {
-        if ((*msg = next_buffered(c)) != NULL) return GR_ERR_NONE;
+        if (c->g.on) gr__cg_run(c);
         if (c->fatal) {
             gr_err_t err = c->fatal;
             c->fatal = GR_ERR_NONE;
             return err;
         }
+        if ((*msg = gr__cons_next_buffered(c)) != NULL) return GR_ERR_NONE;
+        if (c->fatal) continue;
+        if (c->g.on) gr__co_fetch_committed(c, deadline);
         gr_err_t err = prepare(c, deadline);
         if (err) return err;
-        send_fetches(c);
+        gr__cons_send_fetches(c);
         if (gr__client_tick(c->cl) >= deadline) return GR_ERR_NONE;
-        gr__client_io(c->cl, io_wait(c, deadline));
+        gr__client_io(c->cl, gr__cons_io_wait(c, deadline));
     }
+}
+
+/* ---- positions, pause ---- */
+
+gr_err_t gr_consumer_seek(gr_consumer_t *c, const char *topic, int32_t partition, int64_t offset) {
+    c->errbuf[0] = 0;
+    gr__cpart_t *p = topic ? gr__cons_find(c, topic, strlen(topic), partition) : NULL;
+    if (!p)
+        return gr__fmt(GR_ERR__STATE, c->errbuf, sizeof(c->errbuf), "No current assignment for partition %s-%d",
+                       topic ? topic : "(null)", (int)partition);
+    if (offset < GR_OFFSET_BEGINNING)
+        return gr__fmt(GR_ERR__INVALID_ARG, c->errbuf, sizeof(c->errbuf), "invalid offset %lld", (long long)offset);
+    gr__cons_drop_blob(p);
+    p->need_committed = false;
+    p->by_time = false;
+    p->start = offset;
+    p->next = offset >= 0 ? offset : -1;
+    p->oor = -1;
+    return GR_ERR_NONE;
+}
+
+gr_err_t gr_consumer_position(gr_consumer_t *c, const char *topic, int32_t partition, int64_t *offset) {
+    c->errbuf[0] = 0;
+    gr__cpart_t *p = topic ? gr__cons_find(c, topic, strlen(topic), partition) : NULL;
+    if (!p)
+        return gr__fmt(GR_ERR__STATE, c->errbuf, sizeof(c->errbuf), "No current assignment for partition %s-%d",
+                       topic ? topic : "(null)", (int)partition);
+    *offset = p->next;
+    return GR_ERR_NONE;
+}
+
+static gr_err_t set_paused(gr_consumer_t *c, const char *topic, int32_t partition, bool paused) {
+    c->errbuf[0] = 0;
+    size_t hit = 0;
+    for (size_t i = 0; i < c->n_parts; i++) {
+        gr__cpart_t *p = c->parts[i];
+        if ((topic && strcmp(p->topic, topic)) || (partition != GR_PARTITION_ALL && p->partition != partition))
+            continue;
+        if (paused) gr__cons_drop_blob(p); /* the position stays at the first record not handed out */
+        p->paused = paused;
+        hit++;
+    }
+    if (!hit && (topic || partition != GR_PARTITION_ALL))
+        return gr__fmt(GR_ERR__STATE, c->errbuf, sizeof(c->errbuf), "No current assignment for partition %s-%d",
+                       topic ? topic : "*", (int)partition);
+    return GR_ERR_NONE;
+}
+
+gr_err_t gr_consumer_pause(gr_consumer_t *c, const char *topic, int32_t partition) {
+    return set_paused(c, topic, partition, true);
+}
+
+gr_err_t gr_consumer_resume(gr_consumer_t *c, const char *topic, int32_t partition) {
+    return set_paused(c, topic, partition, false);
+}
+
+size_t gr_consumer_assignment(gr_consumer_t *c, gr_topic_partition_t *out, size_t max) {
+    for (size_t i = 0; i < c->n_parts && i < max; i++)
+        out[i] = (gr_topic_partition_t){c->parts[i]->topic, c->parts[i]->partition, c->parts[i]->next};
+    return c->n_parts;
+}
+
+gr_topic_partition_t *gr__cons_tps(gr_consumer_t *c, const gr__tplist_t *l) {
+    gr_topic_partition_t *v = calloc(l->n ? l->n : 1, sizeof(*v));
+    if (!v) abort();
+    for (size_t i = 0; i < l->n; i++) {
+        gr__cpart_t *p = gr__cons_find(c, l->v[i].topic, strlen(l->v[i].topic), l->v[i].partition);
+        v[i] = (gr_topic_partition_t){l->v[i].topic, l->v[i].partition, p ? p->next : -1};
+    }
+    return v;
 }
 
 /* ---- records ---- */

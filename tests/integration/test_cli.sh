@@ -221,7 +221,7 @@ golden consume_from_beginning_and_offset "$G" consume --bootstrap-server "$B" --
 golden consume_bad_offset "$G" consume --bootstrap-server "$B" --topic cli-h --partition 0 --offset soon
 golden consume_unknown_formatter_prop "$G" consume --bootstrap-server "$B" --topic cli-h --property print.colour=true
 golden consume_deserializer "$G" consume --bootstrap-server "$B" --topic cli-h --property key.deserializer=org.apache.kafka.common.serialization.LongDeserializer
-golden consume_group "$G" consume --bootstrap-server "$B" --topic cli-h --group g1
+golden consume_group "$G" consume --bootstrap-server "$B" --topic cli-h --group g1 --partition 0
 golden consume_unreachable "$G" consume --bootstrap-server 127.0.0.1:1 --topic cli-h --command-property default.api.timeout.ms=1000
 if have_java; then
   # the same lines through Kafka's console producer, the same output from Kafka's console consumer

@@ -1,0 +1,219 @@
+/* The consumer's fetching (consumer_int.h): one sessionless Fetch (epoch -1) per leader
+ * for the partitions whose previous answer has been read (and that are not paused),
+ * and handing out records one at a time from the copied answer: batches are walked
+ * with the records module (decompressing into a per-partition scratch buffer),
+ * control batches and records before the position are skipped. An answer is kept
+ * only if the partition's position is still the one it was fetched from (a seek or a
+ * new assignment in between drops it).
+ * @locality: the thread that owns the handle. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/consumer_int.h"
+#include "proto_msgs.h"
+
+/* One Fetch in flight to a broker: which consumer, to clear the inflight flags. */
+typedef struct fetch_ctx {
+    gr_consumer_t *c;
+    int32_t node_id;
+} fetch_ctx_t;
+
+/* ---- fetching ---- */
+
+/* An error for one partition of a Fetch answer. */
+static void on_part_error(gr_consumer_t *c, gr__cpart_t *p, const gr_FetchResponse_PartitionData_t *pd) {
+    gr_err_t err = pd->ErrorCode;
+    if (err == GR_ERR_OFFSET_OUT_OF_RANGE) {
+        /* Before the log start: go to it; past the end: wait at the end. Kafka answers
+         * the offsets as -1 here, so they are asked for with ListOffsets (prepare). */
+        int64_t refused = p->next;
+        p->next = (pd->LogStartOffset >= 0 && p->next < pd->LogStartOffset) ? pd->LogStartOffset
+                  : pd->HighWatermark >= 0                                  ? pd->HighWatermark
+                                                                            : -1;
+        if (p->next < 0) p->start = GR_OFFSET_BEGINNING, p->by_time = false, p->oor = refused;
+    } else if (gr__err_retriable(err)) {
+        gr__client_request_metadata(c->cl);
+        p->retry_at = gr__client_now(c->cl) + 100;
+    } else if (!c->fatal) {
+        c->fatal = gr__fmt(err, c->errbuf, sizeof(c->errbuf), "Fetch %s-%" PRId32 ": %s", p->topic, p->partition,
+                           gr_err_str(err));
+    }
+}
+
+static void on_part_data(gr_consumer_t *c, int32_t node, gr_str_t topic, const gr_FetchResponse_PartitionData_t *pd) {
+    gr__cpart_t *p = gr__cons_find(c, topic.ptr, (size_t)(topic.len < 0 ? 0 : topic.len), pd->PartitionIndex);
+    /* Only the answer to this partition's own request, from the position still held. */
+    if (!p || p->blob || !p->inflight || p->fetch_node != node || p->fetch_pos != p->next || p->paused) return;
+    if (pd->ErrorCode) {
+        on_part_error(c, p, pd);
+        return;
+    }
+    if (pd->Records.len <= 0 || !pd->Records.ptr) return;
+    p->blob = malloc((size_t)pd->Records.len);
+    if (!p->blob) abort();
+    memcpy(p->blob, pd->Records.ptr, (size_t)pd->Records.len);
+    gr_batch_iter_init(&p->it, p->blob, (size_t)pd->Records.len);
+    p->in_batch = false;
+}
+
+static void on_fetch(gr__client_t *cl, gr_err_t err, const char *errmsg, int16_t ver, void *resp, void *opaque) {
+    (void)cl, (void)errmsg, (void)ver;
+    fetch_ctx_t *fc = opaque;
+    gr_consumer_t *c = fc->c;
+    int32_t node = fc->node_id;
+    free(fc);
+    if (err) {
+        gr__client_request_metadata(c->cl);
+    } else {
+        const gr_FetchResponse_t *rs = resp;
+        if (rs->ErrorCode && !c->fatal)
+            c->fatal = gr__fmt(rs->ErrorCode, c->errbuf, sizeof(c->errbuf), "Fetch: %s", gr_err_str(rs->ErrorCode));
+        for (int32_t i = 0; i < rs->Responses.n; i++)
+            for (int32_t k = 0; k < rs->Responses.v[i].Partitions.n; k++)
+                on_part_data(c, node, rs->Responses.v[i].Topic, &rs->Responses.v[i].Partitions.v[k]);
+    }
+    for (size_t i = 0; i < c->n_parts; i++)
+        if (c->parts[i]->inflight && c->parts[i]->fetch_node == node) c->parts[i]->inflight = false;
+}
+
+static bool fetchable(gr_consumer_t *c, gr__cpart_t *p, int32_t *leader) {
+    if (p->next < 0 || p->paused || p->inflight || p->blob || p->retry_at > gr__client_now(c->cl)) return false;
+    gr__mtopic_t *t = gr__client_topic(c->cl, p->topic);
+    if (!t || p->partition >= t->n_parts || t->parts[p->partition].leader < 0) {
+        gr__client_request_metadata(c->cl);
+        p->retry_at = gr__client_now(c->cl) + 100;
+        return false;
+    }
+    *leader = t->parts[p->partition].leader;
+    return true;
+}
+
+/* Add p to the request, in the entry of its topic. */
+static void add_to_fetch(gr_FetchRequest_t *rq, gr_arena_t *ar, size_t cap, const gr__cpart_t *p, int32_t max_bytes) {
+    gr_FetchRequest_FetchTopic_t *ft = NULL;
+    for (int32_t i = 0; i < rq->Topics.n && !ft; i++)
+        if (gr_str_eq_c(rq->Topics.v[i].Topic, p->topic)) ft = &rq->Topics.v[i];
+    if (!ft) {
+        ft = &rq->Topics.v[rq->Topics.n++];
+        ft->Topic = gr_str_c(p->topic);
+        ft->Partitions.v = gr_struct_alloc(ar, &gr_FetchRequest_FetchPartition_sd, (int32_t)cap);
+    }
+    gr_FetchRequest_FetchPartition_t *fp = &ft->Partitions.v[ft->Partitions.n++];
+    fp->Partition = p->partition;
+    fp->CurrentLeaderEpoch = -1;
+    fp->FetchOffset = p->next;
+    fp->LastFetchedEpoch = -1;
+    fp->LogStartOffset = -1;
+    fp->PartitionMaxBytes = max_bytes;
+}
+
+/* Send one Fetch to leader for every fetchable partition it leads (marking them
+ * taken for this round, and in flight if the request went out). */
+static void fetch_from(gr_consumer_t *c, int32_t leader, bool *taken) {
+    gr__node_t *node = gr__client_node(c->cl, leader);
+    bool ready = node && gr__node_ready(node);
+    if (node && !ready) gr__node_connect(node);
+    gr_arena_t ar;
+    gr_arena_init(&ar);
+    gr_FetchRequest_t rq;
+    gr_struct_init(&gr_FetchRequest_sd, &rq);
+    rq.ReplicaId = -1, rq.MaxWaitMs = c->max_wait, rq.MinBytes = c->min_bytes, rq.MaxBytes = c->max_bytes;
+    rq.IsolationLevel = 0, rq.SessionId = 0, rq.SessionEpoch = -1;
+    rq.Topics.v = gr_struct_alloc(&ar, &gr_FetchRequest_FetchTopic_sd, (int32_t)c->n_parts);
+    bool *mine = calloc(c->n_parts, sizeof(*mine));
+    if (!mine) abort();
+    for (size_t i = 0; i < c->n_parts; i++) {
+        int32_t l;
+        if (taken[i] || !fetchable(c, c->parts[i], &l) || l != leader) continue;
+        taken[i] = mine[i] = true;
+        add_to_fetch(&rq, &ar, c->n_parts, c->parts[i], c->part_max_bytes);
+    }
+    int16_t ver = ready ? gr__node_version(node, GR_API_Fetch) : -1;
+    if (ver >= 0 && rq.Topics.n) {
+        fetch_ctx_t *fc = malloc(sizeof(*fc));
+        if (!fc) abort();
+        *fc = (fetch_ctx_t){c, leader};
+        bool sent = gr__node_send(node, GR_API_Fetch, ver, &rq, true, on_fetch, fc) == GR_ERR_NONE;
+        if (!sent) free(fc);
+        for (size_t i = 0; sent && i < c->n_parts; i++)
+            if (mine[i])
+                c->parts[i]->inflight = true, c->parts[i]->fetch_node = leader,
+                c->parts[i]->fetch_pos = c->parts[i]->next;
+    } else if (ready && ver < 0 && !c->fatal) {
+        c->fatal = gr__fmt(GR_ERR_UNSUPPORTED_VERSION, c->errbuf, sizeof(c->errbuf),
+                           "broker %s does not support FetchRequest", gr__node_name(node));
+    }
+    free(mine);
+    gr_arena_free(&ar);
+}
+
+void gr__cons_send_fetches(gr_consumer_t *c) {
+    bool *taken = calloc(c->n_parts ? c->n_parts : 1, sizeof(*taken));
+    if (!taken) abort();
+    for (size_t i = 0; i < c->n_parts; i++) {
+        int32_t leader;
+        if (!taken[i] && fetchable(c, c->parts[i], &leader)) fetch_from(c, leader, taken);
+    }
+    free(taken);
+}
+
+/* ---- reading answers ---- */
+
+static const gr_consumer_msg_t *serve(gr_consumer_t *c, gr__cpart_t *p, const gr_record_t *rec) {
+    p->next = rec->offset + 1;
+    c->msg.topic = p->topic;
+    c->msg.partition = p->partition;
+    c->msg.rec = *rec;
+    c->msg.ts_type = (p->bv.attributes & GR_BATCH_ATTR_LOG_APPEND_TIME) ? 1 : 0;
+    return &c->msg;
+}
+
+/* The next record of p's answer at or after its position, or NULL when drained
+ * (the answer is then freed). A corrupt answer sets c->fatal. */
+static const gr_consumer_msg_t *next_in_part(gr_consumer_t *c, gr__cpart_t *p) {
+    char why[256];
+    while (p->blob) {
+        if (!p->in_batch) {
+            if (gr_batch_iter_next(&p->it, &p->bv, why, sizeof(why)) != GR_ERR_NONE) break;
+            int64_t end = p->bv.base_offset + (p->bv.has_header ? p->bv.last_offset_delta : 0) + 1;
+            if (p->bv.magic != 2 || (p->bv.attributes & GR_BATCH_ATTR_CONTROL) || end <= p->next) {
+                if (end > p->next && p->bv.magic == 2) p->next = end;
+                continue;
+            }
+            gr_err_t err = gr_record_iter_init(&p->ri, &p->bv, &p->scratch, 0, why, sizeof(why));
+            if (err) {
+                c->fatal = gr__fmt(err, c->errbuf, sizeof(c->errbuf), "%s-%" PRId32 " at offset %" PRId64 ": %s",
+                                   p->topic, p->partition, p->bv.base_offset, why);
+                break;
+            }
+            p->in_batch = true;
+        }
+        gr_record_t rec;
+        gr_err_t err = gr_record_iter_next(&p->ri, &rec, why, sizeof(why));
+        if (err) {
+            int64_t end = p->bv.base_offset + p->bv.last_offset_delta + 1;
+            if (end > p->next) p->next = end;
+            p->in_batch = false;
+            continue;
+        }
+        if (rec.offset >= p->next) return serve(c, p, &rec);
+    }
+    gr__cons_drop_blob(p);
+    return NULL;
+}
+
+const gr_consumer_msg_t *gr__cons_next_buffered(gr_consumer_t *c) {
+    for (size_t k = 0; k < c->n_parts; k++) {
+        size_t i = (c->rr + k) % c->n_parts;
+        if (c->parts[i]->paused) continue;
+        const gr_consumer_msg_t *m = next_in_part(c, c->parts[i]);
+        if (m) {
+            c->rr = i;
+            return m;
+        }
+        if (c->fatal) return NULL;
+    }
+    return NULL;
+}
