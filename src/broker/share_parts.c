@@ -203,26 +203,14 @@ gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_
 gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *member, const gr_uuid_t *topic_id,
                                 int32_t partition, const gr_sp_ack_batch_t *batches, size_t n, bool is_renew_ack,
                                 gr_share_ackwait_t *w, int16_t *err_slot, char *errstr, size_t errstr_size) {
-    errstr[0] = 0;
-    const char *why;
-    if (!gr_share_acks_valid(batches, n, is_renew_ack, &why)) {
-        /* Kafka 4.4.0 answers these 42s with a null ErrorMessage: the reason is only logged. */
-        GR_DEBUG("share", "invalid acknowledgement batch: %s", why);
-        return GR_ERR_INVALID_REQUEST;
-    }
-    const gr_meta_topic_t *mt = gr_meta_topic_find_id(b->meta, topic_id);
-    if (!mt) return GR_ERR_UNKNOWN_TOPIC_ID;
-    if (!gr_parts_find_id(b->parts, topic_id, partition)) return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-    if (n == 0) return GR_ERR_NONE;
     gr_share_part_t *part = gr_share_part_find(b, group, topic_id, partition);
-    if (!part) {
-        snprintf(errstr, errstr_size, "The share partition is not initialized on this broker.");
-        return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-    }
-    if (gr_share_state_failed(b)) {
-        snprintf(errstr, errstr_size, "The share state is offline after a failed write (restart the broker).");
-        return GR_ERR_KAFKA_STORAGE_ERROR;
-    }
+    gr_share_ack_target_t t = {.topic_known = gr_meta_topic_find_id(b->meta, topic_id) != NULL,
+                               .partition_known = gr_parts_find_id(b->parts, topic_id, partition) != NULL,
+                               .sp_in_memory = part != NULL,
+                               .state_failed = gr_share_state_failed(b)};
+    bool apply;
+    gr_err_t err = gr_share_ack_admit(batches, n, is_renew_ack, &t, &apply, errstr, errstr_size);
+    if (err || !apply) return err;
     gr_sgc_values_t vals;
     gr_share_group_values(b, group, &vals);
     gr_sp_ack_req_t ar = {member, batches, n, is_renew_ack, vals.renew_acknowledge_enable};

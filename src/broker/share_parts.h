@@ -73,9 +73,8 @@ gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_
                            char *errstr, size_t errstr_size);
 
 /** One partition's acknowledgements of a ShareFetch/ShareAcknowledge, checked
- *  in the spec's order (§3.3): malformed batches -> INVALID_REQUEST, unknown
- *  topic id -> UNKNOWN_TOPIC_ID, unknown partition or no SP in memory ->
- *  UNKNOWN_TOPIC_OR_PARTITION, then gr_share_part_ack. is_renew_ack: v2 with
+ *  in the spec's order (§3.3, gr_share_ack_admit in share/ack_wait.h), then
+ *  gr_share_part_ack. is_renew_ack: v2 with
  *  IsRenewAck=true (type 4 allowed). */
 gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *member, const gr_uuid_t *topic_id,
                                 int32_t partition, const gr_sp_ack_batch_t *batches, size_t n, bool is_renew_ack,
