@@ -4,8 +4,9 @@
  * What lives here: opening the stores and loading every group at start-up,
  * the per-group config overrides (resolved once, share/group_config_store.h), persisting a group after every change
  * (gr_share_persist; handlers answer only once it is durable, share_coord.h),
- * share-partition initialization (§4.5), the member session expiry timer
- * (§4.6) and topic deletion (§6.6). The handlers are in h_share_group.c,
+ * share-partition initialization (§4.5, share/group_init.h), the member session
+ * expiry timer (§4.6) and topic deletion (§6.6), whose rules are
+ * share/group_lifecycle.h's, and the request wait (share/durable_wait.h). The handlers are in h_share_group.c,
  * h_groups.c, h_share_offsets.c and h_group_configs.c.
  *
  * Group configs are kept independent of the group, as Kafka does: a record in
@@ -25,45 +26,35 @@
 #include "broker/share_dlq.h"
 #include "broker/share_wq.h"
 #include "share/group_init.h"
+#include "share/group_lifecycle.h"
 #include "share/group_record.h"
 
 /* ------------------------------------------------------------------ answering after durable writes */
 
-gr_share_wait_t *gr_share_wait_new(gr_req_t *req, void *resp, gr_share_wait_fix_fn *fix) {
-    gr_share_wait_t *w = gr_arena_alloc(&req->arena, sizeof(*w));
-    *w = (gr_share_wait_t){.req = req, .resp = resp, .pending = 1, .fix = fix};
-    return w;
-}
-
-void gr_share_wait_add(gr_share_wait_t *w) { w->pending++; }
-
-void gr_share_wait_fail(gr_share_wait_t *w, gr_err_t err) {
-    if (!w->err) w->err = err;
-}
-
-static void wait_release(gr_share_wait_t *w) {
-    if (--w->pending > 0) return;
-    if (w->fix) w->fix(w->req, w->resp, w->err);
+/* The last write completed: fix the response, then send it (frees the request's arena). */
+static void wait_done(void *ctx, gr_err_t err) {
+    gr_share_wait_t *w = ctx;
+    if (w->fix) w->fix(w->req, w->resp, err);
     gr_req_respond(w->req, w->resp);
 }
 
-void gr_share_wait_cb(void *arg, gr_err_t err) {
-    gr_share_wait_t *w = arg;
-    if (err) {
-        GR_ERROR("share", "group/share-state store write failed: %s", gr_err_str(err));
-        gr_share_wait_fail(w, err);
-    }
-    wait_release(w);
+gr_share_wait_t *gr_share_wait_new(gr_req_t *req, void *resp, gr_share_wait_fix_fn *fix) {
+    gr_share_wait_t *w = gr_arena_alloc(&req->arena, sizeof(*w));
+    *w = (gr_share_wait_t){.req = req, .resp = resp, .fix = fix};
+    gr_dwait_init(&w->dw, wait_done, w);
+    return w;
 }
 
-void gr_share_wait_arm(gr_share_wait_t *w) { wait_release(w); }
+void gr_share_wait_add(gr_share_wait_t *w) { gr_dwait_add(&w->dw); }
 
-/* Queue bookkeeping around one store call: a synchronous error completes at once. */
-static void wait_queued(gr_share_wait_t *w, gr_err_t err) {
-    if (!err) return;
-    GR_ERROR("share", "group/share-state store refused a write: %s", gr_err_str(err));
-    if (w) gr_share_wait_cb(w, err);
-}
+void gr_share_wait_fail(gr_share_wait_t *w, gr_err_t err) { gr_dwait_fail(&w->dw, err); }
+
+void gr_share_wait_cb(void *arg, gr_err_t err) { gr_dwait_cb(&((gr_share_wait_t *)arg)->dw, err); }
+
+void gr_share_wait_arm(gr_share_wait_t *w) { gr_dwait_arm(&w->dw); }
+
+/* A store call's synchronous refusal completes its reference at once. */
+static void wait_queued(gr_share_wait_t *w, gr_err_t err) { gr_dwait_queued(w ? &w->dw : NULL, err); }
 
 /* ------------------------------------------------------------------ topics and clients */
 
@@ -189,34 +180,28 @@ bool gr_share_group_may_create(gr_broker_t *b, const char *group_id, char *errst
                                          errstr_size);
 }
 
-/* A group whose last member expired and that never had share state or configs (for
- * instance one made up by an anonymous heartbeat) is forgotten, so such groups do not
- * pile up against group.share.max.groups. Groups with state stay, as in Kafka. */
-static void forget_if_unused(gr_broker_t *b, const char *group_id) {
-    const gr_sg_group_t *g;
-    gr_sg_state_t st;
-    char e[64];
-    if (gr_share_group_describe(b->share.groups, group_id, false, &g, &st, e, sizeof(e))) return;
-    if (g->n_members > 0 || g->initialized.n_topics > 0 || gr_share_group_configs(b, group_id)) return;
-    gr_share_drop_partitions(b, group_id, NULL, -1);
-    if (gr_share_group_delete(b->share.groups, group_id, NULL)) return;
-    GR_INFO("share", "share group %s forgotten: empty after its last member expired, and it never held state",
-            group_id);
+/* ------------------------------------------------------------------ member expiry, topics (share/group_lifecycle.h) */
+
+static void hook_release(void *ctx, const char *group_id, const char *member_id) {
+    gr_share_release_member(ctx, group_id, member_id);
 }
 
-/* ------------------------------------------------------------------ member expiry (§4.6) */
+static void hook_drop(void *ctx, const char *group_id, const gr_uuid_t *topic_id) {
+    gr_share_drop_partitions(ctx, group_id, topic_id, -1);
+}
+
+static bool hook_has_configs(void *ctx, const char *group_id) { return gr_share_group_configs(ctx, group_id) != NULL; }
+
+static void hook_persist(void *ctx, const char *group_id) { gr_share_persist(ctx, group_id, NULL); }
+
+static gr_sg_hooks_t hooks(gr_broker_t *b) {
+    return (gr_sg_hooks_t){hook_release, hook_drop, hook_has_configs, hook_persist, b};
+}
 
 static void expiry_fire(gr_timer_t *t, int64_t now) {
     gr_broker_t *b = t->data;
-    gr_sg_expired_t *ex = NULL;
-    int32_t n = gr_share_group_expire(b->share.groups, now, &ex);
-    for (int32_t i = 0; i < n; i++) {
-        GR_INFO("share", "member %s of share group %s expired (session timeout)", ex[i].member_id, ex[i].group_id);
-        gr_share_release_member(b, ex[i].group_id, ex[i].member_id);
-        forget_if_unused(b, ex[i].group_id);
-        gr_share_persist(b, ex[i].group_id, NULL); /* a forgotten group is deleted from the store */
-    }
-    gr_sg_expired_free(ex, n);
+    gr_sg_hooks_t h = hooks(b);
+    (void)gr_share_groups_expire(b->share.groups, now, &h);
     gr_share_rearm_expiry(b);
 }
 
@@ -229,21 +214,10 @@ void gr_share_rearm_expiry(gr_broker_t *b) {
     gr_timer_start(&b->share.expiry_timer, next - gr_loop_now(b->loop), 0);
 }
 
-/* ------------------------------------------------------------------ topics deleted */
-
 void gr_share_on_topic_deleted(gr_broker_t *b, const gr_uuid_t *topic_id) {
-    gr_share_group_registry_t *reg = b->share.groups;
-    for (int32_t i = 0; i < gr_share_group_count(reg); i++) {
-        char *gid = strdup(gr_share_group_id_at(reg, i));
-        if (!gid) abort();
-        bool changed = false;
-        gr_share_drop_partitions(b, gid, topic_id, -1);
-        gr_share_group_forget_topic(reg, gid, topic_id, &changed);
-        if (changed) gr_share_persist(b, gid, NULL);
-        free(gid);
-    }
+    gr_sg_hooks_t h = hooks(b);
     size_t n = 0;
-    gr_err_t err = gr_sstore_delete_topic(b->share.sstore, NULL, 0, *topic_id, &n, NULL, NULL);
+    gr_err_t err = gr_share_groups_topic_deleted(b->share.groups, b->share.sstore, topic_id, &h, &n);
     if (err)
         GR_ERROR("share", "deleting the share state of a deleted topic failed: %s", gr_err_str(err));
     else if (n)

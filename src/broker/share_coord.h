@@ -18,6 +18,7 @@
 
 #include "base/props.h"
 #include "broker/broker_int.h"
+#include "share/durable_wait.h"
 
 /* ---- answering after durable writes ---- */
 
@@ -26,11 +27,11 @@ typedef struct gr_share_wait gr_share_wait_t;
  *  first store error (0 if none) so the handler can put it into its response. */
 typedef void gr_share_wait_fix_fn(gr_req_t *req, void *resp, gr_err_t err);
 
+/* The counting is share/durable_wait.h's; this binds it to a request and its answer. */
 struct gr_share_wait {
+    gr_dwait_t dw;
     gr_req_t *req;
     void *resp;
-    int32_t pending; /* outstanding writes + 1 until armed */
-    gr_err_t err;
     gr_share_wait_fix_fn *fix;
 };
 

@@ -193,9 +193,9 @@ static gr_err_t append(gr_partition_t *p, gr_wbuf_t *out, int64_t *end) {
 }
 
 bool gr_share_dlq_wanted(gr_share_part_t *part, gr_sgc_values_t *vals) {
-    if (!part->delta.n_dead || gr_broker_feature_level(part->b, "share.version") < 2) return false; /* Kafka: SV_2 */
+    if (!part->delta.n_dead) return false; /* the common case: no lookups */
     gr_share_group_values(part->b, part->key.group, vals);
-    return vals->dlq_topic[0] != 0;
+    return gr_dlq_wanted(part->delta.n_dead, gr_broker_feature_level(part->b, "share.version"), vals->dlq_topic);
 }
 
 gr_err_t gr_share_dlq_write(gr_share_part_t *part, const gr_sgc_values_t *vals, gr_share_dlq_out_t *out) {

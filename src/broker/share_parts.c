@@ -1,19 +1,19 @@
 /* In-memory share-partitions: see share_parts.h.
  *
+ * The rules are src/share's: loading (share/sp_persist.h, gr_sp_load), a transition
+ * as one unit with its write and the transitions run here (share/sp_unit.h,
+ * share/sp_steps.h), the lock timer's plan and the wake-up lists
+ * (share/sp_waiters.h). This file binds them to the loop (timers, clocks), the
+ * partition logs, the share-state store, the DLQ and its write queue.
+ *
  * Lazy initialisation (spec §1.10): the state store is read synchronously
  * (it keeps every key merged in memory), so an SP is ACTIVE as soon as the
- * first ShareFetch names it and no fetch ever waits for INITIALIZING. A
- * persisted start offset of -1 (or no state at all) means "resolve
- * share.auto.offset.reset now"; that computed SPSO is written with the first
- * write, not before (§1.10 step 2).
+ * first ShareFetch names it and no fetch ever waits for INITIALIZING.
  *
- * Writes (§7.2): a transition and its write are one unit (docs/share-state.md,
- * "Failed writes"). gr_share_part_begin saves the SP, the gr_sp_* call puts
- * its changes in part->delta, gr_share_part_end appends them to the store;
- * if the append fails (ENOSPC, I/O error, store failed) the SP is rolled back
- * to the saved state, so memory never holds a change the store refused. An
- * acknowledgement is answered only once its record is durable (or with 56 if
- * it is not). A failed durability (fsync) request fails the whole store
+ * Writes (§7.2): gr_share_part_begin saves the SP, the gr_sp_* call puts its
+ * changes in part->delta, gr_share_part_end appends them to the store or rolls
+ * the SP back (docs/share-state.md, "Failed writes"). A failed durability
+ * (fsync) request fails the whole store
  * (gr_sstore_failed): from then on share-partitions answer
  * KAFKA_STORAGE_ERROR and nothing moves until restart, because memory may be
  * ahead of a disk that is in an unknown state.
@@ -38,13 +38,10 @@
 #include "broker/share_dlq.h"
 #include "broker/share_wq.h"
 #include "share/sp_persist.h"
+#include "share/sp_steps.h"
 #include "share/sp_unit.h"
 
-#define EXPIRY_RETRY_MS 1000 /* a lock expiry whose write failed is retried this much later */
-
 #define PART(k) ((gr_share_part_t *)(void *)((char *)(k)-offsetof(gr_share_part_t, key)))
-
-/* Durable waits: share/ack_wait.h. */
 
 /* ---------------------------------------------------------------- map (share/sp_registry.h) */
 
@@ -99,32 +96,27 @@ static void part_write_lazy(gr_share_part_t *part) {
     if (!gr_sstore_failed(part->b->share.sstore)) (void)part_write(part, NULL, 0, NULL, NULL, &written);
 }
 
-void gr_share_part_begin(gr_share_part_t *part) { gr_sp_unit_begin(part->sp, &part->delta, &part->mark); }
-
-/* Undo the transition; the delta goes back to its lazy content (share/sp_unit.h). */
-static void part_rollback(gr_share_part_t *part) { gr_sp_unit_rollback(part->sp, &part->delta, &part->mark); }
-
 /* Before the share-state record of a dead-lettering transition: the durable state
- * must carry a start offset (the lazy SPSO of §1.10), so that recovery can roll the
- * archive forward into it (share_dlq_recover.c). Written once per share-partition. */
+ * must carry a start offset (share/sp_persist.h), written once per share-partition. */
 static gr_err_t ensure_start_offset(gr_share_part_t *part) {
     gr_sstore_key_t key = part_key(part);
     gr_sstore_state_t st;
+    gr_sstore_update_t up;
     gr_err_t err = gr_sstore_read(part->b->share.sstore, &key, &st);
-    if (!err && st.start_offset >= 0) return GR_ERR_NONE;
-    gr_sstore_update_t up = {.state_epoch = gr_sp_state_epoch(part->sp),
-                             .leader_epoch = -1,
-                             .start_offset = part->mark.spso_begin,
-                             .delivery_complete_count = -1};
+    if (!gr_sp_persist_start_needed(err, &st, gr_sp_state_epoch(part->sp), part->mark.spso_begin, &up))
+        return GR_ERR_NONE;
     return gr_sstore_write(part->b->share.sstore, &key, &up, NULL, NULL);
 }
 
-/* The DLQ append and the share-state record of one transition: DLQ first, then the
- * record that commits both, written only once the DLQ batch is fsynced (docs/dlq.md §7).
- * A failure up to the DLQ append leaves nothing written: the caller rolls back. */
-static gr_err_t write_with_dlq(gr_share_part_t *part, gr_sstore_cb *cb, void *arg, bool *written) {
+/* The writer of a transition (share/sp_unit.h): the DLQ append first when the
+ * transition dead-letters, then the record that commits both, written only once the
+ * DLQ batch is fsynced (docs/dlq.md §7). A failure up to the DLQ append leaves
+ * nothing written: the unit rolls back. */
+static gr_err_t write_with_dlq(void *ctx, gr_sstore_cb *cb, void *arg, bool *written) {
+    gr_share_part_t *part = ctx;
     gr_share_dlq_out_t dlq = {0};
     gr_sgc_values_t vals;
+    *written = false;
     if (part->b->share.sstore && gr_share_dlq_wanted(part, &vals)) {
         gr_err_t err = ensure_start_offset(part);
         if (!err) err = gr_share_dlq_write(part, &vals, &dlq);
@@ -133,21 +125,15 @@ static gr_err_t write_with_dlq(gr_share_part_t *part, gr_sstore_cb *cb, void *ar
     return part_write(part, dlq.p, dlq.end, cb, arg, written);
 }
 
+static gr_sp_step_t step_of(gr_share_part_t *part) {
+    return (gr_sp_step_t){part->sp, &part->delta, &part->mark, write_with_dlq, part};
+}
+
+void gr_share_part_begin(gr_share_part_t *part) { gr_sp_unit_begin(part->sp, &part->delta, &part->mark); }
+
 gr_err_t gr_share_part_end(gr_share_part_t *part, gr_err_t op_err, gr_sstore_cb *cb, void *arg, bool *written) {
-    *written = false;
-    if (op_err) { /* the SP refused: nothing changed, but leave no doubt */
-        part_rollback(part);
-        return op_err;
-    }
-    /* Only the transition's own changes force a write (a lazy SPSO alone waits). */
-    bool own = gr_sp_unit_own_changes(part->sp, &part->delta, &part->mark);
-    gr_err_t err = own ? write_with_dlq(part, cb, arg, written) : GR_ERR_NONE;
-    if (err) { /* nothing was written (a DLQ batch is always followed by a queued record) */
-        part_rollback(part);
-        return err;
-    }
-    gr_sp_commit(part->sp);
-    return GR_ERR_NONE;
+    gr_sp_step_t st = step_of(part);
+    return gr_sp_step_end(&st, op_err, cb, arg, written);
 }
 
 bool gr_share_state_failed(const gr_broker_t *b) {
@@ -156,23 +142,17 @@ bool gr_share_state_failed(const gr_broker_t *b) {
 
 /* ---------------------------------------------------------------- timers and waiters */
 
-static void notify(gr_share_part_t *part) {
-    gr_share_waiter_t *head = &part->waiters, *w = head->next;
-    while (w != head) {
-        gr_share_waiter_t *next = w->next;
-        w->fn(w->arg);
-        w = next;
-    }
-}
+static void notify(gr_share_part_t *part) { gr_share_waiters_notify(&part->waiters); }
 
 static void rearm(gr_share_part_t *part) {
-    int64_t due = gr_sp_next_deadline(part->sp);
-    if (due == INT64_MAX) {
-        gr_timer_stop(&part->timer);
-        return;
+    int64_t delay;
+    gr_timer_t *t = &part->timer;
+    switch (gr_sp_timer_plan(gr_sp_next_deadline(part->sp), gr_timer_is_active(t), gr_timer_due(t),
+                             gr_loop_now(part->b->loop), &delay)) {
+    case GR_SP_TIMER_STOP: gr_timer_stop(t); break;
+    case GR_SP_TIMER_KEEP: break;
+    case GR_SP_TIMER_START: gr_timer_start(t, delay, 0); break;
     }
-    if (gr_timer_is_active(&part->timer) && gr_timer_due(&part->timer) == due) return;
-    gr_timer_start(&part->timer, due - gr_loop_now(part->b->loop), 0);
 }
 
 void gr_share_part_conf(gr_share_part_t *part, gr_sp_conf_t *conf, gr_sgc_values_t *vals) {
@@ -185,21 +165,15 @@ void gr_share_part_conf(gr_share_part_t *part, gr_sp_conf_t *conf, gr_sgc_values
     gr_sp_set_redelivery_backoff(part->sp, vals->redelivery_backoff_ms, vals->redelivery_backoff_max_ms);
 }
 
-/* §1.4: expired locks make records AVAILABLE (or ARCHIVED); delayed fetches
- * are woken to take them. Unlike Kafka (whose in-memory expiry stands when
- * its write fails) a failed write rolls the expiry back: the records stay
- * ACQUIRED by their owner, who may still acknowledge them, and the expiry is
- * retried EXPIRY_RETRY_MS later, so memory never runs ahead of the disk. */
+/* §1.4 (share/sp_steps.h): a refused write is retried later; else waiters take the records. */
 static void on_lock_timer(gr_timer_t *t, int64_t now) {
     gr_share_part_t *part = t->data;
     if (gr_share_state_failed(part->b)) return; /* offline until restart */
     gr_sp_conf_t conf;
     gr_share_part_conf(part, &conf, NULL);
-    gr_share_part_begin(part);
-    (void)gr_sp_expire(part->sp, &conf, now, &part->delta);
-    bool written;
-    if (gr_share_part_end(part, GR_ERR_NONE, NULL, NULL, &written)) {
-        gr_timer_start(&part->timer, EXPIRY_RETRY_MS, 0);
+    gr_sp_step_t st = step_of(part);
+    if (gr_sp_step_expire(&st, &conf, now)) {
+        gr_timer_start(&part->timer, GR_SP_EXPIRY_RETRY_MS, 0);
         return;
     }
     rearm(part);
@@ -209,20 +183,7 @@ static void on_lock_timer(gr_timer_t *t, int64_t now) {
 void gr_share_part_touched(gr_share_part_t *part) { rearm(part); }
 
 void gr_share_part_wait(gr_share_part_t *part, gr_share_waiter_t *w, void (*fn)(void *arg), void *arg) {
-    w->fn = fn;
-    w->arg = arg;
-    w->next = &part->waiters;
-    w->prev = part->waiters.prev;
-    w->prev->next = w;
-    part->waiters.prev = w;
-    w->linked = true;
-}
-
-void gr_share_waiter_unlink(gr_share_waiter_t *w) {
-    if (!w->linked) return;
-    w->prev->next = w->next;
-    w->next->prev = w->prev;
-    w->linked = false;
+    gr_share_waiter_link(&part->waiters, w, fn, arg);
 }
 
 /* ---------------------------------------------------------------- acknowledgements */
@@ -231,18 +192,9 @@ gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_
                            char *errstr, size_t errstr_size) {
     gr_sp_conf_t conf;
     gr_share_part_conf(part, &conf, NULL);
-    int64_t now = gr_loop_now(part->b->loop);
-    bool written;
-    gr_share_part_begin(part);
-    gr_err_t err = gr_sp_acknowledge(part->sp, ar, &conf, now, &part->delta, errstr, errstr_size);
-    if (err) return gr_share_part_end(part, err, NULL, NULL, &written);
-    gr_share_ackslot_t *s = gr_share_ackslot_new(w, err_slot);
-    err = gr_share_part_end(part, GR_ERR_NONE, gr_share_ackslot_done, s, &written);
-    gr_share_ackslot_commit(s, !err && written);
-    if (err) { /* §3.4: rolled back, the records stay ACQUIRED with their count and lock */
-        snprintf(errstr, errstr_size, "The share state could not be written; the acknowledgement was not applied.");
-        return gr_sp_persister_error(err);
-    }
+    gr_sp_step_t st = step_of(part);
+    gr_err_t err = gr_sp_step_ack(&st, ar, &conf, gr_loop_now(part->b->loop), w, err_slot, errstr, errstr_size);
+    if (err) return err;
     rearm(part);
     notify(part); /* released records or freed capacity */
     return GR_ERR_NONE;
@@ -251,26 +203,14 @@ gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_
 gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *member, const gr_uuid_t *topic_id,
                                 int32_t partition, const gr_sp_ack_batch_t *batches, size_t n, bool is_renew_ack,
                                 gr_share_ackwait_t *w, int16_t *err_slot, char *errstr, size_t errstr_size) {
-    errstr[0] = 0;
-    const char *why;
-    if (!gr_share_acks_valid(batches, n, is_renew_ack, &why)) {
-        /* Kafka 4.4.0 answers these 42s with a null ErrorMessage: the reason is only logged. */
-        GR_DEBUG("share", "invalid acknowledgement batch: %s", why);
-        return GR_ERR_INVALID_REQUEST;
-    }
-    const gr_meta_topic_t *mt = gr_meta_topic_find_id(b->meta, topic_id);
-    if (!mt) return GR_ERR_UNKNOWN_TOPIC_ID;
-    if (!gr_parts_find_id(b->parts, topic_id, partition)) return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-    if (n == 0) return GR_ERR_NONE;
     gr_share_part_t *part = gr_share_part_find(b, group, topic_id, partition);
-    if (!part) {
-        snprintf(errstr, errstr_size, "The share partition is not initialized on this broker.");
-        return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-    }
-    if (gr_share_state_failed(b)) {
-        snprintf(errstr, errstr_size, "The share state is offline after a failed write (restart the broker).");
-        return GR_ERR_KAFKA_STORAGE_ERROR;
-    }
+    gr_share_ack_target_t t = {.topic_known = gr_meta_topic_find_id(b->meta, topic_id) != NULL,
+                               .partition_known = gr_parts_find_id(b->parts, topic_id, partition) != NULL,
+                               .sp_in_memory = part != NULL,
+                               .state_failed = gr_share_state_failed(b)};
+    bool apply;
+    gr_err_t err = gr_share_ack_admit(batches, n, is_renew_ack, &t, &apply, errstr, errstr_size);
+    if (err || !apply) return err;
     gr_sgc_values_t vals;
     gr_share_group_values(b, group, &vals);
     gr_sp_ack_req_t ar = {member, batches, n, is_renew_ack, vals.renew_acknowledge_enable};
@@ -285,33 +225,20 @@ static bool log_offset_for_time(void *ctx, int64_t ts_ms, int64_t *offset) {
     return !gr_plog_offset_for_timestamp(ctx, ts_ms, offset, &ts);
 }
 
-static int64_t reset_offset(const gr_sgc_values_t *vals, gr_plog_t *plog) {
-    gr_share_log_view_t log = {gr_plog_start_offset(plog), gr_plog_end_offset(plog), log_offset_for_time, plog};
-    return gr_sp_reset_offset(vals, &log, gr_clock_wall_ms());
-}
-
 static gr_err_t part_init(gr_share_part_t *part, gr_partition_t *p) {
     gr_sstore_key_t key = part_key(part);
     gr_sstore_state_t st;
-    gr_err_t err = gr_sstore_read(part->b->share.sstore, &key, &st);
-    if (err == GR_ERR__NOENT || (!err && st.start_offset < 0)) {
-        gr_sgc_values_t vals;
-        gr_share_group_values(part->b, part->key.group, &vals);
-        gr_sp_init_offset(part->sp, reset_offset(&vals, p->plog), err ? 0 : st.state_epoch);
-        return GR_ERR_NONE;
-    }
-    if (err) return GR_ERR_UNKNOWN_SERVER_ERROR;
-    gr_sp_batch_t *bv = malloc((st.n_batches ? st.n_batches : 1) * sizeof(*bv));
-    if (!bv) abort();
-    gr_sp_persist_batches(&st, gr_loop_now(part->b->loop), gr_clock_wall_ms(), bv);
+    gr_err_t rerr = gr_sstore_read(part->b->share.sstore, &key, &st);
+    gr_sgc_values_t vals;
+    gr_share_group_values(part->b, part->key.group, &vals);
+    gr_share_log_view_t log = {gr_plog_start_offset(p->plog), gr_plog_end_offset(p->plog), log_offset_for_time,
+                               p->plog};
     char why[256];
-    err = gr_sp_init_persisted(part->sp, st.start_offset, st.state_epoch, bv, st.n_batches, why, sizeof(why));
-    free(bv);
-    if (err) {
+    gr_err_t err =
+        gr_sp_load(part->sp, rerr, &st, &vals, &log, gr_loop_now(part->b->loop), gr_clock_wall_ms(), why, sizeof(why));
+    if (err && why[0])
         GR_ERROR("share", "share state of %s/%s-%d is corrupt: %s", part->key.group, p->topic, p->index, why);
-        return GR_ERR_UNKNOWN_SERVER_ERROR;
-    }
-    return GR_ERR_NONE;
+    return err;
 }
 
 static gr_share_part_t *part_new(gr_broker_t *b, const char *group, const gr_partition_t *p) {
@@ -326,7 +253,7 @@ static gr_share_part_t *part_new(gr_broker_t *b, const char *group, const gr_par
     gr_sp_set_stats(part->sp, &part->stats);
     gr_sp_delta_init(&part->delta);
     gr_timer_init(b->loop, &part->timer, on_lock_timer, part);
-    part->waiters.next = part->waiters.prev = &part->waiters;
+    gr_share_waiters_init(&part->waiters);
     gr_share_capacity_init(part, p);
     return part;
 }
@@ -334,12 +261,7 @@ static gr_share_part_t *part_new(gr_broker_t *b, const char *group, const gr_par
 static void part_free(gr_share_part_t *part) {
     gr_timer_stop(&part->timer);
     gr_share_capacity_stop(part);
-    /* Waiters re-resolve the SP (which reloads from the store). */
-    while (part->waiters.next != &part->waiters) {
-        gr_share_waiter_t *w = part->waiters.next;
-        gr_share_waiter_unlink(w);
-        w->fn(w->arg);
-    }
+    gr_share_waiters_drain(&part->waiters); /* they re-resolve the SP (which reloads from the store) */
     gr_sp_delta_free(&part->delta);
     gr_sp_destroy(part->sp);
     free(part->key.group);
@@ -379,12 +301,9 @@ static void release_one(void *arg, gr_sp_key_t *k) {
     gr_share_part_t *part = PART(k);
     gr_sp_conf_t conf;
     gr_share_part_conf(part, &conf, NULL);
-    bool written;
-    gr_share_part_begin(part);
-    int64_t n = gr_sp_release_member(part->sp, &conf, r->member, &part->delta);
-    /* §7.2: written after a session-close release. A failed write keeps the
-     * records ACQUIRED until their locks expire (the expiry retries). */
-    if (gr_share_part_end(part, GR_ERR_NONE, NULL, NULL, &written)) {
+    gr_sp_step_t st = step_of(part);
+    int64_t n;
+    if (gr_sp_step_release(&st, &conf, r->member, &n)) {
         GR_WARN("share", "release of %s in %s/%d not written: records stay locked until expiry", r->member,
                 part->key.group, part->key.partition);
         return;

@@ -28,20 +28,11 @@
 #include "share/sp.h"
 #include "share/sp_registry.h"
 #include "share/sp_unit.h"
+#include "share/sp_waiters.h"
 #include "share/state_store.h"
 
 typedef struct gr_broker gr_broker_t;
 typedef struct gr_share_part gr_share_part_t;
-
-/** A delayed share fetch waiting for an SP to change (ack, release, expiry,
- *  removal). fn(arg) runs once per notify while linked; when the SP goes away
- *  the waiter is unlinked before fn runs. */
-typedef struct gr_share_waiter {
-    struct gr_share_waiter *prev, *next;
-    void (*fn)(void *arg);
-    void *arg;
-    bool linked;
-} gr_share_waiter_t;
 
 struct gr_share_part {
     gr_sp_key_t key; /* (group, topic id, partition) in b->share.parts (share/sp_registry.h) */
@@ -82,9 +73,8 @@ gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_
                            char *errstr, size_t errstr_size);
 
 /** One partition's acknowledgements of a ShareFetch/ShareAcknowledge, checked
- *  in the spec's order (§3.3): malformed batches -> INVALID_REQUEST, unknown
- *  topic id -> UNKNOWN_TOPIC_ID, unknown partition or no SP in memory ->
- *  UNKNOWN_TOPIC_OR_PARTITION, then gr_share_part_ack. is_renew_ack: v2 with
+ *  in the spec's order (§3.3, gr_share_ack_admit in share/ack_wait.h), then
+ *  gr_share_part_ack. is_renew_ack: v2 with
  *  IsRenewAck=true (type 4 allowed). */
 gr_err_t gr_share_ack_partition(gr_broker_t *b, const char *group, const char *member, const gr_uuid_t *topic_id,
                                 int32_t partition, const gr_sp_ack_batch_t *batches, size_t n, bool is_renew_ack,
@@ -106,9 +96,9 @@ gr_err_t gr_share_part_end(gr_share_part_t *part, gr_err_t op_err, gr_sstore_cb 
  *  data answers KAFKA_STORAGE_ERROR until restart. */
 bool gr_share_state_failed(const gr_broker_t *b);
 
-/** Waiters (delayed share fetches). */
+/** Waiters (delayed share fetches, share/sp_waiters.h): fn(arg) runs once per change
+ *  while linked; when the SP goes away the waiter is unlinked before fn runs. */
 void gr_share_part_wait(gr_share_part_t *part, gr_share_waiter_t *w, void (*fn)(void *arg), void *arg);
-void gr_share_waiter_unlink(gr_share_waiter_t *w);
 
 /** Release the member's acquired records on every SP of the group (§1.3 rule 3),
  *  each as one transition with its write (a refused write keeps the records

@@ -1,17 +1,9 @@
-/* Share-state writes that wait for a DLQ fsync (docs/dlq.md §7, "Order on disk").
- *
- * The share-state record of a dead-lettering transition commits its DLQ batch, so it
- * must not reach the disk before that batch does: on a power loss only what was
- * fsynced survives, and a durable record saying "archived" whose DLQ batch was lost
- * could not be repaired. Such a record is therefore not written at once: it waits here
- * until the acks=all sync queue (sync_queue.c) has fsynced the DLQ partition up to the
- * batch's end, and only then is handed to the share-state store (whose fsync the
- * flusher does; the acknowledgement's callback runs after that one). Later writes of the
- * same share-partition queue behind it, so the store sees one key's records in
- * transition order. The queue is one FIFO and is written from its head; a DLQ fsync
- * that fails fails its record and everything behind it (KAFKA_STORAGE_ERROR, nothing
- * written) and takes the share groups offline until a restart, since memory already
- * holds the transition (share_parts.c).
+/* Share-state writes that wait for a DLQ fsync (docs/dlq.md §7, "Order on disk"): the
+ * share-state record of a dead-lettering transition commits its DLQ batch, so it is
+ * written only once the acks=all sync queue (sync_queue.c) has fsynced the DLQ
+ * partition up to the batch's end; later writes of the same share-partition queue
+ * behind it. The queue's rules (FIFO, failure takes the share groups offline) are
+ * share/state_wq.h's; this binds it to the sync queue, the store and the broker.
  *
  * @locality loop thread. */
 #ifndef GR_BROKER_SHARE_WQ_H

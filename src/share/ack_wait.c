@@ -1,8 +1,10 @@
 /* Acknowledgement checks and durable-write tracking: see ack_wait.h. */
 #include "share/ack_wait.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "base/log.h"
 #include "base/xalloc.h"
 
 bool gr_share_acks_valid(const gr_sp_ack_batch_t *bt, size_t n, bool renew, const char **why) {
@@ -25,6 +27,30 @@ bool gr_share_acks_valid(const gr_sp_ack_batch_t *bt, size_t n, bool renew, cons
         }
     }
     return true;
+}
+
+gr_err_t gr_share_ack_admit(const gr_sp_ack_batch_t *bt, size_t n, bool renew, const gr_share_ack_target_t *t,
+                            bool *apply, char *errstr, size_t errstr_size) {
+    const char *why;
+    *apply = false;
+    if (errstr_size) errstr[0] = 0;
+    if (!gr_share_acks_valid(bt, n, renew, &why)) {
+        GR_DEBUG("share", "invalid acknowledgement batch: %s", why);
+        return GR_ERR_INVALID_REQUEST;
+    }
+    if (!t->topic_known) return GR_ERR_UNKNOWN_TOPIC_ID;
+    if (!t->partition_known) return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    if (n == 0) return GR_ERR_NONE;
+    if (!t->sp_in_memory) {
+        snprintf(errstr, errstr_size, "The share partition is not initialized on this broker.");
+        return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    }
+    if (t->state_failed) {
+        snprintf(errstr, errstr_size, "The share state is offline after a failed write (restart the broker).");
+        return GR_ERR_KAFKA_STORAGE_ERROR;
+    }
+    *apply = true;
+    return GR_ERR_NONE;
 }
 
 struct gr_share_ackwait {

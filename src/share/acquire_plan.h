@@ -1,5 +1,5 @@
 /* The pure arithmetic of a ShareFetch acquisition (spec §2.6), around the log read
- * the broker does (broker/share_acquire.c):
+ * the broker does (its share_acquire.c):
  *  - how far the read may go: the SP can use offsets up to its window end (or the next
  *    fetch offset) plus the record budget, so the header scan stops at the batch that
  *    covers that offset;

@@ -8,7 +8,7 @@
  * estimated time to drain the lag and a verdict in the users' terms.
  *
  * Pure: no clock, no I/O. The broker keeps a gr_cap_ring_t per share-partition
- * and rotates it every GR_CAP_WINDOW_MS (src/broker/share_capacity.c). */
+ * and rotates it every GR_CAP_WINDOW_MS (the broker's share_capacity.c). */
 #ifndef GR_SHARE_CAPACITY_H
 #define GR_SHARE_CAPACITY_H
 

@@ -5,7 +5,7 @@
  * batch, start-up replays the log (the last record of a key wins, a null value
  * deletes), and when the log outgrows twice the live records it is compacted with
  * the crash-safe prune of store_log. What the keys and values mean is the caller's
- * (src/broker/cgroup_coord.c).
+ * (the broker's cgroup_coord.c).
  *
  * It lives beside the share stores (it is their store log with another meaning) so that
  * src/cgroup stays pure and depends on nothing but base.

@@ -20,6 +20,10 @@ const char *gr_dlq_reason_text(gr_dlq_reason_t reason) {
     return reason == GR_DLQ_REJECT ? "Offset rejected by client." : "Offset delivery count exceeded the threshold.";
 }
 
+bool gr_dlq_wanted(size_t n_dead, int share_version, const char *dlq_topic) {
+    return n_dead > 0 && share_version >= 2 && dlq_topic && dlq_topic[0];
+}
+
 gr_dlq_action_t gr_dlq_check(const gr_dlq_target_t *t, char *why, size_t n) {
     if (!t->topic[0]) {
         snprintf(why, n, "Configured DLQ topic name in share group: %s is empty.", t->group);

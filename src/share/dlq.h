@@ -3,7 +3,7 @@
  * group's DLQ topic in Kafka's order with Kafka's texts, reading a DLQ record's
  * provenance back, and the recovery decision of gregord's atomic DLQ write (§7).
  *
- * No I/O, no clock, no globals: the broker (src/broker/share_dlq.c) supplies the
+ * No I/O, no clock, no globals: the broker (its share_dlq.c) supplies the
  * topic's existence and configs, the time and the source record. Any thread. */
 #ifndef GR_SHARE_DLQ_H
 #define GR_SHARE_DLQ_H
@@ -24,6 +24,11 @@ typedef enum gr_dlq_reason {
 
 /** The __dlq.errors.message text of a reason (Kafka 4.4.0's). */
 const char *gr_dlq_reason_text(gr_dlq_reason_t reason);
+
+/** Whether a transition that archived n_dead ranges dead-letters them: only with the
+ *  finalized share.version >= 2 (Kafka's SV_2; without it nothing is dead-lettered)
+ *  and a DLQ topic configured for the group (dlq_topic non-empty). */
+bool gr_dlq_wanted(size_t n_dead, int share_version, const char *dlq_topic);
 
 /** What the write-time checks decide. */
 typedef enum gr_dlq_action {

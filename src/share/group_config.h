@@ -35,7 +35,7 @@ typedef enum gr_sgc_reset {
 /** Effective values of one group: stored overrides over broker defaults, clamped
  *  into the broker's current min/max bounds (Kafka's GroupConfig.evaluate). */
 typedef struct gr_sgc_values {
-    /* consumer.* (KIP-848 consumer groups; src/broker/cgroup_coord.c passes them in) */
+    /* consumer.* (KIP-848 consumer groups; the broker's cgroup_coord.c passes them in) */
     int32_t consumer_session_timeout_ms;
     int32_t consumer_heartbeat_interval_ms;
     int32_t consumer_assignment_interval_ms;
@@ -135,7 +135,7 @@ void gr_sgc_describe(const gr_props_t *stored, const gr_sg_broker_cfg_t *broker,
 /** Broker side, from the same table: fill every broker-backed default and bound of b
  *  from get(ctx, "group.<G>.[min.|max.]<key>"), and check min <= default <= max for
  *  the share ones (start-up; Kafka's texts naming group.share.<key>; the group.consumer.*
- *  ones are checked with the consumer coordinator's config, src/broker/cgroup_coord.c). */
+ *  ones are checked with the consumer coordinator's config, the broker's cgroup_coord.c). */
 void gr_sgc_broker_fill(gr_sg_broker_cfg_t *b, int64_t (*get)(void *ctx, const char *key), void *ctx);
 gr_err_t gr_sgc_broker_check(const gr_sg_broker_cfg_t *b, char *errstr, size_t errstr_size);
 

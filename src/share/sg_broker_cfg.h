@@ -1,6 +1,6 @@
 /* The broker's group.share.* values the share-group logic reads: defaults and bounds of
  * the per-group configs (gr_sgc_*; also their group.consumer.* ones), the member cap and the initialize retry interval
- * (registry). src/server/config.c parses them; the broker passes them in, so src/share
+ * (registry). the server's config.c parses them; the broker passes them in, so src/share
  * needs nothing from src/server. Plain values; read-only after start-up. */
 #ifndef GR_SHARE_SG_BROKER_CFG_H
 #define GR_SHARE_SG_BROKER_CFG_H

@@ -1,6 +1,10 @@
 /* Share-partition <-> share-state store rules: see sp_persist.h. */
 #include "share/sp_persist.h"
 
+#include <stdlib.h>
+
+#include "base/xalloc.h"
+
 void gr_sp_persist_update(const gr_sp_delta_t *d, int64_t now_ms, int64_t wall_ms, gr_sstore_batch_t *bv,
                           gr_sstore_update_t *up) {
     for (size_t i = 0; i < d->n; i++) {
@@ -35,6 +39,30 @@ int64_t gr_sp_reset_offset(const gr_sgc_values_t *vals, const gr_share_log_view_
     if (!log->offset_for_time || !log->offset_for_time(log->ctx, wall_ms - vals->reset_duration_ms, &off))
         return log->end_offset;
     return off;
+}
+
+gr_err_t gr_sp_load(gr_sp_t *sp, gr_err_t read_err, const gr_sstore_state_t *st, const gr_sgc_values_t *vals,
+                    const gr_share_log_view_t *log, int64_t now_ms, int64_t wall_ms, char *why, size_t why_size) {
+    if (why_size) why[0] = 0;
+    if (read_err == GR_ERR__NOENT || (!read_err && st->start_offset < 0)) {
+        /* The computed SPSO is written with the first write, not now (§1.10 step 2). */
+        gr_sp_init_offset(sp, gr_sp_reset_offset(vals, log, wall_ms), read_err ? 0 : st->state_epoch);
+        return GR_ERR_NONE;
+    }
+    if (read_err) return GR_ERR_UNKNOWN_SERVER_ERROR;
+    gr_sp_batch_t *bv = gr_xcalloc(st->n_batches, sizeof(*bv));
+    gr_sp_persist_batches(st, now_ms, wall_ms, bv);
+    gr_err_t err = gr_sp_init_persisted(sp, st->start_offset, st->state_epoch, bv, st->n_batches, why, why_size);
+    free(bv);
+    return err ? GR_ERR_UNKNOWN_SERVER_ERROR : GR_ERR_NONE;
+}
+
+bool gr_sp_persist_start_needed(gr_err_t read_err, const gr_sstore_state_t *st, int32_t state_epoch, int64_t spso_begin,
+                                gr_sstore_update_t *up) {
+    if (!read_err && st->start_offset >= 0) return false;
+    *up = (gr_sstore_update_t){
+        .state_epoch = state_epoch, .leader_epoch = -1, .start_offset = spso_begin, .delivery_complete_count = -1};
+    return true;
 }
 
 gr_err_t gr_sp_persister_error(gr_err_t err) {

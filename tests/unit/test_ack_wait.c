@@ -93,8 +93,37 @@ static void test_tracker(void) {
     ASSERT_EQ(done_calls, 2);
 }
 
+/* §3.3's order: each check wins over every later one. */
+static void test_admit(void) {
+    gr_sp_ack_batch_t ok[] = {{5, 9, ACCEPT, 1}}, bad[] = {{9, 5, ACCEPT, 1}};
+    gr_share_ack_target_t all = {true, true, true, false}, t;
+    char e[128];
+    bool apply = true;
+    t = (gr_share_ack_target_t){false, false, false, true};
+    ASSERT_EQ(gr_share_ack_admit(bad, 1, false, &t, &apply, e, sizeof(e)), GR_ERR_INVALID_REQUEST);
+    ASSERT(!apply);
+    ASSERT_STREQ(e, ""); /* Kafka 4.4.0 answers these with a null message */
+    ASSERT_EQ(gr_share_ack_admit(ok, 1, false, &t, &apply, e, sizeof(e)), GR_ERR_UNKNOWN_TOPIC_ID);
+    t.topic_known = true;
+    ASSERT_EQ(gr_share_ack_admit(ok, 1, false, &t, &apply, e, sizeof(e)), GR_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+    ASSERT_STREQ(e, "");
+    t.partition_known = true;
+    ASSERT_EQ(gr_share_ack_admit(ok, 0, false, &t, &apply, e, sizeof(e)), GR_ERR_NONE); /* nothing to do */
+    ASSERT(!apply);
+    ASSERT_EQ(gr_share_ack_admit(ok, 1, false, &t, &apply, e, sizeof(e)), GR_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+    ASSERT(strstr(e, "not initialized") != NULL);
+    t.sp_in_memory = true;
+    ASSERT_EQ(gr_share_ack_admit(ok, 1, false, &t, &apply, e, sizeof(e)), GR_ERR_KAFKA_STORAGE_ERROR);
+    ASSERT(strstr(e, "offline") != NULL);
+    ASSERT(!apply);
+    ASSERT_EQ(gr_share_ack_admit(ok, 1, false, &all, &apply, e, sizeof(e)), GR_ERR_NONE);
+    ASSERT(apply);
+    ASSERT_STREQ(e, "");
+}
+
 int main(void) {
     RUN_TEST(test_batches);
+    RUN_TEST(test_admit);
     RUN_TEST(test_tracker);
     return 0;
 }

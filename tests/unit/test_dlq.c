@@ -217,8 +217,17 @@ static void test_sp_dead(void) {
     gr_sp_destroy(sp);
 }
 
+static void test_wanted(void) {
+    ASSERT(gr_dlq_wanted(1, 2, "dlq.x"));
+    ASSERT(!gr_dlq_wanted(0, 2, "dlq.x")); /* nothing archived for REJECT or the limit */
+    ASSERT(!gr_dlq_wanted(1, 1, "dlq.x")); /* share.version 1: Kafka dead-letters nothing */
+    ASSERT(!gr_dlq_wanted(1, 2, ""));      /* no DLQ topic for the group */
+    ASSERT(!gr_dlq_wanted(1, 2, NULL));
+}
+
 int main(void) {
     gr_sp_acquire_res_init(&g_res);
+    RUN_TEST(test_wanted);
     RUN_TEST(test_check);
     RUN_TEST(test_record);
     RUN_TEST(test_parse_foreign);

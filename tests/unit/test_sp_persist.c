@@ -101,7 +101,78 @@ static void test_persister_errors(void) {
     ASSERT_EQ(gr_sp_persister_error(GR_ERR_INVALID_RECORD_STATE), GR_ERR_UNKNOWN_SERVER_ERROR);
 }
 
+static bool no_time(void *ctx, int64_t ts_ms, int64_t *offset) {
+    (void)ctx, (void)ts_ms, (void)offset;
+    return false;
+}
+
+static void test_load(void) {
+    gr_sgc_values_t v = {0};
+    v.auto_offset_reset = GR_SGC_RESET_EARLIEST;
+    gr_share_log_view_t log = {40, 90, no_time, NULL};
+    char why[256];
+    gr_sstore_state_t st = {0};
+    /* no state at all: share.auto.offset.reset, state epoch 0 */
+    gr_sp_t *sp = gr_sp_new();
+    ASSERT_EQ(gr_sp_load(sp, GR_ERR__NOENT, &st, &v, &log, 1000, 5000000, why, sizeof(why)), GR_ERR_NONE);
+    ASSERT_EQ(gr_sp_start_offset(sp), 40);
+    ASSERT_EQ(gr_sp_state_epoch(sp), 0);
+    gr_sp_destroy(sp);
+    /* initialized by the coordinator (start -1) at epoch 3: reset, epoch kept */
+    v.auto_offset_reset = GR_SGC_RESET_LATEST;
+    st = (gr_sstore_state_t){.state_epoch = 3, .leader_epoch = -1, .start_offset = -1};
+    sp = gr_sp_new();
+    ASSERT_EQ(gr_sp_load(sp, GR_ERR_NONE, &st, &v, &log, 1000, 5000000, why, sizeof(why)), GR_ERR_NONE);
+    ASSERT_EQ(gr_sp_start_offset(sp), 90);
+    ASSERT_EQ(gr_sp_state_epoch(sp), 3);
+    gr_sp_destroy(sp);
+    /* persisted: batches, a future wall-clock due time moves to the loop clock */
+    gr_sstore_batch_t b[] = {{50, 54, GR_SP_AVAILABLE, 2, 5002000}, {55, 59, GR_SP_ARCHIVED, 5, 0}};
+    st = (gr_sstore_state_t){.state_epoch = 2, .start_offset = 50, .batches = b, .n_batches = 2};
+    sp = gr_sp_new();
+    ASSERT_EQ(gr_sp_load(sp, GR_ERR_NONE, &st, &v, &log, 1000, 5000000, why, sizeof(why)), GR_ERR_NONE);
+    ASSERT_EQ(gr_sp_start_offset(sp), 50);
+    ASSERT_EQ(gr_sp_state_epoch(sp), 2);
+    int s = -1;
+    int16_t c = -1;
+    ASSERT(gr_sp_record(sp, 52, &s, &c, NULL, NULL));
+    ASSERT_EQ(s, GR_SP_AVAILABLE);
+    ASSERT_EQ(c, 2);
+    ASSERT_EQ(gr_sp_next_deadline(sp), 3000); /* due 2 s after the load */
+    gr_sp_destroy(sp);
+    /* corrupt (overlapping batches): refused with a reason */
+    gr_sstore_batch_t bad[] = {{50, 54, GR_SP_AVAILABLE, 1, 0}, {53, 59, GR_SP_ARCHIVED, 1, 0}};
+    st.batches = bad;
+    sp = gr_sp_new();
+    ASSERT_EQ(gr_sp_load(sp, GR_ERR_NONE, &st, &v, &log, 1000, 5000000, why, sizeof(why)), GR_ERR_UNKNOWN_SERVER_ERROR);
+    ASSERT(why[0] != 0);
+    gr_sp_destroy(sp);
+    /* the store could not read: refused without a reason (nothing is corrupt) */
+    sp = gr_sp_new();
+    ASSERT_EQ(gr_sp_load(sp, GR_ERR_KAFKA_STORAGE_ERROR, &st, &v, &log, 1000, 5000000, why, sizeof(why)),
+              GR_ERR_UNKNOWN_SERVER_ERROR);
+    ASSERT_EQ(why[0], 0);
+    gr_sp_destroy(sp);
+}
+
+static void test_start_needed(void) {
+    gr_sstore_update_t up = {0};
+    gr_sstore_state_t st = {.state_epoch = 1, .start_offset = 7};
+    ASSERT(!gr_sp_persist_start_needed(GR_ERR_NONE, &st, 4, 12, &up)); /* already durable */
+    st.start_offset = -1;
+    ASSERT(gr_sp_persist_start_needed(GR_ERR_NONE, &st, 4, 12, &up));
+    ASSERT_EQ(up.start_offset, 12);
+    ASSERT_EQ(up.state_epoch, 4);
+    ASSERT_EQ(up.leader_epoch, -1);
+    ASSERT_EQ(up.delivery_complete_count, -1);
+    ASSERT_EQ(up.n_batches, 0);
+    ASSERT(gr_sp_persist_start_needed(GR_ERR__NOENT, &st, 0, 3, &up)); /* no state at all */
+    ASSERT_EQ(up.start_offset, 3);
+}
+
 int main(void) {
+    RUN_TEST(test_load);
+    RUN_TEST(test_start_needed);
     RUN_TEST(test_update);
     RUN_TEST(test_batches_roundtrip);
     RUN_TEST(test_reset);
