@@ -41,6 +41,8 @@ gr_err_t gr_consumer_new(const gr_conf_t *conf, gr_consumer_t **out, char *errst
     c->min_bytes = conf_int(conf, "fetch.min.bytes", 1);
     c->max_bytes = conf_int(conf, "fetch.max.bytes", 52428800);
     c->part_max_bytes = conf_int(conf, "max.partition.fetch.bytes", 1048576);
+    const char *iso = gr_conf_get(conf, "isolation.level");
+    c->isolation = iso && !strcmp(iso, "read_committed") ? 1 : 0;
     if ((err = gr__cg_init(c, conf, errstr, errstr_size)) != GR_ERR_NONE) {
         gr_consumer_destroy(c);
         return err;
@@ -53,6 +55,10 @@ void gr__cons_drop_blob(gr__cpart_t *p) {
     free(p->blob);
     p->blob = NULL;
     p->in_batch = false;
+    free(p->aborted);
+    free(p->skip_pids);
+    p->aborted = NULL, p->skip_pids = NULL;
+    p->n_aborted = p->next_aborted = p->n_skip = 0;
 }
 
 void gr_consumer_destroy(gr_consumer_t *c) {
@@ -215,6 +221,7 @@ static gr_err_t list_offset(gr_consumer_t *c, const char *topic, int32_t partiti
     gr_ListOffsetsRequest_t rq;
     gr_struct_init(&gr_ListOffsetsRequest_sd, &rq);
     rq.ReplicaId = -1;
+    rq.IsolationLevel = c->isolation; /* read_committed: "latest" is the last stable offset */
     rq.Topics.n = 1;
     rq.Topics.v = gr_struct_alloc(&ar, &gr_ListOffsetsRequest_ListOffsetsTopic_sd, 1);
     rq.Topics.v[0].Name = gr_str_c(topic);

@@ -2,7 +2,9 @@
  * for the partitions whose previous answer has been read (and that are not paused),
  * and handing out records one at a time from the copied answer: batches are walked
  * with the records module (decompressing into a per-partition scratch buffer),
- * control batches and records before the position are skipped. An answer is kept
+ * control batches and records before the position are skipped, and with
+ * isolation.level=read_committed the batches of aborted transactions (the answer's
+ * AbortedTransactions, as Kafka's consumer reads them). An answer is kept
  * only if the partition's position is still the one it was fetched from (a seek or a
  * new assignment in between drops it).
  * @locality: the thread that owns the handle. */
@@ -42,6 +44,48 @@ static void on_part_error(gr_consumer_t *c, gr__cpart_t *p, const gr_FetchRespon
     }
 }
 
+static int cmp_first(const void *a, const void *b) {
+    int64_t x = ((const struct gr__caborted *)a)->first, y = ((const struct gr__caborted *)b)->first;
+    return x < y ? -1 : x > y;
+}
+
+/* read_committed (Kafka's consumer does the same): before a batch, the aborted
+ * transactions that start at or before its last offset put their producer on the skip
+ * list; a transactional batch of a skipped producer is not delivered; that producer's
+ * ABORT marker takes it off the list. */
+static bool skip_pid_at(gr__cpart_t *p, int64_t pid, bool remove) {
+    for (size_t i = 0; i < p->n_skip; i++)
+        if (p->skip_pids[i] == pid) {
+            if (remove) p->skip_pids[i] = p->skip_pids[--p->n_skip];
+            return true;
+        }
+    return false;
+}
+
+/* Is this (non-control) batch part of an aborted transaction? Control batches update the
+ * skip list. Only called with read_committed. */
+static bool aborted_batch(gr__cpart_t *p, const gr_batch_view_t *bv, int64_t last) {
+    while (p->next_aborted < p->n_aborted && p->aborted[p->next_aborted].first <= last) {
+        int64_t pid = p->aborted[p->next_aborted++].pid;
+        if (!skip_pid_at(p, pid, false)) p->skip_pids[p->n_skip++] = pid;
+    }
+    if (!(bv->attributes & GR_BATCH_ATTR_TRANSACTIONAL)) return false;
+    if (bv->attributes & GR_BATCH_ATTR_CONTROL) {
+        /* The marker's key: int16 version, int16 type (0 = ABORT). */
+        gr_record_iter_t ri;
+        gr_wbuf_t scratch;
+        gr_record_t rec;
+        char why[128];
+        gr_wbuf_init(&scratch);
+        if (!gr_record_iter_init(&ri, bv, &scratch, 0, why, sizeof(why)) &&
+            !gr_record_iter_next(&ri, &rec, why, sizeof(why)) && rec.key_len >= 4 && rec.key[2] == 0 && rec.key[3] == 0)
+            skip_pid_at(p, bv->producer_id, true);
+        gr_wbuf_free(&scratch);
+        return false;
+    }
+    return skip_pid_at(p, bv->producer_id, false);
+}
+
 static void on_part_data(gr_consumer_t *c, int32_t node, gr_str_t topic, const gr_FetchResponse_PartitionData_t *pd) {
     gr__cpart_t *p = gr__cons_find(c, topic.ptr, (size_t)(topic.len < 0 ? 0 : topic.len), pd->PartitionIndex);
     /* Only the answer to this partition's own request, from the position still held. */
@@ -56,6 +100,16 @@ static void on_part_data(gr_consumer_t *c, int32_t node, gr_str_t topic, const g
     memcpy(p->blob, pd->Records.ptr, (size_t)pd->Records.len);
     gr_batch_iter_init(&p->it, p->blob, (size_t)pd->Records.len);
     p->in_batch = false;
+    if (c->isolation && pd->AbortedTransactions.n > 0) {
+        p->n_aborted = (size_t)pd->AbortedTransactions.n;
+        p->aborted = malloc(p->n_aborted * sizeof(*p->aborted));
+        p->skip_pids = malloc(p->n_aborted * sizeof(*p->skip_pids));
+        if (!p->aborted || !p->skip_pids) abort();
+        for (size_t i = 0; i < p->n_aborted; i++)
+            p->aborted[i].pid = pd->AbortedTransactions.v[i].ProducerId,
+            p->aborted[i].first = pd->AbortedTransactions.v[i].FirstOffset;
+        qsort(p->aborted, p->n_aborted, sizeof(*p->aborted), cmp_first);
+    }
 }
 
 static void on_fetch(gr__client_t *cl, gr_err_t err, const char *errmsg, int16_t ver, void *resp, void *opaque) {
@@ -120,7 +174,7 @@ static void fetch_from(gr_consumer_t *c, int32_t leader, bool *taken) {
     gr_FetchRequest_t rq;
     gr_struct_init(&gr_FetchRequest_sd, &rq);
     rq.ReplicaId = -1, rq.MaxWaitMs = c->max_wait, rq.MinBytes = c->min_bytes, rq.MaxBytes = c->max_bytes;
-    rq.IsolationLevel = 0, rq.SessionId = 0, rq.SessionEpoch = -1;
+    rq.IsolationLevel = c->isolation, rq.SessionId = 0, rq.SessionEpoch = -1;
     rq.Topics.v = gr_struct_alloc(&ar, &gr_FetchRequest_FetchTopic_sd, (int32_t)c->n_parts);
     bool *mine = calloc(c->n_parts, sizeof(*mine));
     if (!mine) abort();
@@ -178,7 +232,8 @@ static const gr_consumer_msg_t *next_in_part(gr_consumer_t *c, gr__cpart_t *p) {
         if (!p->in_batch) {
             if (gr_batch_iter_next(&p->it, &p->bv, why, sizeof(why)) != GR_ERR_NONE) break;
             int64_t end = p->bv.base_offset + (p->bv.has_header ? p->bv.last_offset_delta : 0) + 1;
-            if (p->bv.magic != 2 || (p->bv.attributes & GR_BATCH_ATTR_CONTROL) || end <= p->next) {
+            bool aborted = c->isolation && p->bv.magic == 2 && aborted_batch(p, &p->bv, end - 1);
+            if (p->bv.magic != 2 || (p->bv.attributes & GR_BATCH_ATTR_CONTROL) || end <= p->next || aborted) {
                 if (end > p->next && p->bv.magic == 2) p->next = end;
                 continue;
             }

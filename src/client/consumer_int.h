@@ -40,6 +40,14 @@ typedef struct gr__cpart {
     gr_batch_view_t bv;
     gr_record_iter_t ri;
     gr_wbuf_t scratch;
+    /* read_committed: the answer's aborted transactions (by first offset) not reached yet,
+     * and the producers whose transaction is being skipped (consumer_fetch.c) */
+    struct gr__caborted {
+        int64_t pid, first;
+    } * aborted;
+    size_t n_aborted, next_aborted;
+    int64_t *skip_pids;
+    size_t n_skip;
 } gr__cpart_t;
 
 /* An assignment of every partition of a topic, expanded once metadata is known. */

@@ -5,8 +5,9 @@
 #    sent (their deliveries fail "Failing batch since transaction was aborted"), commit 3, commit
 #    1 record with the consumed offset 42 of group g1 (AddOffsetsToTxn + TxnOffsetCommit), then a
 #    send outside a transaction is refused;
-#  - kcat with isolation.level=read_committed reads exactly the 14 committed records, with
-#    read_uncommitted also the 5 aborted ones that reached the log; g1's committed offset is 42;
+#  - kcat and libgregor's consumer (gregor consume --isolation-level) with read_committed read
+#    exactly the 14 committed records, with read_uncommitted also the 5 aborted ones that reached
+#    the log; g1's committed offset is 42;
 #  - fencing: a producer holding an open transaction is fenced by a second instance with the same
 #    transactional.id: its commit fails with PRODUCER_FENCED (90), its records are aborted;
 #  - transactional.id with enable.idempotence=false is refused with Kafka's message.
@@ -46,6 +47,12 @@ want="$(printf 't1-c%d\n' 0 1 2 3 4 5 6 7 8 9 0 1 2; echo t1-o0)"
 check_eq "read_committed: exactly the committed records" "$(sort <<<"$want" | tr '\n' ' ')" \
   "$(readall read_committed | tr '\n' ' ')"
 check_eq "read_uncommitted: also the 5 aborted records in the log" 19 "$(readall read_uncommitted | wc -l)"
+# libgregor's consumer (gregor consume): read_committed skips the aborted records and the markers.
+lg_read() { gr_timeout 60 "$GR_BUILD_DIR/gregor" consume --bootstrap-server "$BOOTSTRAP" --topic tx --from-beginning \
+  --timeout-ms 3000 --isolation-level "$1" 2>/dev/null | sort; }
+check_eq "gregor consume --isolation-level read_committed: the committed records" \
+  "$(sort <<<"$want" | tr '\n' ' ')" "$(lg_read read_committed | tr '\n' ' ')"
+check_eq "gregor consume --isolation-level read_uncommitted: 19 records" 19 "$(lg_read read_uncommitted | wc -l)"
 check_eq "the transaction committed g1's offset" 42 \
   "$("$GR_BUILD_DIR/gregor" consumer-groups --bootstrap-server "$BOOTSTRAP" --describe --group g1 2>/dev/null |
     awk '$1 == "g1" && $2 == "tx" && $3 == 0 {print $4}')"
