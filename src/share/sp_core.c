@@ -412,10 +412,22 @@ void gr_sp_delta_init(gr_sp_delta_t *d) {
     d->delivery_complete_count = -1;
 }
 
+/* A delta that grew past this many batches gives its buffers back when reset: a scattered
+ * acknowledgement would otherwise keep them at their largest for good. */
+#define DELTA_KEEP 64
+
 void gr_sp_delta_reset(gr_sp_delta_t *d) {
     d->n = 0;
     d->n_dead = 0;
     d->changed = false;
+    if (d->cap > DELTA_KEEP) {
+        free(d->batches);
+        d->batches = NULL, d->cap = 0;
+    }
+    if (d->cap_dead > DELTA_KEEP) {
+        free(d->dead);
+        d->dead = NULL, d->cap_dead = 0;
+    }
 }
 
 void gr_sp_delta_free(gr_sp_delta_t *d) {

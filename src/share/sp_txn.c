@@ -53,9 +53,22 @@ void gr_sp_begin(gr_sp_t *sp) {
     sp->in_txn = true;
 }
 
+/* Saved copies larger than this are freed at commit: one transaction is open at a time,
+ * and a scattered window (a range per record) would otherwise keep a second window's
+ * worth of memory per share-partition for good (bench/share_memory.sh). */
+#define SAVED_KEEP 64
+
 void gr_sp_commit(gr_sp_t *sp) {
     assert(sp->in_txn);
     sp->in_txn = false;
+    if (sp->saved.cap > SAVED_KEEP) {
+        free(sp->saved.r);
+        sp->saved.r = NULL, sp->saved.cap = 0;
+    }
+    if (sp->saved.heap_cap > SAVED_KEEP) {
+        free(sp->saved.heap);
+        sp->saved.heap = NULL, sp->saved.heap_cap = 0;
+    }
     /* Collections postponed by the transaction (released members). */
     if (sp->members_live >= sp->members_gc_at) gr__sp_member_gc(sp);
 }
