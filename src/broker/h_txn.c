@@ -28,8 +28,8 @@ static apt_result_t *results_new(gr_req_t *req, const apt_topic_t *topics, int32
             gr_req_alloc(req, &gr_AddPartitionsToTxnResponse_AddPartitionsToTxnPartitionResult_sd, np);
         r[i].ResultsByPartition.n = np;
         for (int32_t k = 0; k < np; k++)
-            r[i].ResultsByPartition.v[k] = (apt_part_t){.PartitionIndex = topics[i].Partitions.v[k],
-                                                        .PartitionErrorCode = err};
+            r[i].ResultsByPartition.v[k] =
+                (apt_part_t){.PartitionIndex = topics[i].Partitions.v[k], .PartitionErrorCode = err};
     }
     return r;
 }
@@ -74,9 +74,10 @@ static bool check_topics(gr_req_t *req, apt_result_t *r, int32_t n, bool client)
         bool authorized = !client || (!internal && gr_req_allowed(req, GR_AZ_ADD_PARTITIONS_TOPIC, name));
         for (int32_t k = 0; k < r[i].ResultsByPartition.n; k++) {
             apt_part_t *p = &r[i].ResultsByPartition.v[k];
-            int16_t e = !authorized                                               ? GR_ERR_TOPIC_AUTHORIZATION_FAILED
-                        : !t || p->PartitionIndex < 0 || p->PartitionIndex >= t->partitions ? GR_ERR_UNKNOWN_TOPIC_OR_PARTITION
-                                                                                         : 0;
+            int16_t e = !authorized ? GR_ERR_TOPIC_AUTHORIZATION_FAILED
+                        : !t || p->PartitionIndex < 0 || p->PartitionIndex >= t->partitions
+                            ? GR_ERR_UNKNOWN_TOPIC_OR_PARTITION
+                            : 0;
             p->PartitionErrorCode = e ? e : GR_ERR_OPERATION_NOT_ATTEMPTED;
             if (e) ok = false;
         }

@@ -49,8 +49,8 @@ void gr_h_describe_transactions(gr_req_t *req) {
         s->ProducerEpoch = -1;
         s->TransactionStartTimeMs = -1;
         gr_err_t denied = gr_req_authz_s(req, GR_AZ_DESCRIBE_TXNS, id);
-        const gr_txn_t *t = gr_str_is_null(id) || id.len == 0 ? NULL
-                                                              : gr_txn_find(&req->b->txn->reg, id.ptr, (size_t)id.len);
+        const gr_txn_t *t =
+            gr_str_is_null(id) || id.len == 0 ? NULL : gr_txn_find(&req->b->txn->reg, id.ptr, (size_t)id.len);
         if (denied)
             s->ErrorCode = (int16_t)denied;
         else if (gr_str_is_null(id) || id.len == 0)
@@ -86,8 +86,8 @@ static bool list_include(const list_filter_t *f, const gr_txn_t *t) {
     }
     if (f->states && !(f->states & (1 << t->m.state))) return false;
     if (f->duration_ms >= 0 && f->now - t->m.start_ms <= f->duration_ms) return false;
-    if (f->re && pcre2_match(f->re, (PCRE2_SPTR)t->id, strlen(t->id), 0, PCRE2_ANCHORED | PCRE2_ENDANCHORED, f->md,
-                             NULL) < 0)
+    if (f->re &&
+        pcre2_match(f->re, (PCRE2_SPTR)t->id, strlen(t->id), 0, PCRE2_ANCHORED | PCRE2_ENDANCHORED, f->md, NULL) < 0)
         return false;
     return true;
 }
@@ -111,8 +111,10 @@ void gr_h_list_transactions(gr_req_t *req) {
     gr_ListTransactionsRequest_t *q = req->body;
     gr_ListTransactionsResponse_t *resp = gr_req_resp_new(req);
     gr_txn_reg_t *reg = &req->b->txn->reg;
-    list_filter_t f = {.pids = q->ProducerIdFilters.v, .n_pids = q->ProducerIdFilters.n > 0 ? q->ProducerIdFilters.n : 0,
-                       .duration_ms = q->DurationFilter, .now = gr_clock_wall_ms()};
+    list_filter_t f = {.pids = q->ProducerIdFilters.v,
+                       .n_pids = q->ProducerIdFilters.n > 0 ? q->ProducerIdFilters.n : 0,
+                       .duration_ms = q->DurationFilter,
+                       .now = gr_clock_wall_ms()};
     f.states = list_states(req, q, resp);
     if (!gr_str_is_null(q->TransactionalIdPattern) && q->TransactionalIdPattern.len > 0) {
         int ec;

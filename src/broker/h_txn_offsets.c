@@ -32,7 +32,8 @@ static void set_all(toc_t *c, int16_t err, bool only_valid) {
 
 static void written(void *arg, gr_err_t err) {
     toc_t *c = arg;
-    if (err) set_all(c, err == GR_ERR_KAFKA_STORAGE_ERROR ? GR_ERR_NOT_COORDINATOR : GR_ERR_COORDINATOR_NOT_AVAILABLE, true);
+    if (err)
+        set_all(c, err == GR_ERR_KAFKA_STORAGE_ERROR ? GR_ERR_NOT_COORDINATOR : GR_ERR_COORDINATOR_NOT_AVAILABLE, true);
     gr_req_respond(c->req, c->resp);
 }
 
@@ -105,8 +106,9 @@ static int32_t check_topics(gr_req_t *req, toc_t *c) {
     for (int32_t i = 0; i < nt; i++) {
         const tq_topic_t *qt = &q->Topics.v[i];
         tr_topic_t *rt = &c->resp->Topics.v[i];
-        const gr_meta_topic_t *t = req->hdr.api_version >= 6 ? gr_meta_topic_find_id(req->b->meta, &qt->TopicId)
-                                                             : gr_meta_topic_find(req->b->meta, gr_req_cstr(req, qt->Name));
+        const gr_meta_topic_t *t = req->hdr.api_version >= 6
+                                       ? gr_meta_topic_find_id(req->b->meta, &qt->TopicId)
+                                       : gr_meta_topic_find(req->b->meta, gr_req_cstr(req, qt->Name));
         rt->Name = qt->Name;
         rt->TopicId = qt->TopicId;
         int32_t np = qt->Partitions.n > 0 ? qt->Partitions.n : 0;
@@ -123,8 +125,8 @@ static int32_t check_topics(gr_req_t *req, toc_t *c) {
         for (int32_t k = 0; k < np; k++) {
             int32_t part = qt->Partitions.v[k].PartitionIndex;
             int16_t e = terr ? terr : part < 0 || part >= t->partitions ? GR_ERR_UNKNOWN_TOPIC_OR_PARTITION : 0;
-            rt->Partitions.v[k] = (gr_TxnOffsetCommitResponse_TxnOffsetCommitResponsePartition_t){.PartitionIndex = part,
-                                                                                                  .ErrorCode = e};
+            rt->Partitions.v[k] =
+                (gr_TxnOffsetCommitResponse_TxnOffsetCommitResponsePartition_t){.PartitionIndex = part, .ErrorCode = e};
             any = any || !e;
         }
         c->names[i] = any ? gr_arena_strndup(&req->arena, t->name, strlen(t->name)) : NULL;

@@ -154,7 +154,8 @@ static void added(void *arg, gr_err_t err) {
 static int add_need(const gr_txn_t *t, const waiter_t *w) {
     if (t->m.pid != w->pid) return GR_ERR_INVALID_PRODUCER_ID_MAPPING;
     if (t->m.epoch != w->epoch) return GR_ERR_PRODUCER_FENCED;
-    if (t->m.state == GR_TXN_PREPARE_COMMIT || t->m.state == GR_TXN_PREPARE_ABORT) return GR_ERR_CONCURRENT_TRANSACTIONS;
+    if (t->m.state == GR_TXN_PREPARE_COMMIT || t->m.state == GR_TXN_PREPARE_ABORT)
+        return GR_ERR_CONCURRENT_TRANSACTIONS;
     if (t->m.state == GR_TXN_ONGOING && gr_txn_meta_has(&t->m, w->topic, w->partition)) return 0;
     return 1;
 }
@@ -293,7 +294,8 @@ static void mk_finish(mk_t *k) {
     gr_txn_t *t = gr_txn_find(&b->txn->reg, k->id, strlen(k->id));
     bool again = false;
     if (t && t->user) ((aux_t *)t->user)->markers_busy = false;
-    if (!t || t->pending || t->m.pid != k->pid || (t->m.state != GR_TXN_PREPARE_COMMIT && t->m.state != GR_TXN_PREPARE_ABORT)) {
+    if (!t || t->pending || t->m.pid != k->pid ||
+        (t->m.state != GR_TXN_PREPARE_COMMIT && t->m.state != GR_TXN_PREPARE_ABORT)) {
         mk_free(k);
         return;
     }
@@ -392,8 +394,8 @@ static void fence_written(void *arg, gr_err_t err) {
 void gr_txn_coord_fence_abort(gr_broker_t *b, gr_txn_t *t, gr_txn_done_fn *done, void *arg) {
     int64_t pid;
     int16_t epoch;
-    int e = gr_txn_end(&b->txn->reg, t, t->m.pid, t->transit.epoch, false, false, t->m.tv,
-                       gr_clock_wall_ms(), &pid, &epoch);
+    int e = gr_txn_end(&b->txn->reg, t, t->m.pid, t->transit.epoch, false, false, t->m.tv, gr_clock_wall_ms(), &pid,
+                       &epoch);
     if (e) {
         gr_txn_cancel(t);
         if (done) done(arg, e == GR_TXN_NOOP ? GR_ERR_NONE : (gr_err_t)e);

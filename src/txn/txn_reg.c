@@ -12,9 +12,7 @@ static const char *const g_names[GR_TXN_N_STATES] = {
     "Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead", "PrepareEpochFence",
 };
 
-const char *gr_txn_state_name(int state) {
-    return state >= 0 && state < GR_TXN_N_STATES ? g_names[state] : NULL;
-}
+const char *gr_txn_state_name(int state) { return state >= 0 && state < GR_TXN_N_STATES ? g_names[state] : NULL; }
 
 int gr_txn_state_by_name(const char *name, size_t len) {
     for (int i = 0; i < GR_TXN_N_STATES; i++)

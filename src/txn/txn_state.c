@@ -72,16 +72,12 @@ int gr_txn_init_pid(gr_txn_reg_t *r, gr_txn_t *t, int32_t timeout_ms, bool has_e
         return GR_ERR_PRODUCER_FENCED;
     switch (t->m.state) {
     case GR_TXN_PREPARE_COMMIT:
-    case GR_TXN_PREPARE_ABORT:
-        return GR_ERR_CONCURRENT_TRANSACTIONS;
+    case GR_TXN_PREPARE_ABORT: return GR_ERR_CONCURRENT_TRANSACTIONS;
     case GR_TXN_EMPTY:
     case GR_TXN_COMPLETE_COMMIT:
-    case GR_TXN_COMPLETE_ABORT:
-        return init_empty(r, t, timeout_ms, has_expected, exp_epoch, now_ms);
-    case GR_TXN_ONGOING:
-        return gr_txn_fence(t) ? GR_ERR_CONCURRENT_TRANSACTIONS : GR_TXN_FENCE;
-    default:
-        return GR_ERR_INVALID_TXN_STATE; /* Dead, PrepareEpochFence: never durable */
+    case GR_TXN_COMPLETE_ABORT: return init_empty(r, t, timeout_ms, has_expected, exp_epoch, now_ms);
+    case GR_TXN_ONGOING: return gr_txn_fence(t) ? GR_ERR_CONCURRENT_TRANSACTIONS : GR_TXN_FENCE;
+    default: return GR_ERR_INVALID_TXN_STATE; /* Dead, PrepareEpochFence: never durable */
     }
 }
 
@@ -182,8 +178,7 @@ int gr_txn_end(gr_txn_reg_t *r, gr_txn_t *t, int64_t pid, int16_t epoch, bool co
     if (!epoch_ok) return GR_ERR_PRODUCER_FENCED;
     if (t->pending && !fence) return GR_ERR_CONCURRENT_TRANSACTIONS;
     switch (t->m.state) {
-    case GR_TXN_ONGOING:
-        return prepare_end(r, t, commit, tv, fence, false, now_ms);
+    case GR_TXN_ONGOING: return prepare_end(r, t, commit, tv, fence, false, now_ms);
     case GR_TXN_COMPLETE_COMMIT:
     case GR_TXN_COMPLETE_ABORT: {
         bool same = commit == (t->m.state == GR_TXN_COMPLETE_COMMIT);
@@ -198,20 +193,19 @@ int gr_txn_end(gr_txn_reg_t *r, gr_txn_t *t, int64_t pid, int16_t epoch, bool co
     case GR_TXN_PREPARE_COMMIT:
     case GR_TXN_PREPARE_ABORT:
         return commit == (t->m.state == GR_TXN_PREPARE_COMMIT) ? GR_ERR_CONCURRENT_TRANSACTIONS
-                                                                : GR_ERR_INVALID_TXN_STATE;
+                                                               : GR_ERR_INVALID_TXN_STATE;
     case GR_TXN_EMPTY:
         if (tv >= 2 && !commit) return prepare_end(r, t, false, tv, false, true, now_ms);
         return GR_ERR_INVALID_TXN_STATE;
-    default:
-        return GR_ERR_INVALID_TXN_STATE;
+    default: return GR_ERR_INVALID_TXN_STATE;
     }
 }
 
 int gr_txn_complete(gr_txn_t *t, int64_t now_ms) {
     if (t->pending || !prepare_state(t->m.state)) return GR_ERR_INVALID_TXN_STATE;
     const gr_txn_meta_t *m = &t->m;
-    gr_txn_meta_t *n = begin(t, m->state == GR_TXN_PREPARE_COMMIT ? GR_TXN_COMPLETE_COMMIT : GR_TXN_COMPLETE_ABORT,
-                             now_ms);
+    gr_txn_meta_t *n =
+        begin(t, m->state == GR_TXN_PREPARE_COMMIT ? GR_TXN_COMPLETE_COMMIT : GR_TXN_COMPLETE_ABORT, now_ms);
     clear_parts(n);
     if (m->tv >= 2) {
         if (m->next_pid != GR_TXN_NO_PID) { /* the epoch overflowed: the new producer id takes over */
