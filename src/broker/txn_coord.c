@@ -212,10 +212,10 @@ void gr_txn_coord_check(gr_broker_t *b, gr_str_t txn_id, int64_t pid, int16_t ep
     run_waiters(b, t);
 }
 
-/* Kafka's produce answer for a failed verification (AddPartitionsToTxnManager and
- * ReplicaManager): a fenced producer sees INVALID_PRODUCER_EPOCH, clients before
- * produce v11 INVALID_TXN_STATE for TRANSACTION_ABORTABLE, and the retriable
- * coordinator errors become NOT_ENOUGH_REPLICAS (retried without a metadata refresh). */
+/* What Kafka's AddPartitionsToTxnManager hands the produce path: a fenced producer is
+ * INVALID_PRODUCER_EPOCH, and clients before produce v11 get INVALID_TXN_STATE for
+ * TRANSACTION_ABORTABLE. The produce handler then translates as ReplicaManager does
+ * (CONCURRENT_TRANSACTIONS and coordinator errors -> NOT_ENOUGH_REPLICAS). */
 typedef struct verify_ctx {
     gr_txn_verify_cb *cb;
     void *arg;
@@ -229,9 +229,6 @@ static void verified(void *arg, gr_err_t err) {
         err = GR_ERR_INVALID_PRODUCER_EPOCH;
     else if (err == GR_ERR_TRANSACTION_ABORTABLE && vc.version < 11)
         err = GR_ERR_INVALID_TXN_STATE;
-    else if (err == GR_ERR_CONCURRENT_TRANSACTIONS || err == GR_ERR_COORDINATOR_NOT_AVAILABLE ||
-             err == GR_ERR_NOT_COORDINATOR || err == GR_ERR_COORDINATOR_LOAD_IN_PROGRESS)
-        err = GR_ERR_NOT_ENOUGH_REPLICAS;
     vc.cb(vc.arg, err);
 }
 
