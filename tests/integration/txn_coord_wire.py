@@ -5,8 +5,9 @@ TxnOffsetCommit, DescribeTransactions, ListTransactions) against a broker: grego
 the reference Apache Kafka 4.4.0 (the expectations below hold for both).
 
   txn_coord_wire.py HOST:PORT PHASE RUN_ID
-PHASE: main (every scenario; leaves state for the restart phase) or after_restart (the
-state main left, after kill -9 and restart). Prints "ok - ..." / "FAIL - ..." lines;
+PHASE: main (every scenario; leaves state for the restart phase), crash BROKER_PID (with the
+log side: kill -9 the broker right after an EndTxn answer) or after_restart (the state main
+and crash left, after kill -9 and restart). Prints "ok - ..." / "FAIL - ..." lines;
 exit status 1 on any FAIL. Needs topic txn-<RUN_ID> (2 partitions) created by main.
 """
 import os
@@ -128,6 +129,36 @@ def init_retry(c, txn, timeout=60000, pid=-1, epoch=-1, secs=10):
         time.sleep(0.1)
         res = init_pid(c, txn, timeout, pid, epoch)
     return first, res
+
+
+def crash_in_prepare(boot, run, broker_pid):
+    """EndTxn(commit) of a transaction over 8 partitions, and kill -9 the moment its answer
+    arrives: PREPARE_COMMIT is durable, its markers and COMPLETE_COMMIT are (most likely)
+    not yet. after_restart checks the transaction completes."""
+    import signal
+    import produce_fetch_wire as pw
+    c = kw.Conn(boot)
+    topic = "txp-" + run
+    check("create topic (8 partitions)", kw.create_topic(c, topic, 8)[0] == 0)
+    p = "p-" + run
+    _, pid, ep = init_pid(c, p)
+    r = add_partitions(c, p, pid, ep, {topic: list(range(8))})
+    check("AddPartitionsToTxn: 8 partitions", set(r.values()) == {0}, r)
+    pc = pw.Conn(boot)
+    errs = []
+    for i in range(8):
+        end = time.time() + 15
+        while True:  # a new topic on Kafka: NOT_LEADER_OR_FOLLOWER until its leader is known
+            e = pw.produce(pc, topic, kw.batch([b"v%d" % i], pid=pid, epoch=ep, seq=0, transactional=True),
+                           acks=-1, txn_id=p, part=i)["err"]
+            if e != 6 or time.time() > end:
+                break
+            time.sleep(0.1)
+        errs.append(e)
+    check("transactional batches appended", errs == [0] * 8, errs)
+    err = end_txn(c, p, pid, ep, True)
+    os.kill(broker_pid, signal.SIGKILL)
+    check("EndTxn(commit) answered before the kill", err == 0, err)
 
 
 def markers_present(c):
@@ -303,12 +334,29 @@ def after_restart(boot, run, pid, pk, ek, pf):
         check("after kill -9: the pending offset committed", offset_fetch(c, group, topic, 1) == (0, 42))
     d = describe(c, "f-" + run)
     check("after kill -9: fenced id keeps its epoch", d["pid"] == pf and d["state"] == "Empty", d)
+    if markers_present(c) and describe(c, "p-" + run)["err"] == 0:  # the crash phase ran
+        import produce_fetch_wire as pw
+        d = wait_state(c, "p-" + run, ["CompleteCommit"])
+        check("transaction killed after PREPARE_COMMIT: completed", d["state"] == "CompleteCommit", d)
+        pc = pw.Conn(boot)
+        # One plain record more per partition: Kafka's high watermark after an unclean
+        # restart is its last checkpoint until the next append (one replica).
+        errs = [pw.produce(pc, "txp-" + run, kw.batch([b"after"]), acks=-1, part=i)["err"] for i in range(8)]
+        hw = [o["offset"] for o in pw.list_offsets(pc, "txp-" + run, -1, parts=range(8))]
+        lso = [o["offset"] for o in pw.list_offsets(pc, "txp-" + run, -1, parts=range(8), isolation=1)]
+        # 3: record, marker, plain record; 4: the marker was durable before the kill and
+        # is written again after it (a repeated marker is harmless, as in Kafka).
+        check("its markers are written: LSO = high watermark (3 or 4) on every partition",
+              errs == [0] * 8 and hw == lso and all(x in (3, 4) for x in hw), (errs, hw, lso))
 
 
 if __name__ == "__main__":
     boot, phase, run = sys.argv[1], sys.argv[2], sys.argv[3]
     if phase == "main":
         main(boot, run)
+    elif phase == "crash":
+        if markers_present(kw.Conn(boot)):
+            crash_in_prepare(boot, run, int(sys.argv[4]))
     else:
         after_restart(boot, run, *[int(x) for x in sys.argv[4:8]])
     sys.exit(1 if kw.FAILED else 0)
