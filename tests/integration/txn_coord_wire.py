@@ -6,8 +6,9 @@ the reference Apache Kafka 4.4.0 (the expectations below hold for both).
 
   txn_coord_wire.py HOST:PORT PHASE RUN_ID
 PHASE: main (every scenario; leaves state for the restart phase), crash BROKER_PID (with the
-log side: kill -9 the broker right after an EndTxn answer) or after_restart (the state main
-and crash left, after kill -9 and restart). Prints "ok - ..." / "FAIL - ..." lines;
+log side: kill -9 the broker right after an EndTxn answer), after_restart (the state main
+and crash left, after kill -9 and restart), expire PID STEP (gregord restarted with a short
+transactional.id.expiration.ms). Prints "ok - ..." / "FAIL - ..." lines;
 exit status 1 on any FAIL. Needs topic txn-<RUN_ID> (2 partitions) created by main.
 """
 import os
@@ -159,6 +160,22 @@ def crash_in_prepare(boot, run, broker_pid):
     err = end_txn(c, p, pid, ep, True)
     os.kill(broker_pid, signal.SIGKILL)
     check("EndTxn(commit) answered before the kill", err == 0, err)
+
+
+def expired(boot, run, pid, step):
+    """transactional.id.expiration.ms (gregord restarted with 1.5 s): idle ids go, durably."""
+    c = kw.Conn(boot)
+    a = "f-" + run  # Empty since the KIP-360 checks
+    d = describe(c, a)
+    end = time.time() + 10
+    while d["err"] == 0 and time.time() < end:
+        time.sleep(0.2)
+        d = describe(c, a)
+    check("%s: idle id removed -> TRANSACTIONAL_ID_NOT_FOUND" % step, d["err"] == 105, d)
+    check("%s: ListTransactions leaves it out" % step, a not in list_txns(c, [])[2])
+    if step == "after kill -9":
+        r = init_pid(c, a)
+        check("expired id starts again: a new producer id at epoch 0", r[0] == 0 and r[1] != pid and r[2] == 0, r)
 
 
 def markers_present(c):
@@ -357,6 +374,8 @@ if __name__ == "__main__":
     elif phase == "crash":
         if markers_present(kw.Conn(boot)):
             crash_in_prepare(boot, run, int(sys.argv[4]))
+    elif phase == "expire":
+        expired(boot, run, int(sys.argv[4]), sys.argv[5])
     else:
         after_restart(boot, run, *[int(x) for x in sys.argv[4:8]])
     sys.exit(1 if kw.FAILED else 0)
