@@ -120,6 +120,12 @@ static void persisted(void *arg, gr_err_t err) {
 }
 
 void gr_txn_coord_persist(gr_broker_t *b, gr_txn_t *t, gr_txn_done_fn *done, void *arg) {
+    persist_ctx_t *pc = gr_xcalloc(1, sizeof(*pc));
+    *pc = (persist_ctx_t){b, t, done, arg};
+    if (b->shutting_down) { /* the flusher may be gone: nothing more is written */
+        persisted(pc, GR_ERR_KAFKA_STORAGE_ERROR);
+        return;
+    }
     gr_wbuf_t k, v;
     gr_wbuf_init(&k);
     gr_wbuf_init(&v);
@@ -129,8 +135,6 @@ void gr_txn_coord_persist(gr_broker_t *b, gr_txn_t *t, gr_txn_done_fn *done, voi
     gr_cstore_add(b->txn->store, k.mem, k.len, dead ? NULL : v.mem, dead ? 0 : v.len);
     gr_wbuf_free(&k);
     gr_wbuf_free(&v);
-    persist_ctx_t *pc = gr_xcalloc(1, sizeof(*pc));
-    *pc = (persist_ctx_t){b, t, done, arg};
     gr_err_t err = gr_cstore_commit(b->txn->store, persisted, pc);
     if (err) persisted(pc, err);
 }
