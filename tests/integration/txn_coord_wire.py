@@ -90,8 +90,9 @@ def describe(c, txn):
             "parts": sorted((t, p) for t, ps, _ in s[7] for p in ps)}
 
 
-def list_txns(c, states, pids=()):
-    r = c.call(66, 1, carr(states, cstr) + carr(list(pids), i64) + i64(-1) + TAGS)
+def list_txns(c, states, pids=(), pattern=None, ver=1):
+    body = carr(states, cstr) + carr(list(pids), i64) + i64(-1) + (cstr(pattern) if ver >= 2 else b"") + TAGS
+    r = c.call(66, ver, body)
     r.i32()
     err = r.i16()
     unknown = r.carr(lambda r: r.cstr())
@@ -235,6 +236,10 @@ def main(boot, run):
     err, unknown, ts = list_txns(c, ["Ongoing", "Bogus"], [pid])
     check("ListTransactions: state and producer filters, unknown state echoed",
           err == 0 and unknown == ["Bogus"] and ts == {a: (pid, "Ongoing")}, (err, unknown, ts))
+    err, _, ts = list_txns(c, [], pattern="a-" + run + "|zz.*", ver=2)
+    check("ListTransactions v2: transactional id pattern (whole-id match)", err == 0 and list(ts) == [a], (err, ts))
+    err, _, ts = list_txns(c, [], pattern="(unclosed", ver=2)
+    check("ListTransactions v2: bad pattern -> INVALID_REGULAR_EXPRESSION", err == 128 and not ts, (err, ts))
     check("EndTxn with the old epoch -> PRODUCER_FENCED", end_txn(c, a, pid, 0, True) == PRODUCER_FENCED)
     check("EndTxn abort of a committing... commit first", end_txn(c, a, pid, 1, True) == 0)
     d = wait_state(c, a, [data_done])
