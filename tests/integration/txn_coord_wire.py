@@ -56,6 +56,21 @@ def add_partitions(c, txn, pid, epoch, topics, ver=3):
     return out
 
 
+def add_partitions_batch(c, txns, ver=5):
+    """The broker-to-broker form (v4+): txns [(id, pid, epoch, verify_only, {topic: [parts]})]
+    -> (top-level error, {id: {(topic, p): error}})."""
+    def enc(x):
+        tid, pid, epoch, verify, topics = x
+        tb = carr(list(topics.items()), lambda kv: cstr(kv[0]) + carr(kv[1], i32) + TAGS)
+        return cstr(tid) + i64(pid) + i16(epoch) + boolean(verify) + tb + TAGS
+    r = c.call(24, ver, carr(txns, enc) + TAGS)
+    r.i32()
+    err = r.i16()
+    res = r.carr(lambda r: (r.cstr(), r.carr(lambda r: (r.cstr(), r.carr(lambda r: (r.i32(), r.i16(), r.tags())),
+                                                        r.tags())), r.tags()))
+    return err, {tid: {(t, p): e for t, ps, _ in tr for p, e, _ in ps} for tid, tr, _ in res}
+
+
 def add_offsets(c, txn, pid, epoch, group):
     r = c.call(25, 3, cstr(txn) + i64(pid) + i16(epoch) + cstr(group) + TAGS)
     r.i32()
@@ -240,10 +255,29 @@ def main(boot, run):
     check("ListTransactions v2: transactional id pattern (whole-id match)", err == 0 and list(ts) == [a], (err, ts))
     err, _, ts = list_txns(c, [], pattern="(unclosed", ver=2)
     check("ListTransactions v2: bad pattern -> INVALID_REGULAR_EXPRESSION", err == 128 and not ts, (err, ts))
+    err, res = add_partitions_batch(c, [(a, pid, 1, True, {topic: [0, 1]}), ("nope-" + run, 1, 0, True, {topic: [0]})])
+    check("AddPartitionsToTxn v5 verifyOnly: in the transaction / unknown id",
+          err == 0 and res == {a: {(topic, 0): 0, (topic, 1): 0}, "nope-" + run: {(topic, 0): INVALID_PID_MAPPING}},
+          (err, res))
+    err, res = add_partitions_batch(c, [(a, pid, 0, True, {topic: [0]})])
+    check("AddPartitionsToTxn v5 verifyOnly with an old epoch -> PRODUCER_FENCED",
+          (err, res) == (0, {a: {(topic, 0): PRODUCER_FENCED}}), (err, res))
     check("EndTxn with the old epoch -> PRODUCER_FENCED", end_txn(c, a, pid, 0, True) == PRODUCER_FENCED)
     check("EndTxn abort of a committing... commit first", end_txn(c, a, pid, 1, True) == 0)
     d = wait_state(c, a, [data_done])
     check("after EndTxn(commit): %s" % data_done, d["state"] == data_done and d["epoch"] == 1, d)
+
+    # The add a broker makes for a transaction-version-2 produce (v5, not verifyOnly).
+    v = "v-" + run
+    _, pv, ev = init_pid(c, v)
+    err, res = add_partitions_batch(c, [(v, pv, ev, False, {topic: [1]})])
+    check("AddPartitionsToTxn v5 add (transaction version 2)", (err, res) == (0, {v: {(topic, 1): 0}}), (err, res))
+    d = describe(c, v)
+    check("... the transaction is Ongoing with the partition", (d["state"], d["parts"]) == ("Ongoing", [(topic, 1)]), d)
+    r = end_txn(c, v, pv, ev, False, ver=5)
+    check("EndTxn v5 abort: the epoch is bumped", r == (0, pv, ev + 1), r)
+    d = wait_state(c, v, [data_done.replace("Commit", "Abort")])
+    check("... %s" % data_done.replace("Commit", "Abort"), d["state"] == data_done.replace("Commit", "Abort"), d)
 
     # Offsets in a transaction (no data partitions: the group coordinator takes the marker).
     b = "b-" + run
