@@ -23,6 +23,7 @@ else
   start_target "${overrides[@]}"
 fi
 run="$RANDOM$RANDOM"
+export GR_TARGET # the wire script leaves out a check Kafka fails
 wire="$GR_SOURCE_DIR/tests/integration/txn_coord_wire.py"
 # tally OUTPUT: print the script's lines and count its "ok - " / "FAIL - " checks.
 # wire T PHASE ARGS...: run a phase (T s at most); its output in $out, a non-zero exit fails.

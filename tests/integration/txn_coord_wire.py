@@ -357,6 +357,12 @@ def main(boot, run):
     check("TxnOffsetCommit (across the restart)", txn_offset_commit(c, k, group, pk, ek, topic, {1: 42}) == {1: 0})
     r = add_partitions(c, k, pk, ek, {topic: [1]})
     check("AddPartitionsToTxn (across the restart)", r == {(topic, 1): 0}, r)
+    # And one that will time out after the restart (its pending offset dropped then).
+    u = "u-" + run
+    _, pu, eu = init_pid(c, u, 4000)
+    check("AddOffsetsToTxn (to time out after the restart)", add_offsets(c, u, pu, eu, "gu-" + run) == 0)
+    r = txn_offset_commit(c, u, "gu-" + run, pu, eu, topic, {0: 1234})
+    check("TxnOffsetCommit (to time out after the restart)", r == {0: 0}, r)
     print("STATE %d %d %d %d" % (pid, pk, ek, pf), flush=True)
 
 
@@ -388,6 +394,13 @@ def after_restart(boot, run, pid, pk, ek, pf):
     check("after kill -9: %s" % done, d["state"] == done, d)
     if done == "CompleteCommit":
         check("after kill -9: the pending offset committed", offset_fetch(c, group, topic, 1) == (0, 42))
+    d = wait_state(c, "u-" + run, ["CompleteAbort"], 20)
+    check("after kill -9: the ongoing transaction times out and is aborted", d["state"] == "CompleteAbort", d)
+    # gregord only: Kafka 4.4.0 still answered UNSTABLE_OFFSET_COMMIT for this partition 5 s
+    # after the abort (and after another append to its offsets partition); not explained yet.
+    if os.environ.get("GR_TARGET", "gregord") == "gregord":
+        of = offset_fetch(c, "gu-" + run, topic, 0)
+        check("... its pending offset dropped", of == (0, -1), of)
     d = describe(c, "f-" + run)
     check("after kill -9: fenced id keeps its epoch", d["pid"] == pf and d["state"] == "Empty", d)
     if markers_present(c) and describe(c, "p-" + run)["err"] == 0:  # the crash phase ran
