@@ -256,7 +256,6 @@ gr_err_t gr_cgroup_txn_complete(gr_broker_t *b, int64_t pid, bool commit, gr_flu
         cb(arg, GR_ERR_NONE);
         return GR_ERR_NONE;
     }
-    if (commit) b->cgroup->offset_commits += (uint64_t)n;
     GR_DEBUG("cgroup", "%s %d transactional offset(s) of producer %lld", commit ? "committed" : "dropped", n,
              (long long)pid);
     return gr_cstore_commit(b->cgroup->store, cb, arg);

@@ -20,7 +20,8 @@ if [[ "$GR_TARGET" == ref ]]; then
 else
   overrides=()
   for kv in "${settings[@]}"; do overrides+=(--override "$kv"); done
-  start_target "${overrides[@]}"
+  admin_port=$(free_port)
+  start_target "${overrides[@]}" --override "admin.listener=127.0.0.1:$admin_port"
 fi
 run="$RANDOM$RANDOM"
 export GR_TARGET # the wire script leaves out a check Kafka fails
@@ -60,6 +61,12 @@ if [[ "$GR_TARGET" == gregord ]]; then # informational: whether the kill landed 
   log "$(grep -h 'transactional id(s)' "$GR_TMP/gregord.log" | tail -n 1 || true)"
 fi
 check "checks ran after kill -9" grep -q '^ok' <<<"$out"
+if [[ "$GR_TARGET" == gregord ]]; then # /metrics: the timeout abort after the restart
+  metrics=$(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+    "http://127.0.0.1:$admin_port/metrics") || true
+  check "metrics: one transaction timed out since the restart" grep -qx 'gregor_transactions_timed_out_total 1' <<<"$metrics"
+  check "metrics: transactional ids by state" grep -q '^gregor_transactional_ids{state="CompleteAbort"} [1-9]' <<<"$metrics"
+fi
 
 # transactional.id.expiration.ms: idle ids are removed, and stay removed across kill -9.
 if [[ "$GR_TARGET" == gregord ]]; then
