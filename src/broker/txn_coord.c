@@ -178,12 +178,17 @@ static void run_waiters(gr_broker_t *b, gr_txn_t *t) {
         next = w->next;
         w->next = NULL;
         int e = add_need(t, w);
-        if (e != 1) {
+        if (e != 1 && !(e == 0 && n > 0)) {
             waiter_answer(w, (gr_err_t)e);
             continue;
         }
-        parts = gr_xrealloc(parts, (size_t)(n + 1) * sizeof(*parts));
-        parts[n++] = (gr_txn_tpart_t){w->topic, w->partition};
+        /* Once an earlier check waits for an add, a later one of a partition already in
+         * the transaction waits with it: answered in arrival order, a later produce
+         * request never appends before an earlier one (its sequence would be out of order). */
+        if (e == 1) {
+            parts = gr_xrealloc(parts, (size_t)(n + 1) * sizeof(*parts));
+            parts[n++] = (gr_txn_tpart_t){w->topic, w->partition};
+        }
         *adds_tail = w;
         adds_tail = &w->next;
     }

@@ -93,6 +93,17 @@ public final class JavaTransactions {
         return out;
     }
 
+    /** describeTransactions until the id is in state want (at most 10 s); the last answer. */
+    private static TransactionDescription describeUntil(Admin admin, String id, TransactionState want)
+        throws Exception {
+        long end = System.currentTimeMillis() + 10000;
+        while (true) {
+            TransactionDescription d = admin.describeTransactions(List.of(id)).all().get(10, TimeUnit.SECONDS).get(id);
+            if (d.state() == want || System.currentTimeMillis() > end) return d;
+            Thread.sleep(100);
+        }
+    }
+
     private static void send(KafkaProducer<String, String> p, String topic, String prefix, int n) throws Exception {
         for (int i = 0; i < n; i++) p.send(new ProducerRecord<>(topic, i % 2, prefix + i, prefix + i));
         p.flush();
@@ -131,8 +142,8 @@ public final class JavaTransactions {
                 p.commitTransaction();
                 for (int i = 0; i < 3; i++) expected.add("c2-" + i);
                 check(true, "commit, abort, commit with one producer");
-                TransactionDescription d = admin.describeTransactions(List.of(prefix + "-a")).all()
-                    .get(10, TimeUnit.SECONDS).get(prefix + "-a");
+                /* commitTransaction returns once PREPARE_COMMIT is durable; the markers follow. */
+                TransactionDescription d = describeUntil(admin, prefix + "-a", TransactionState.COMPLETE_COMMIT);
                 check(d.state() == TransactionState.COMPLETE_COMMIT && d.topicPartitions().isEmpty(),
                       "describeTransactions: COMPLETE_COMMIT (" + d.state() + ")");
             }
@@ -176,8 +187,7 @@ public final class JavaTransactions {
             }
             check(tf, "timed-out transaction: the commit is refused");
             slow.close(Duration.ofSeconds(5));
-            TransactionDescription td = admin.describeTransactions(List.of(prefix + "-t")).all()
-                .get(10, TimeUnit.SECONDS).get(prefix + "-t");
+            TransactionDescription td = describeUntil(admin, prefix + "-t", TransactionState.COMPLETE_ABORT);
             check(td.state() == TransactionState.COMPLETE_ABORT, "timed-out transaction aborted by the coordinator ("
                   + td.state() + ")");
 
