@@ -17,6 +17,7 @@ static const gr_handler_t g_handlers[] = {
     {GR_API_DeleteTopics, 1, 6, gr_h_delete_topics, false},
     {GR_API_DeleteRecords, 0, 2, gr_h_delete_records, false},
     {GR_API_InitProducerId, 0, 5, gr_h_init_producer_id, false},
+    {GR_API_DescribeProducers, 0, 0, gr_h_describe_producers, false},
     {GR_API_DescribeConfigs, 1, 4, gr_h_describe_configs, false},
     {GR_API_AlterConfigs, 0, 2, gr_h_alter_configs, false},
     {GR_API_CreatePartitions, 0, 3, gr_h_create_partitions, false},

@@ -551,7 +551,7 @@ KAFKA_ONLY_APIS = {
     88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe", 93: "StreamsGroupTopologyDescriptionUpdate",
     # transactions: not implemented (issue 2 asks for idempotence only)
     24: "AddPartitionsToTxn", 25: "AddOffsetsToTxn", 26: "EndTxn", 27: "WriteTxnMarkers", 28: "TxnOffsetCommit",
-    61: "DescribeProducers", 65: "DescribeTransactions", 66: "ListTransactions",
+    65: "DescribeTransactions", 66: "ListTransactions",
     # security: no delegation tokens
     38: "CreateDelegationToken", 39: "RenewDelegationToken", 40: "ExpireDelegationToken",
     41: "DescribeDelegationToken",
