@@ -16,9 +16,9 @@ typedef struct gr_pbatch {
 typedef struct gr_pentry {
     int64_t pid;
     int16_t epoch;
-    int32_t coord_epoch; /* of the last marker, -1 before any */
-    int64_t last_ts;     /* max timestamp of the last batch or marker, -1 unknown */
-    int64_t txn_first;   /* first offset of the ongoing transaction, -1 none */
+    int32_t coord_epoch;                /* of the last marker, -1 before any */
+    int64_t last_ts;                    /* max timestamp of the last batch or marker, -1 unknown */
+    int64_t txn_first;                  /* first offset of the ongoing transaction, -1 none */
     int n;                              /* batches kept */
     gr_pbatch_t b[GR_PRODUCER_BATCHES]; /* oldest first */
     struct gr_pentry *next;

@@ -12,9 +12,9 @@
 #include "base/file_replace.h"
 #include "base/log.h"
 
-#define TAIL_BYTES    (1u << 20)
-#define READ_BYTES    (1u << 20)
-#define SNAPSHOT_MAX  (512u << 20)
+#define TAIL_BYTES   (1u << 20)
+#define READ_BYTES   (1u << 20)
+#define SNAPSHOT_MAX (512u << 20)
 
 void gr_producers_apply(gr_producer_state_t *ps, const gr_batch_view_t *bv) {
     if (!bv->has_header || bv->producer_id < 0) return;
@@ -128,8 +128,9 @@ gr_err_t gr_producers_save(gr_producer_state_t *ps, gr_plog_t *plog, const char 
     char errstr[256] = "";
     gr_err_t err = durable ? gr_file_replace(dir, GR_PRODUCERS_SNAPSHOT_FILE, wb.mem, wb.len, errstr, sizeof(errstr))
                            : replace_fast(dir, wb.mem, wb.len);
-    if (err) GR_WARN("producers", "cannot write %s/%s: %s", dir, GR_PRODUCERS_SNAPSHOT_FILE,
-                     errstr[0] ? errstr : strerror(errno));
+    if (err)
+        GR_WARN("producers", "cannot write %s/%s: %s", dir, GR_PRODUCERS_SNAPSHOT_FILE,
+                errstr[0] ? errstr : strerror(errno));
     gr_wbuf_free(&wb);
     return err;
 }

@@ -16,8 +16,8 @@
 
 /** How a state was loaded (logs, tests). */
 typedef struct gr_producers_load_info {
-    bool had_snapshot;   /* a valid snapshot was used */
-    bool full_scan;      /* the whole log was read (snapshot corrupt or ahead of the log) */
+    bool had_snapshot;    /* a valid snapshot was used */
+    bool full_scan;       /* the whole log was read (snapshot corrupt or ahead of the log) */
     int64_t scanned_from; /* first offset read from the log */
 } gr_producers_load_info_t;
 

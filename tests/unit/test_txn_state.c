@@ -260,9 +260,9 @@ static void test_rebuild(void) {
     int64_t t1 = append_data(plog, 1, 0, 0, 1, true, 100); /* pid 1 txn starts */
     int32_t seq = 0;
     for (int i = 0; i < 30; i++) append_data(plog, 2, 0, seq++, 1, false, 100000); /* idempotent filler */
-    int64_t t2 = append_data(plog, 3, 0, 0, 1, true, 10);                    /* pid 3 txn */
-    append_marker(plog, 3, 0, false);                                        /* aborted */
-    ps = gr_producers_load(plog, dir, &li);                                  /* from the empty snapshot */
+    int64_t t2 = append_data(plog, 3, 0, 0, 1, true, 10);                          /* pid 3 txn */
+    append_marker(plog, 3, 0, false);                                              /* aborted */
+    ps = gr_producers_load(plog, dir, &li);                                        /* from the empty snapshot */
     ASSERT(li.had_snapshot);
     ASSERT_EQ(li.scanned_from, 0);
     expect_state(ps, t1, 1, t2);
@@ -270,9 +270,9 @@ static void test_rebuild(void) {
     gr_producers_free(ps);
     int64_t snap_end = gr_plog_end_offset(plog);
     for (int i = 0; i < 30; i++) append_data(plog, 2, 0, seq++, 1, false, 100000);
-    int64_t m1 = append_marker(plog, 1, 0, false); /* pid 1 aborts after the snapshot */
+    int64_t m1 = append_marker(plog, 1, 0, false);        /* pid 1 aborts after the snapshot */
     int64_t t4 = append_data(plog, 4, 0, 0, 1, true, 10); /* still open at the crash */
-    gr_plog_abandon(plog);                                 /* kill -9 */
+    gr_plog_abandon(plog);                                /* kill -9 */
     plog = tb_open(dir, &cfg, 2000);
     ps = gr_producers_load(plog, dir, &li);
     ASSERT(li.had_snapshot);

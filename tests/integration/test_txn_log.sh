@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The log side of transactions without a transactional producer: an idempotent producer's
+# DescribeProducers entry (epoch, last sequence, timestamp, coordinator epoch -1, no
+# transaction), DescribeProducers errors, Fetch's LastStableOffset and AbortedTransactions
+# (null for read_uncommitted, empty for read_committed) and ListOffsets LATEST per isolation
+# level, identical on Apache Kafka 4.4.0 and gregord (run_both); then, on gregord, the same
+# view after kill -9 and restart (producer state from its snapshot and the log).
+#   bash tests/integration/test_txn_log.sh [--keep]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+gr_init "$@"
+gr_require python3
+export PYTHONPATH="$GR_SOURCE_DIR/tests/integration${PYTHONPATH:+:$PYTHONPATH}"
+W="$GR_SOURCE_DIR/tests/integration/txn_log_wire.py"
+
+scenario_idem() {
+  local topic="txn-log-idem"
+  gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" create
+  gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" idem
+}
+run_both scenario_idem
+cat "$GR_TMP/run_both.scenario_idem.gregord.out"
+
+# gregord: kill -9 and restart keep the producer state (and the snapshot file exists).
+GR_TARGET=gregord
+start_target
+topic="txn-log-kill"
+gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" create
+before="$(gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" idem)"
+check "a partition has its producer-state snapshot" test -s "$GR_DATA_DIR/$topic-0/gregor-producers.snapshot"
+kill9_target
+restart_target
+after="$(gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" view)"
+check_eq "producer state, LSO and offsets after kill -9 and restart" "$(head -n 7 <<<"$before")" "$after"
+stop_target
+gr_finish
