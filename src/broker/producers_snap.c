@@ -19,27 +19,41 @@
 #define SNAP_MAGIC   0x47525053u /* "GRPS" */
 #define SNAP_VERSION 1
 
+static int by_pid(const void *a, const void *b) {
+    int64_t x = (*(const gr_pentry_t *const *)a)->pid, y = (*(const gr_pentry_t *const *)b)->pid;
+    return x < y ? -1 : x > y;
+}
+
+static void encode_producer(const gr_pentry_t *e, gr_wbuf_t *out) {
+    gr_wbuf_i64(out, e->pid);
+    gr_wbuf_i16(out, e->epoch);
+    gr_wbuf_i32(out, e->coord_epoch);
+    gr_wbuf_i64(out, e->last_ts);
+    gr_wbuf_i64(out, e->txn_first);
+    gr_wbuf_i8(out, (int8_t)e->n);
+    for (int k = 0; k < e->n; k++) {
+        gr_wbuf_i32(out, e->b[k].first_seq);
+        gr_wbuf_i32(out, e->b[k].last_seq);
+        gr_wbuf_i64(out, e->b[k].base_offset);
+        gr_wbuf_i64(out, e->b[k].last_offset);
+    }
+}
+
 void gr_producers_snapshot_encode(const gr_producer_state_t *ps, int64_t valid_to, gr_wbuf_t *out) {
     size_t start = out->len;
     gr_wbuf_u32(out, SNAP_MAGIC);
     gr_wbuf_i16(out, SNAP_VERSION);
     gr_wbuf_i64(out, valid_to);
     gr_wbuf_u32(out, (uint32_t)ps->n_producers);
+    /* By producer id, so that the same state always gives the same bytes. */
+    const gr_pentry_t **v = malloc((ps->n_producers ? ps->n_producers : 1) * sizeof(*v));
+    if (!v) abort();
+    size_t n = 0;
     for (int i = 0; i < GR_PRODUCER_BUCKETS; i++)
-        for (const gr_pentry_t *e = ps->buckets[i]; e; e = e->next) {
-            gr_wbuf_i64(out, e->pid);
-            gr_wbuf_i16(out, e->epoch);
-            gr_wbuf_i32(out, e->coord_epoch);
-            gr_wbuf_i64(out, e->last_ts);
-            gr_wbuf_i64(out, e->txn_first);
-            gr_wbuf_i8(out, (int8_t)e->n);
-            for (int k = 0; k < e->n; k++) {
-                gr_wbuf_i32(out, e->b[k].first_seq);
-                gr_wbuf_i32(out, e->b[k].last_seq);
-                gr_wbuf_i64(out, e->b[k].base_offset);
-                gr_wbuf_i64(out, e->b[k].last_offset);
-            }
-        }
+        for (const gr_pentry_t *e = ps->buckets[i]; e; e = e->next) v[n++] = e;
+    qsort(v, n, sizeof(*v), by_pid);
+    for (size_t i = 0; i < n; i++) encode_producer(v[i], out);
+    free(v);
     gr_wbuf_u32(out, (uint32_t)ps->n_aborted);
     for (size_t i = 0; i < ps->n_aborted; i++) {
         gr_wbuf_i64(out, ps->aborted[i].pid);

@@ -5,7 +5,7 @@ DescribeProducers v0. Standard library only; used by tests/integration/test_txn_
 and tests/interop/test_txn_read_committed.sh.
 
   txn_log_wire.py HOST:PORT TOPIC view     one line per fact (stable across brokers)
-  txn_log_wire.py HOST:PORT TOPIC has-txn  exit 0 when the broker advertises EndTxn (26)
+  txn_log_wire.py HOST:PORT TOPIC has-txn  "yes" when the broker advertises EndTxn (26), else "no"
   txn_log_wire.py HOST:PORT TOPIC idem     the idempotent-producer scenario (see the test)
 """
 import os
@@ -127,11 +127,43 @@ def idem(c, topic):
     return lines
 
 
+def scenario(c, topic, d_state):
+    """The facts of tests/interop/node/txn_scenario.js's log (A committed, B aborted, C
+    committed, D open or aborted by the coordinator's timeout), as check lines."""
+    u, rc = fetch_full(c, topic, 0, 0), fetch_full(c, topic, 0, 1)
+    hwm = 9 if d_state == "open" else 10
+    lso = 8 if d_state == "open" else hwm
+    kw.check("high watermark %d" % hwm, u["hwm"] == hwm and rc["hwm"] == hwm, (u["hwm"], rc["hwm"]))
+    kw.check("last stable offset %d in both isolation levels" % lso, u["lso"] == lso and rc["lso"] == lso,
+             (u["lso"], rc["lso"]))
+    kw.check("read_uncommitted: AbortedTransactions null", u["aborted"] is None, u["aborted"])
+    pids = {b[2] for b in u["batches"]}
+    pid = pids.pop() if len(pids) == 1 else None
+    want = [(pid, 3)] + ([(pid, 8)] if d_state == "aborted" else [])
+    kw.check("read_committed: AbortedTransactions %s" % want, rc["aborted"] == want, rc["aborted"])
+    ctl = [b[0] for b in u["batches"] if b[3]]
+    want_ctl = [2, 5, 7] + ([9] if d_state == "aborted" else [])
+    kw.check("control batches at %s" % want_ctl, ctl == want_ctl, ctl)
+    kw.check("read_committed returns nothing at or past the LSO", all(b[1] < lso for b in rc["batches"]),
+             rc["batches"])
+    kw.check("read_committed returns everything below the LSO", rc["batches"] and rc["batches"][-1][1] == lso - 1,
+             rc["batches"])
+    f8 = fetch_full(c, topic, 8, 1)
+    kw.check("read_committed fetch at offset 8: no error", f8["err"] == 0, f8)
+    lo = [w.list_offsets(c, topic, -1, isolation=i)[0]["offset"] for i in (0, 1)]
+    kw.check("ListOffsets LATEST: %d read_uncommitted, %d read_committed" % (hwm, lso), lo == [hwm, lso], lo)
+    dp = describe_producers(c, topic)[0]
+    start = [p[5] for p in dp[3] if p[0] == pid]
+    kw.check("DescribeProducers: transaction start %s" % (8 if d_state == "open" else -1),
+             start == [8 if d_state == "open" else -1], dp)
+
+
 def main():
     boot, topic, what = sys.argv[1], sys.argv[2], sys.argv[3]
     c = w.Conn(boot)
     if what == "has-txn":
-        sys.exit(0 if has_txn_coordinator(c) else 1)
+        print("yes" if has_txn_coordinator(kw.Conn(boot)) else "no")
+        return
     if what == "create":
         for _ in range(50):
             err = w.create_topic(c, topic)
@@ -139,6 +171,9 @@ def main():
                 break
             time.sleep(0.2)
         sys.exit(0 if err in (0, 36) else 1)
+    if what.startswith("scenario-"):
+        scenario(c, topic, what[len("scenario-"):])
+        sys.exit(1 if kw.FAILED else 0)
     lines = idem(c, topic) if what == "idem" else view(c, topic)
     print("\n".join(lines))
 
