@@ -302,6 +302,8 @@ static void verify_finish(produce_run_t *run) {
             part_error(v->pr, GR_ERR_UNKNOWN_TOPIC_OR_PARTITION);
         else if (p->offline || gr_plog_offline(p->plog))
             part_error(v->pr, GR_ERR_KAFKA_STORAGE_ERROR);
+        else if (gr_partition_txn_ready(p))
+            part_error(v->pr, GR_ERR_KAFKA_STORAGE_ERROR);
         else if (check_producer(run, p, &v->res.batch, v->pr))
             append_batch(run, p, &v->res, v->log_append_time, v->pr);
         if (v->pr->ErrorCode) ctx->any_error = true;

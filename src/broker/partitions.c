@@ -112,21 +112,35 @@ static void all_remove_topic(gr_parts_t *ps, const gr_uuid_t *id) {
 }
 
 /* Producer state (idempotence and transactions) comes back from the partition's
- * snapshot and the log after it (producers_load.c). A missing snapshot is written
- * at once, so that a crash before the first periodic one still finds one. */
+ * snapshot and the log after it (producers_load.c). A partition gets a durable snapshot
+ * before its first transactional batch (gr_partition_txn_ready), so one without a snapshot
+ * never had a transaction and its tail is enough to rebuild. A snapshot replaced later
+ * without fsync can be lost to a power failure only as a whole file replaced by a torn
+ * one (rename), which makes the open read the whole log, never as a missing file. */
 #define SNAPSHOT_EVERY_MIN (16u << 20)
 
 static void load_producers(gr_partition_t *p) {
     gr_producers_load_info_t li;
     p->producers = gr_producers_load(p->plog, p->dir, &li);
-    if (li.full_scan) GR_INFO("partitions", "%s-%d: producer state rebuilt from the whole log", p->topic, p->index);
     p->snap_every = SNAPSHOT_EVERY_MIN;
-    if (!li.had_snapshot) gr_producers_save(p->producers, p->plog, p->dir, false);
+    if (li.full_scan) {
+        GR_INFO("partitions", "%s-%d: producer state rebuilt from the whole log", p->topic, p->index);
+        gr_producers_save(p->producers, p->plog, p->dir, false); /* next time from here */
+    }
+}
+
+gr_err_t gr_partition_txn_ready(gr_partition_t *p) {
+    if (p->snap_durable) return GR_ERR_NONE;
+    if (gr_producers_save(p->producers, p->plog, p->dir, true)) return GR_ERR_KAFKA_STORAGE_ERROR;
+    p->snap_durable = true;
+    return GR_ERR_NONE;
 }
 
 int64_t gr_partition_lso(const gr_partition_t *p) {
     int64_t hw = gr_plog_end_offset(p->plog), fu = gr_producers_first_unstable(p->producers);
-    return fu >= 0 && fu < hw ? fu : hw;
+    if (fu < 0 || fu >= hw) return hw;
+    int64_t start = gr_plog_start_offset(p->plog); /* Kafka: never below the log start */
+    return fu > start ? fu : start;
 }
 
 void gr_partition_appended(gr_partition_t *p, size_t bytes) {

@@ -88,6 +88,7 @@ static gr_err_t append_marker(gr_broker_t *b, marker_op_t *op, marker_part_t *mp
     if (p->offline || gr_plog_offline(p->plog)) return GR_ERR_KAFKA_STORAGE_ERROR;
     gr_err_t err = gr_producers_check_marker(p->producers, op->pid, op->epoch, op->coord_epoch);
     if (err) return err;
+    if (gr_partition_txn_ready(p)) return GR_ERR_KAFKA_STORAGE_ERROR;
     gr_wbuf_t wb;
     gr_wbuf_init(&wb);
     gr_control_batch_build(op->pid, op->epoch, op->commit, op->coord_epoch, op->ts, &wb);

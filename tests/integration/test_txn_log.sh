@@ -4,7 +4,7 @@
 # transaction), DescribeProducers errors, Fetch's LastStableOffset and AbortedTransactions
 # (null for read_uncommitted, empty for read_committed) and ListOffsets LATEST per isolation
 # level, identical on Apache Kafka 4.4.0 and gregord (run_both); then, on gregord, the same
-# view after kill -9 and restart (producer state from its snapshot and the log).
+# view after a clean restart (from the snapshot file) and after kill -9 and restart.
 #   bash tests/integration/test_txn_log.sh [--keep]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -21,16 +21,21 @@ scenario_idem() {
 run_both scenario_idem
 cat "$GR_TMP/run_both.scenario_idem.gregord.out"
 
-# gregord: kill -9 and restart keep the producer state (and the snapshot file exists).
+# gregord: a clean stop writes the producer-state snapshot, the next start loads it; then
+# kill -9 and restart (snapshot, then the log after it) keep the same state.
 GR_TARGET=gregord
 start_target
 topic="txn-log-kill"
 gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" create
-before="$(gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" idem)"
-check "a partition has its producer-state snapshot" test -s "$GR_DATA_DIR/$topic-0/gregor-producers.snapshot"
+before="$(gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" idem | head -n 7)"
+stop_target
+check "a clean stop writes the producer-state snapshot" test -s "$GR_DATA_DIR/$topic-0/gregor-producers.snapshot"
+restart_target
+after="$(gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" view)"
+check_eq "producer state, LSO and offsets from the snapshot" "$before" "$after"
 kill9_target
 restart_target
 after="$(gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" view)"
-check_eq "producer state, LSO and offsets after kill -9 and restart" "$(head -n 7 <<<"$before")" "$after"
+check_eq "producer state, LSO and offsets after kill -9 and restart" "$before" "$after"
 stop_target
 gr_finish
