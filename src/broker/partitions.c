@@ -114,7 +114,8 @@ static void all_remove_topic(gr_parts_t *ps, const gr_uuid_t *id) {
 /* Producer state (idempotence and transactions) comes back from the partition's
  * snapshot and the log after it (producers_load.c). A partition gets a durable snapshot
  * before its first transactional batch (gr_partition_txn_ready), so one without a snapshot
- * never had a transaction and its tail is enough to rebuild. A snapshot replaced later
+ * never had a transaction and its tail is enough to rebuild; only partitions with a
+ * snapshot write it again (periodically and at shutdown), others never pay for it. A snapshot replaced later
  * without fsync can be lost to a power failure only as a whole file replaced by a torn
  * one (rename), which makes the open read the whole log, never as a missing file. */
 #define SNAPSHOT_EVERY_MIN (16u << 20)
@@ -123,6 +124,7 @@ static void load_producers(gr_partition_t *p) {
     gr_producers_load_info_t li;
     p->producers = gr_producers_load(p->plog, p->dir, &li);
     p->snap_every = SNAPSHOT_EVERY_MIN;
+    p->snap_exists = li.had_snapshot || li.full_scan;
     if (li.full_scan) {
         GR_INFO("partitions", "%s-%d: producer state rebuilt from the whole log", p->topic, p->index);
         gr_producers_save(p->producers, p->plog, p->dir, false); /* next time from here */
@@ -132,7 +134,8 @@ static void load_producers(gr_partition_t *p) {
 gr_err_t gr_partition_txn_ready(gr_partition_t *p) {
     if (p->snap_durable) return GR_ERR_NONE;
     if (gr_producers_save(p->producers, p->plog, p->dir, true)) return GR_ERR_KAFKA_STORAGE_ERROR;
-    p->snap_durable = true;
+    p->snap_durable = p->snap_exists = true;
+    p->snap_bytes = 0;
     return GR_ERR_NONE;
 }
 
@@ -145,7 +148,7 @@ int64_t gr_partition_lso(const gr_partition_t *p) {
 
 void gr_partition_appended(gr_partition_t *p, size_t bytes) {
     p->snap_bytes += bytes;
-    if (p->snap_bytes < p->snap_every || p->markers_pending > 0 || p->offline) return;
+    if (!p->snap_exists || p->snap_bytes < p->snap_every || p->markers_pending > 0 || p->offline) return;
     p->snap_bytes = 0;
     /* A large state (many aborted transactions kept) is written less often. */
     size_t approx = gr_producers_count(p->producers) * 120 +
@@ -439,7 +442,7 @@ static void close_all_logs(gr_parts_t *ps, gr_parts_progress_cb progress, void *
                 gr_partition_t *p = t->p[i];
                 wake_all(p);
                 /* Not fsynced here: gr_plog_close_many's syncfs covers it. */
-                if (p->snap_bytes > 0 && p->markers_pending == 0 && !p->offline)
+                if (p->snap_exists && p->snap_bytes > 0 && p->markers_pending == 0 && !p->offline)
                     gr_producers_save(p->producers, p->plog, p->dir, false);
                 if (n < ps->n_all)
                     logs[n++] = p->plog;

@@ -38,6 +38,7 @@ typedef struct gr_partition {
     int32_t markers_pending;        /* transaction markers appended, not yet durable (txn_markers.c) */
     uint64_t snap_bytes;            /* bytes appended since the producer-state snapshot */
     uint64_t snap_every;            /* ... and how many make the next one due */
+    bool snap_exists;               /* the directory has a producer-state snapshot (kept up to date) */
     bool snap_durable;              /* a snapshot was written and fsynced by this process */
     gr_partition_waiter_t waiters;  /* list head */
     bool offline;                   /* storage error: refuse reads and writes */
@@ -105,8 +106,9 @@ int64_t gr_partition_lso(const gr_partition_t *p);
  *  producer-state snapshot and fsync it (a log without a snapshot is read back from its
  *  tail only, see docs/storage.md). GR_ERR_KAFKA_STORAGE_ERROR if that fails. */
 gr_err_t gr_partition_txn_ready(gr_partition_t *p);
-/** After an append of bytes (Produce, markers): write the producer-state snapshot
- *  once enough was appended since the last one (none while markers are pending). */
+/** After an append of bytes (Produce, markers): if the partition has a producer-state
+ *  snapshot (it had transactions), write it again once enough was appended since the
+ *  last one (not while markers are pending). */
 void gr_partition_appended(gr_partition_t *p, size_t bytes);
 
 /** Waiters: fn(arg) is called once per gr_partition_notify while linked. */
