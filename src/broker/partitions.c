@@ -148,6 +148,7 @@ int64_t gr_partition_lso(const gr_partition_t *p) {
 
 void gr_partition_appended(gr_partition_t *p, size_t bytes) {
     p->snap_bytes += bytes;
+    gr_producers_prune(p->producers, gr_plog_start_offset(p->plog)); /* retention, DeleteRecords */
     if (!p->snap_exists || p->snap_bytes < p->snap_every || p->markers_pending > 0 || p->offline) return;
     p->snap_bytes = 0;
     /* A large state (many aborted transactions kept) is written less often. */
