@@ -118,7 +118,11 @@ def idem(c, topic):
     """An idempotent producer, then the checks of DescribeProducers' answers and errors."""
     ts = 1700000000000
     for seq, vals in ((0, [b"a", b"b", b"c"]), (3, [b"d", b"e"])):
-        r = w.produce(c, topic, kw.batch(vals, timestamps=[ts] * len(vals), pid=9001, epoch=2, seq=seq), acks=-1)
+        for _ in range(50):  # Apache Kafka may need a moment before it leads the new partition
+            r = w.produce(c, topic, kw.batch(vals, timestamps=[ts] * len(vals), pid=9001, epoch=2, seq=seq), acks=-1)
+            if r["err"] not in (3, 6):
+                break
+            time.sleep(0.1)
         assert r["err"] == 0, r
     lines = view(c, topic)
     lines.append("describe_producers last ts=%s" % [p[3] for p in describe_producers(c, topic)[0][3]])
