@@ -23,6 +23,7 @@ static const gr_handler_t g_handlers[] = {
     {GR_API_TxnOffsetCommit, 0, 6, gr_h_txn_offset_commit, false},
     {GR_API_DescribeTransactions, 0, 0, gr_h_describe_transactions, false},
     {GR_API_ListTransactions, 0, 2, gr_h_list_transactions, false},
+    {GR_API_DescribeProducers, 0, 0, gr_h_describe_producers, false},
     {GR_API_DescribeConfigs, 1, 4, gr_h_describe_configs, false},
     {GR_API_AlterConfigs, 0, 2, gr_h_alter_configs, false},
     {GR_API_CreatePartitions, 0, 3, gr_h_create_partitions, false},

@@ -34,6 +34,7 @@ void gr_h_describe_topic_partitions(gr_req_t *req);
 void gr_h_produce(gr_req_t *req);
 void gr_h_fetch(gr_req_t *req);
 void gr_h_list_offsets(gr_req_t *req);
+void gr_h_describe_producers(gr_req_t *req);
 void gr_h_delete_records(gr_req_t *req);
 void gr_h_find_coordinator(gr_req_t *req);
 void gr_h_create_topics(gr_req_t *req);

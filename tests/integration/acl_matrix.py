@@ -31,6 +31,7 @@ import txn_coord_wire as tcw  # noqa: E402
 import produce_fetch_wire as pfw  # noqa: E402
 import share_coord_wire as scw  # noqa: E402
 import share_fetch_wire as sfw  # noqa: E402
+import txn_log_wire as tlw  # noqa: E402
 
 ADMIN_HOST, CLIENT_HOST = "127.0.0.2", "127.0.0.1"
 ANON = "User:ANONYMOUS"
@@ -397,6 +398,8 @@ CASES = [
      lambda x: [p["err"] for p in pfw.fetch(x.client_pfw(), T, 0)["parts"]], [29], [0]),
     ("ListOffsets DESCRIBE topic", [(TOPIC, T, DESCRIBE)],
      lambda x: pfw.list_offsets(x.client_pfw(), T, -1)[0]["err"], 29, 0),
+    ("DescribeProducers READ topic", [(TOPIC, T, READ)],
+     lambda x: [p[1] for p in tlw.describe_producers(x.client, T)], [29], [0]),
     ("Metadata DESCRIBE topic", [(TOPIC, T, DESCRIBE)],
      lambda x: metadata(x.client, [T], ops=True)[T], [29, -2147483648], [0, 1 << 8]),
     ("Metadata READ implies DESCRIBE, authorized operations", [(TOPIC, T, READ), (TOPIC, T, ALTER_CONFIGS)],

@@ -549,9 +549,9 @@ def observe(boot, out_path):
 KAFKA_ONLY_APIS = {
     # streams groups (KIP-1071): not implemented
     88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe", 93: "StreamsGroupTopologyDescriptionUpdate",
-    # transactions: the coordinator APIs are served (docs/transactions.md); WriteTxnMarkers is
-    # broker to broker (gregord writes markers in-process), DescribeProducers is the log side's
-    27: "WriteTxnMarkers", 61: "DescribeProducers",
+    # transactions: the coordinator APIs and DescribeProducers are served (docs/transactions.md);
+    # WriteTxnMarkers is broker to broker (gregord writes markers in-process)
+    27: "WriteTxnMarkers",
     # security: no delegation tokens
     38: "CreateDelegationToken", 39: "RenewDelegationToken", 40: "ExpireDelegationToken",
     41: "DescribeDelegationToken",
