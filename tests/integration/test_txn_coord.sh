@@ -3,7 +3,7 @@
 # FindCoordinator key type 1, InitProducerId with a transactional id (epoch bumps,
 # fencing, KIP-360, timeouts), AddPartitionsToTxn / AddOffsetsToTxn / TxnOffsetCommit /
 # EndTxn (v3 and v5) errors, DescribeTransactions, ListTransactions, the coordinator's
-# timeout abort, then kill -9 (with the log side: right after an EndTxn answer) and the
+# timeout abort, then kill -9 (gregord: right after an EndTxn answer) and the
 # state recovered (a PREPARE_COMMIT transaction completes: its markers are written
 # again). Runs against the reference Apache Kafka 4.4.0 too (--ref): the same
 # expectations hold there. Then (gregord) transactional.id.expiration.ms removes idle ids.

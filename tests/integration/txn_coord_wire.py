@@ -5,8 +5,8 @@ TxnOffsetCommit, DescribeTransactions, ListTransactions) against a broker: grego
 the reference Apache Kafka 4.4.0 (the expectations below hold for both).
 
   txn_coord_wire.py HOST:PORT PHASE RUN_ID
-PHASE: main (every scenario; leaves state for the restart phase), crash BROKER_PID (with the
-log side: kill -9 the broker right after an EndTxn answer), after_restart (the state main
+PHASE: main (every scenario; leaves state for the restart phase), crash BROKER_PID (kill -9
+the broker right after an EndTxn answer), after_restart (the state main
 and crash left, after kill -9 and restart), expire PID STEP (gregord restarted with a short
 transactional.id.expiration.ms). Prints "ok - ..." / "FAIL - ..." lines;
 exit status 1 on any FAIL. Needs topic txn-<RUN_ID> (2 partitions) created by main.
@@ -194,16 +194,11 @@ def expired(boot, run, pid, step):
         check("expired id starts again: a new producer id at epoch 0", r[0] == 0 and r[1] != pid and r[2] == 0, r)
 
 
-def markers_present(c):
-    """The log side writes markers when DescribeProducers (61) is served (or on Kafka)."""
-    return 61 in kw.api_versions(c)[1]
-
-
 def main(boot, run):
     c = kw.Conn(boot)
     topic, group = "txn-" + run, "g-" + run
     check("create topic", kw.create_topic(c, topic, 2)[0] == 0)
-    data_done = "CompleteCommit" if markers_present(c) else "PrepareCommit"
+    data_done = "CompleteCommit"
 
     end = time.time() + 30
     fc = find_coordinator(c, "t-" + run)
@@ -389,11 +384,9 @@ def after_restart(boot, run, pid, pk, ek, pf):
     check("after kill -9: the transactional offset is still pending",
           offset_fetch(c, group, topic, 1)[0] == 88)
     check("after kill -9: commit", end_txn(c, "k-" + run, pk, ek, True) == 0)
-    done = "CompleteCommit" if markers_present(c) else "PrepareCommit"
-    d = wait_state(c, "k-" + run, [done])
-    check("after kill -9: %s" % done, d["state"] == done, d)
-    if done == "CompleteCommit":
-        check("after kill -9: the pending offset committed", offset_fetch(c, group, topic, 1) == (0, 42))
+    d = wait_state(c, "k-" + run, ["CompleteCommit"])
+    check("after kill -9: CompleteCommit", d["state"] == "CompleteCommit", d)
+    check("after kill -9: the pending offset committed", offset_fetch(c, group, topic, 1) == (0, 42))
     d = wait_state(c, "u-" + run, ["CompleteAbort"], 20)
     check("after kill -9: the ongoing transaction times out and is aborted", d["state"] == "CompleteAbort", d)
     # gregord only: Kafka 4.4.0 still answered UNSTABLE_OFFSET_COMMIT for this partition 5 s
@@ -403,7 +396,7 @@ def after_restart(boot, run, pid, pk, ek, pf):
         check("... its pending offset dropped", of == (0, -1), of)
     d = describe(c, "f-" + run)
     check("after kill -9: fenced id keeps its epoch", d["pid"] == pf and d["state"] == "Empty", d)
-    if markers_present(c) and describe(c, "p-" + run)["err"] == 0:  # the crash phase ran
+    if describe(c, "p-" + run)["err"] == 0:  # the crash phase ran (gregord)
         import produce_fetch_wire as pw
         d = wait_state(c, "p-" + run, ["CompleteCommit"])
         check("transaction killed after PREPARE_COMMIT: completed", d["state"] == "CompleteCommit", d)
@@ -424,8 +417,7 @@ if __name__ == "__main__":
     if phase == "main":
         main(boot, run)
     elif phase == "crash":
-        if markers_present(kw.Conn(boot)):
-            crash_in_prepare(boot, run, int(sys.argv[4]))
+        crash_in_prepare(boot, run, int(sys.argv[4]))
     elif phase == "expire":
         expired(boot, run, int(sys.argv[4]), sys.argv[5])
     else:

@@ -3,7 +3,7 @@
 # (tests/interop/java/.../JavaEosCrash.java): a Java loop copies 1500 records from one topic to
 # another in small transactions with sendOffsetsToTransaction while gregord is killed and
 # restarted under it; the output, read with read_committed, holds every input record exactly
-# once (none duplicated, none lost). Needs the log side of transactions (skipped without it).
+# once (none duplicated, none lost).
 #   bash tests/interop/test_java_eos_crash.sh [--keep]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -15,13 +15,8 @@ JDIR="$GR_SOURCE_DIR/tests/interop/java"
 [[ "$(unzip -Z1 "$JDIR/target/java-interop-1.jar" 2>/dev/null)" == *JavaEosCrash.class* ]] \
   || die "java-interop-1.jar predates JavaEosCrash (rebuild it: scripts/install-deps.sh)"
 start_gregord --override transaction.abort.timed.out.transaction.cleanup.interval.ms=500
-export PYTHONPATH="$GR_SOURCE_DIR/tests/integration${PYTHONPATH:+:$PYTHONPATH}"
-if ! python3 -c 'import sys, kwire; sys.exit(0 if 61 in kwire.api_versions(kwire.Conn(sys.argv[1]))[1] else 1)' \
-  "$BOOTSTRAP"; then
-  echo "SKIP - the log side of transactions (transactional batches, markers, read_committed) is not in this build"
-  exit 0
-fi
 java_run=(java -Xmx256m -cp "$JDIR/target/java-interop-1.jar:$JDIR/target/lib/*" dev.gregor.interop.JavaEosCrash)
+export PYTHONPATH="$GR_SOURCE_DIR/tests/integration${PYTHONPATH:+:$PYTHONPATH}"
 n=1500 in="eos-in-$RANDOM" out="eos-out-$RANDOM"
 python3 - "$BOOTSTRAP" "$in" "$out" <<'PY' || die "topics not created"
 import sys, kwire

@@ -3,13 +3,12 @@
 # commit, abort, zombie fencing, the coordinator's timeout abort, a read_committed KafkaConsumer
 # reading exactly the committed records, and an exactly-once consume-transform-produce loop with
 # sendOffsetsToTransaction. Needs both halves of transactions: the coordinator and the log side
-# (transactional batches, markers, read_committed); gregord without the log side is skipped.
+# (transactional batches, markers, read_committed).
 #   bash tests/interop/test_java_transactions.sh [--ref | --bootstrap H:P] [--keep]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 gr_init "$@"
 gr_require java
-gr_require python3
 JDIR="$GR_SOURCE_DIR/tests/interop/java"
 [[ -f "$JDIR/target/java-interop-1.jar" && -d "$JDIR/target/lib" ]] \
   || die "Java interop programs not built in $JDIR/target (run scripts/install-deps.sh)"
@@ -19,13 +18,6 @@ if [[ "$GR_TARGET" == ref ]]; then
   start_ref_kafka transaction.abort.timed.out.transaction.cleanup.interval.ms=500
 else
   start_target --override transaction.abort.timed.out.transaction.cleanup.interval.ms=500
-fi
-export PYTHONPATH="$GR_SOURCE_DIR/tests/integration${PYTHONPATH:+:$PYTHONPATH}"
-if ! python3 -c 'import sys, kwire; sys.exit(0 if 61 in kwire.api_versions(kwire.Conn(sys.argv[1]))[1] else 1)' \
-  "$BOOTSTRAP"; then
-  # Until branch h-txlog (the log side) is merged, gregord has no transactional produce.
-  echo "SKIP - the log side of transactions (transactional batches, markers, read_committed) is not in this build"
-  exit 0
 fi
 out="$(gr_timeout 150 java -Xmx256m -cp "$JDIR/target/java-interop-1.jar:$JDIR/target/lib/*" \
   dev.gregor.interop.JavaTransactions "$BOOTSTRAP" "jt$RANDOM" 2>"$GR_TMP/java.err")" || true
