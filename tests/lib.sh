@@ -238,7 +238,7 @@ gr_ref_like_overrides() {
     offsets.topic.replication.factor=1 offsets.topic.num.partitions=1 \
     share.coordinator.state.topic.replication.factor=1 share.coordinator.state.topic.min.isr=1 \
     share.coordinator.state.topic.num.partitions=1 \
-    transaction.state.log.replication.factor=1 transaction.state.log.min.isr=1 \
+    transaction.state.log.replication.factor=1 transaction.state.log.min.isr=1 transaction.state.log.num.partitions=1 \
     group.initial.rebalance.delay.ms=0 auto.create.topics.enable=false "$@"; do
     GR_OVERRIDES+=(--override "$kv")
   done

@@ -1,5 +1,6 @@
 /* libFuzzer target: consumer-group store records as read back from disk
- * (cgroup/records.h: classic groups, offsets, consumer-protocol groups and members). The input is split at its first byte into key and value; a
+ * (cgroup/records.h: classic groups, offsets, pending transactional offsets,
+ * consumer-protocol groups and members). The input is split at its first byte into key and value; a
  * record that decodes must encode back to the same bytes. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         gr_wbuf_init(&v);
         if (r.type == GR_CG_REC_OFFSET) {
             gr_cg_rec_offset_key(&k, r.group_id, r.topic, r.partition);
+            gr_cg_rec_offset_value(&v, &r.offset);
+        } else if (r.type == GR_CG_REC_TXN_OFFSET) {
+            gr_cg_rec_txn_offset_key(&k, r.group_id, r.topic, r.partition, r.pid);
             gr_cg_rec_offset_value(&v, &r.offset);
         } else if (r.type == GR_CG_REC_CGROUP) {
             gr_cg_rec_cgroup_key(&k, r.group_id);

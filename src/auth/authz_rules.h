@@ -83,6 +83,18 @@ typedef enum gr_az {
     GR_AZ_CONSUMER_DESCRIBE_TOPIC,      /* DESCRIBE TOPIC on every assigned topic */
     GR_AZ_DESCRIBE_CLIENT_QUOTAS,       /* DESCRIBE_CONFIGS CLUSTER */
     GR_AZ_ALTER_CLIENT_QUOTAS,          /* ALTER_CONFIGS CLUSTER (Kafka's controller) */
+    GR_AZ_ADD_PARTITIONS_TXN,           /* WRITE TRANSACTIONAL_ID (AddPartitionsToTxn v0-3) */
+    GR_AZ_ADD_PARTITIONS_TOPIC,         /* WRITE TOPIC (AddPartitionsToTxn v0-3) */
+    GR_AZ_ADD_PARTITIONS_CLUSTER,       /* CLUSTER_ACTION CLUSTER (AddPartitionsToTxn v4+: broker to broker) */
+    GR_AZ_ADD_OFFSETS_TXN,              /* WRITE TRANSACTIONAL_ID */
+    GR_AZ_ADD_OFFSETS_GROUP,            /* READ GROUP */
+    GR_AZ_END_TXN,                      /* WRITE TRANSACTIONAL_ID */
+    GR_AZ_TXN_OFFSET_COMMIT_TXN,        /* WRITE TRANSACTIONAL_ID */
+    GR_AZ_TXN_OFFSET_COMMIT_GROUP,      /* READ GROUP */
+    GR_AZ_TXN_OFFSET_COMMIT_TOPIC,      /* READ TOPIC */
+    GR_AZ_DESCRIBE_TXNS,                /* DESCRIBE TRANSACTIONAL_ID */
+    GR_AZ_DESCRIBE_TXNS_TOPIC, /* DESCRIBE TOPIC: topics of a transaction the principal may not see are left out */
+    GR_AZ_LIST_TXNS,           /* DESCRIBE TRANSACTIONAL_ID: ids not allowed are left out */
     GR_AZ_N
 } gr_az_t;
 

@@ -10,17 +10,21 @@
 #include "broker/broker_int.h"
 #include "broker/cgroup_coord.h"
 #include "broker/quotas.h"
+#include "broker/txn_coord.h"
 
 /* Features as Apache Kafka 4.4.0 reports them; share consumers look for share.version.
  * metadata.version is what a fresh 4.4.0 node supports (7..33) and finalizes (33,
  * 4.4-IV2); some admin tools read it, and there is no KRaft metadata log behind it.
  * share.version: 4.4.0 supports 0..2 (2 brings the share-group dead-letter queue,
  * KIP-1191) and a kafka-ref.sh node finalizes 1; UpdateFeatures changes the finalized
- * level, kept in the metadata store (h_update_features.c, docs/dlq.md). */
+ * level, kept in the metadata store (h_update_features.c, docs/dlq.md).
+ * transaction.version: 4.4.0 supports 0..2 and finalizes 2 (KIP-890 transactions v2:
+ * clients skip AddPartitionsToTxn and EndTxn bumps the epoch; docs/transactions.md). */
 static const gr_broker_feature_t g_features[GR_BROKER_N_FEATURES] = {
     {"group.version", 0, 1, 1},
     {"metadata.version", 7, 33, 33},
     {"share.version", 0, 2, 1},
+    {"transaction.version", 0, 2, 2},
 };
 
 const gr_broker_feature_t *gr_broker_features(gr_broker_t *b, size_t *n) {
@@ -119,6 +123,7 @@ static gr_err_t open_state(gr_broker_t *b, char *errstr, size_t errstr_size) {
     /* Share groups need the partitions and the flusher (their stores are group-committed). */
     err = gr_share_open(b, errstr, errstr_size);
     if (!err) err = gr_cgroup_open(b, errstr, errstr_size);
+    if (!err) err = gr_txn_coord_open(b, errstr, errstr_size);
     if (b->progress) b->progress(b->progress_arg);
     return err;
 }
@@ -180,6 +185,7 @@ void gr_broker_free(gr_broker_t *b) {
     /* After the flusher: every share store callback has run (answering its request). */
     gr_share_close(b);
     gr_cgroup_close(b);
+    gr_txn_coord_close(b);
     if (b->progress) b->progress(b->progress_arg);
     gr_parts_close(b->parts, b->progress, b->progress_arg);
     gr_meta_close(b->meta);

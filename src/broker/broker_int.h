@@ -23,7 +23,7 @@ typedef struct gr_broker_feature {
     const char *name;
     int16_t min_supported, max_supported, finalized;
 } gr_broker_feature_t;
-#define GR_BROKER_N_FEATURES 3
+#define GR_BROKER_N_FEATURES 4
 
 /** acks=all group commit on the loop thread (sync_queue.c): waiters queued during
  *  one loop iteration are completed, after one fsync per partition, just before
@@ -56,6 +56,7 @@ struct gr_broker {
     gr_parts_t *parts;
     gr_share_ctx_t share;         /* share groups, see share_int.h */
     struct gr_cgroup_ctx *cgroup; /* consumer groups, see cgroup_coord.h */
+    struct gr_txn_ctx *txn;       /* transaction coordinator, see txn_coord.h */
     gr_timer_t housekeeping;      /* retention and time-based flushes */
     gr_hook_t before_sleep;       /* flush-policy kicks before the loop sleeps */
     int64_t next_producer_id;     /* InitProducerId, see h_init_producer_id.c */
@@ -113,6 +114,8 @@ void gr_broker_unpark(gr_broker_t *b, gr_req_t *req);
 void gr_broker_cancel_parked(gr_broker_t *b);
 /** Producer id allocation state (h_init_producer_id.c). */
 gr_err_t gr_broker_producer_ids_open(gr_broker_t *b, char *errstr, size_t errstr_size);
+/** The next producer id (a new block is reserved on disk when needed); -1 if that write failed. */
+int64_t gr_broker_producer_id_next(gr_broker_t *b);
 
 /** Create a topic with its partition logs (CreateTopics and auto-creation).
  *  partitions -1 = num.partitions. See gr_meta_topic_create for the errors.

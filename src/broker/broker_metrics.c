@@ -27,5 +27,6 @@ void gr_broker_metrics_write(gr_broker_t *b, gr_wbuf_t *out) {
     gr_broker_collect_quotas(b, &p);
     gr_broker_collect_share(b, &p, &dropped);
     gr_broker_collect_cgroup(b, &p, &dropped);
+    gr_broker_collect_txn(b, &p);
     write_dropped(&p, &dropped);
 }

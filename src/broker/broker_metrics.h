@@ -42,5 +42,6 @@ void gr_broker_collect_core(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *
 void gr_broker_collect_quotas(gr_broker_t *b, gr_prom_t *p);                                /* quota_metrics.c */
 void gr_broker_collect_share(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped);  /* share_metrics.c */
 void gr_broker_collect_cgroup(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped); /* cgroup_metrics.c */
+void gr_broker_collect_txn(gr_broker_t *b, gr_prom_t *p);                                   /* txn_metrics.c */
 
 #endif

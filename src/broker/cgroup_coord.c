@@ -220,6 +220,47 @@ static bool out_records(gr_broker_t *b, const gr_cg_out_t *out) {
     return write;
 }
 
+void gr_cgroup_txn_offset_record(gr_broker_t *b, const char *gid, int64_t pid, const char *topic, int32_t partition,
+                                 const gr_cg_offset_t *o) {
+    gr_wbuf_t k, v;
+    gr_wbuf_init(&k);
+    gr_wbuf_init(&v);
+    gr_cg_rec_txn_offset_key(&k, gid, topic, partition, pid);
+    if (o) gr_cg_rec_offset_value(&v, o);
+    gr_cstore_add(b->cgroup->store, k.mem, k.len, o ? v.mem : NULL, v.len);
+    gr_wbuf_free(&k);
+    gr_wbuf_free(&v);
+}
+
+typedef struct txn_end {
+    gr_broker_t *b;
+    int64_t pid;
+    bool commit;
+} txn_end_t;
+
+static void txn_end_one(void *arg, const char *gid, const char *topic, int32_t partition, const gr_cg_offset_t *o) {
+    txn_end_t *e = arg;
+    gr_cgroup_txn_offset_record(e->b, gid, e->pid, topic, partition, NULL);
+    if (!e->commit) return;
+    gr_cgroup_offset_record(e->b, gid, topic, partition, o);
+    gr_cg_offset_put(e->b->cgroup->reg, gid, topic, partition, o);
+}
+
+/* The transaction marker on the offsets partitions: the pending offsets of pid become
+ * committed offsets (commit) or go (abort), in one durable batch. Memory changes at
+ * once, as a committed marker is final; cb once the batch is durable. */
+gr_err_t gr_cgroup_txn_complete(gr_broker_t *b, int64_t pid, bool commit, gr_flusher_cb *cb, void *arg) {
+    txn_end_t e = {b, pid, commit};
+    int32_t n = gr_cg_txn_complete(b->cgroup->reg, pid, txn_end_one, &e);
+    if (!n) {
+        cb(arg, GR_ERR_NONE);
+        return GR_ERR_NONE;
+    }
+    GR_DEBUG("cgroup", "%s %d transactional offset(s) of producer %lld", commit ? "committed" : "dropped", n,
+             (long long)pid);
+    return gr_cstore_commit(b->cgroup->store, cb, arg);
+}
+
 typedef struct del_ctx {
     gr_broker_t *b;
     const char *gid;
@@ -370,6 +411,8 @@ static void load_one(void *arg, const uint8_t *key, size_t kl, const uint8_t *va
         GR_WARN("cgroup", "skipping a consumer-group record: %s", why);
     else if (r.type == GR_CG_REC_OFFSET)
         gr_cg_offset_put(b->cgroup->reg, r.group_id, r.topic, r.partition, &r.offset);
+    else if (r.type == GR_CG_REC_TXN_OFFSET)
+        gr_cg_txn_put(b->cgroup->reg, r.group_id, r.pid, r.topic, r.partition, &r.offset);
     else if (r.type == GR_CG_REC_CGROUP)
         gr_cgc_restore_group(b->cgroup->reg, r.group_id, r.generation, r.assignment_epoch, r.topics_hash,
                              gr_clock_wall_ms());

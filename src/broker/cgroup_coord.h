@@ -50,6 +50,13 @@ void gr_cgroup_answer_sync(gr_req_t *req, const gr_cg_answer_t *a);
 /** Store keys and values of committed offsets (cgroup_coord.c). */
 void gr_cgroup_offset_record(gr_broker_t *b, const char *group_id, const char *topic, int32_t partition,
                              const gr_cg_offset_t *o);
+/** Store record of a pending transactional offset (o NULL: delete it). */
+void gr_cgroup_txn_offset_record(gr_broker_t *b, const char *group_id, int64_t pid, const char *topic,
+                                 int32_t partition, const gr_cg_offset_t *o);
+/** The transaction of producer pid ended (its marker on the offsets partitions):
+ *  commit or drop its pending offsets durably; cb(arg, err) once durable (may run
+ *  inside). Returns an error if the write was refused (cb not called then). */
+gr_err_t gr_cgroup_txn_complete(gr_broker_t *b, int64_t pid, bool commit, gr_flusher_cb *cb, void *arg);
 /** A topic was deleted: remove its committed offsets from every group. */
 void gr_cgroup_on_topic_deleted(gr_broker_t *b, const char *topic);
 /** Delete a consumer group with its offsets (DeleteGroups), durable through cb. */

@@ -16,8 +16,16 @@
  * is refused as Kafka refuses a replica outside the assignment (UNKNOWN_LEADER_EPOCH
  * when it sent a leader epoch, else NOT_LEADER_OR_FOLLOWER); a fetch offset outside
  * [log start, high watermark] gives OFFSET_OUT_OF_RANGE with the offsets at -1,
- * as Kafka. The high watermark of a single replica is its log end offset, and
- * with no transactions the last stable offset equals it.
+ * as Kafka. The high watermark of a single replica is its log end offset; the
+ * last stable offset (gr_partition_lso) is the first offset of the earliest
+ * ongoing transaction, else the high watermark, and goes out in every answer.
+ *
+ * read_committed (IsolationLevel 1): only batches below the last stable offset
+ * are returned (a fetch offset between it and the high watermark is valid and
+ * gets no records), with the aborted transactions that overlap the range read
+ * (Kafka's collectAbortedTxns over [fetch offset, offset after the last batch
+ * read)). A parked read_committed fetch is woken when the last stable offset
+ * moves (transaction markers notify the partition's waiters).
  *
  * Size limits (KIP-74): the request's MaxBytes (capped by fetch.max.bytes) is
  * shared by the partitions in request order, each also bounded by its
@@ -41,6 +49,7 @@
 #include "base/log.h"
 #include "broker/broker_int.h"
 #include "broker/handlers.h"
+#include "broker/producers.h"
 #include "broker/quotas.h"
 #include "proto_msgs.h"
 
@@ -126,7 +135,8 @@ static bool last_fetched_epoch(fetch_part_t *fp, int64_t log_start, int64_t hwm)
     fp->out->DivergingEpoch = gr_req_alloc(fp->st->req, &gr_FetchResponse_EpochEndOffset_sd, 1);
     fp->out->DivergingEpoch->Epoch = fp->p->leader_epoch;
     fp->out->DivergingEpoch->EndOffset = hwm;
-    fp->out->HighWatermark = fp->out->LastStableOffset = hwm;
+    fp->out->HighWatermark = hwm;
+    fp->out->LastStableOffset = gr_partition_lso(fp->p);
     fp->out->LogStartOffset = log_start;
     return true;
 }
@@ -138,6 +148,22 @@ static void put_slice(part_out_t *out, const gr_plog_slice_t *sl, size_t len) {
     out->Records.len = (int32_t)len;
     out->Records.release = gr_plog_slice_release;
     out->Records.owner = sl->owner;
+}
+
+/* The aborted transactions overlapping [from, upper) (Kafka's FetchResponse.AbortedTransaction). */
+static void aborted_txns(fetch_state_t *st, fetch_part_t *fp, int64_t from, int64_t upper) {
+    size_t n = gr_producers_aborted(fp->p->producers, from, upper, NULL, 0);
+    if (n == 0) return;
+    gr_aborted_txn_t *a = gr_arena_alloc(&st->req->arena, n * sizeof(*a));
+    gr_producers_aborted(fp->p->producers, from, upper, a, n);
+    gr_FetchResponse_AbortedTransaction_t *v =
+        gr_req_alloc(st->req, &gr_FetchResponse_AbortedTransaction_sd, (int32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        v[i].ProducerId = a[i].pid;
+        v[i].FirstOffset = a[i].first_offset;
+    }
+    fp->out->AbortedTransactions.v = v;
+    fp->out->AbortedTransactions.n = (int32_t)n;
 }
 
 /* Read one partition within *limit bytes. Returns true when the request must be
@@ -155,10 +181,12 @@ static bool read_part(fetch_state_t *st, fetch_part_t *fp, int64_t *limit, bool 
         out->ErrorCode = GR_ERR_OFFSET_OUT_OF_RANGE;
         return true;
     }
-    out->HighWatermark = out->LastStableOffset = hwm;
+    int64_t lso = gr_partition_lso(fp->p), bound = st->read_committed ? lso : hwm;
+    out->HighWatermark = hwm;
+    out->LastStableOffset = lso;
     out->LogStartOffset = start;
     if (st->read_committed) out->AbortedTransactions.n = 0;
-    if (off == hwm) return false;
+    if (off >= bound) return false;
     int64_t max = fp->in->PartitionMaxBytes < *limit ? fp->in->PartitionMaxBytes : *limit;
     if (max < 0) { /* LogSegment.read refuses a negative size */
         out_reset(st, out, GR_ERR_UNKNOWN_SERVER_ERROR);
@@ -167,7 +195,7 @@ static bool read_part(fetch_state_t *st, fetch_part_t *fp, int64_t *limit, bool 
     if (max == 0 && !*min_one) return false;
     gr_plog_slice_t sl;
     char errstr[256];
-    gr_err_t err = gr_plog_read(plog, off, (size_t)max, hwm, &sl, errstr, sizeof(errstr));
+    gr_err_t err = gr_plog_read(plog, off, (size_t)max, bound, &sl, errstr, sizeof(errstr));
     if (err) {
         if (err == GR_ERR_KAFKA_STORAGE_ERROR) {
             GR_ERROR("fetch", "read of %s-%d at %lld failed: %s", fp->p->topic, fp->p->index, (long long)off, errstr);
@@ -179,6 +207,7 @@ static bool read_part(fetch_state_t *st, fetch_part_t *fp, int64_t *limit, bool 
     if (sl.len == 0) return false;
     size_t len = !*min_one && (int64_t)sl.len > max ? (size_t)max : sl.len;
     put_slice(out, &sl, len);
+    if (st->read_committed) aborted_txns(st, fp, off, sl.last_offset + 1);
     /* A cut batch (a later partition's first batch that does not fit) is dropped by clients. */
     if (len == sl.len) fp->records = sl.last_offset - sl.first_offset + 1;
     *min_one = false;

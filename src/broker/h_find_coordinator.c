@@ -1,5 +1,5 @@
 /* FindCoordinator (10), v0-6: this node coordinates every group, transaction
- * and share-state key. v4+ answers a batch of keys. */
+ * (txn_coord.h) and share-state key. v4+ answers a batch of keys. */
 #include <string.h>
 
 #include "broker/broker_int.h"
@@ -46,10 +46,7 @@ static gr_err_t check_key(gr_req_t *req, int8_t type, gr_str_t key, gr_str_t *ms
         *msg = GR_STR("Invalid share coordinator key");
         return GR_ERR_INVALID_REQUEST;
     }
-    if (type == KEY_TRANSACTION && (gr_str_is_null(key) || key.len == 0)) {
-        *msg = GR_STR("Invalid transactional id");
-        return GR_ERR_INVALID_REQUEST;
-    }
+    /* An empty transactional id is answered like any other (Kafka 4.4.0 does). */
     *msg = GR_STR(""); /* v4+ coordinators: Kafka sends "" on success (v0-3 say "NONE") */
     return GR_ERR_NONE;
 }

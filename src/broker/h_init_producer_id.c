@@ -1,6 +1,7 @@
-/* InitProducerId (22): producer ids for idempotent producers. Ids are handed
- * out from blocks reserved on disk first (<log dir>/producer-id-block), so an
- * id is never reused after a crash. Transactions are not supported yet. */
+/* InitProducerId (22): producer ids for idempotent producers, and for a
+ * transactional id the transaction coordinator's epoch bump / fencing
+ * (txn/txn.h, txn_coord.h). Ids are handed out from blocks reserved on disk
+ * first (<log dir>/producer-id-block), so an id is never reused after a crash. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -8,9 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "broker/broker_int.h"
 #include "broker/handlers.h"
+#include "broker/txn_coord.h"
 #include "proto_msgs.h"
 
 #define PID_BLOCK 1000
@@ -53,6 +56,76 @@ gr_err_t gr_broker_producer_ids_open(gr_broker_t *b, char *errstr, size_t errstr
     return write_limit(b, limit + PID_BLOCK, errstr, errstr_size);
 }
 
+int64_t gr_broker_producer_id_next(gr_broker_t *b) {
+    char errstr[256];
+    if (b->next_producer_id >= b->producer_id_limit &&
+        write_limit(b, b->producer_id_limit + PID_BLOCK, errstr, sizeof(errstr))) {
+        GR_ERROR("broker", "%s", errstr);
+        return -1;
+    }
+    return b->next_producer_id++;
+}
+
+typedef struct init_wait {
+    gr_req_t *req;
+    gr_InitProducerIdResponse_t *resp;
+    gr_txn_t *t;
+    bool fence;
+} init_wait_t;
+
+static void init_answer(void *arg, gr_err_t err) {
+    init_wait_t *w = arg;
+    if (w->fence && !err) err = GR_ERR_CONCURRENT_TRANSACTIONS; /* the client retries once the abort is done */
+    w->resp->ErrorCode = (int16_t)err;
+    if (!err) {
+        w->resp->ProducerId = w->t->m.pid;
+        w->resp->ProducerEpoch = w->t->m.epoch;
+    }
+    gr_req_respond(w->req, w->resp);
+}
+
+/* Kafka's TransactionCoordinator.handleInitProducerId. */
+static void init_txn(gr_req_t *req, gr_InitProducerIdRequest_t *ireq, gr_InitProducerIdResponse_t *resp) {
+    gr_broker_t *b = req->b;
+    gr_txn_reg_t *reg = &b->txn->reg;
+    gr_str_t id = ireq->TransactionalId;
+    if (id.len == 0) {
+        resp->ErrorCode = GR_ERR_INVALID_REQUEST;
+    } else if (ireq->TransactionTimeoutMs <= 0 || ireq->TransactionTimeoutMs > reg->cfg.max_timeout_ms) {
+        resp->ErrorCode = GR_ERR_INVALID_TRANSACTION_TIMEOUT;
+    } else {
+        int64_t now = gr_clock_wall_ms();
+        gr_txn_t *t = gr_txn_find(reg, id.ptr, (size_t)id.len);
+        if (!t) {
+            gr_txn_meta_t m;
+            gr_txn_meta_init(&m);
+            m.pid = gr_broker_producer_id_next(b);
+            m.timeout_ms = ireq->TransactionTimeoutMs;
+            m.update_ms = now;
+            if (m.pid < 0) {
+                resp->ErrorCode = GR_ERR_COORDINATOR_NOT_AVAILABLE;
+                gr_req_respond(req, resp);
+                return;
+            }
+            t = gr_txn_put(reg, id.ptr, (size_t)id.len, &m);
+        }
+        bool has_expected = ireq->ProducerId != -1;
+        int e = gr_txn_init_pid(reg, t, ireq->TransactionTimeoutMs, has_expected, ireq->ProducerId, ireq->ProducerEpoch,
+                                now);
+        if (e == 0 || e == GR_TXN_FENCE) {
+            init_wait_t *w = gr_arena_alloc(&req->arena, sizeof(*w));
+            *w = (init_wait_t){req, resp, t, e == GR_TXN_FENCE};
+            if (e == GR_TXN_FENCE)
+                gr_txn_coord_fence_abort(b, t, init_answer, w);
+            else
+                gr_txn_coord_persist(b, t, init_answer, w);
+            return;
+        }
+        resp->ErrorCode = (int16_t)e;
+    }
+    gr_req_respond(req, resp);
+}
+
 void gr_h_init_producer_id(gr_req_t *req) {
     gr_InitProducerIdRequest_t *ireq = req->body;
     gr_InitProducerIdResponse_t *resp = gr_req_resp_new(req);
@@ -69,18 +142,17 @@ void gr_h_init_producer_id(gr_req_t *req) {
                                  : gr_az_rule(GR_AZ_INIT_PID_IDEMPOTENT)->err);
     if (denied) {
         resp->ErrorCode = (int16_t)denied;
-    } else if (!gr_str_is_null(ireq->TransactionalId)) {
-        resp->ErrorCode = GR_ERR_INVALID_REQUEST; /* no transaction coordinator yet */
     } else if ((ireq->ProducerId == -1) != (ireq->ProducerEpoch == -1)) {
         resp->ErrorCode = GR_ERR_INVALID_REQUEST; /* Kafka: both or neither */
+    } else if (!gr_str_is_null(ireq->TransactionalId)) {
+        init_txn(req, ireq, resp);
+        return;
     } else {
-        char errstr[256];
-        if (b->next_producer_id >= b->producer_id_limit &&
-            write_limit(b, b->producer_id_limit + PID_BLOCK, errstr, sizeof(errstr))) {
-            GR_ERROR("broker", "%s", errstr);
+        int64_t pid = gr_broker_producer_id_next(b);
+        if (pid < 0) {
             resp->ErrorCode = GR_ERR_COORDINATOR_NOT_AVAILABLE;
         } else {
-            resp->ProducerId = b->next_producer_id++;
+            resp->ProducerId = pid;
             resp->ProducerEpoch = 0;
         }
     }

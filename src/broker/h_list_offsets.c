@@ -5,14 +5,17 @@
  * is answered once, with INVALID_REQUEST; a special timestamp below the
  * version that introduced it gets UNSUPPORTED_VERSION; -2 EARLIEST and -4 EARLIEST_LOCAL
  * (no tiered storage) give the log start offset; -1 LATEST the high watermark
- * (= log end offset on a single replica; also the last stable offset, as
- * there are no transactions, so IsolationLevel changes nothing); -3
+ * (= log end offset on a single replica), or with IsolationLevel 1
+ * (read_committed) the last stable offset; -3
  * MAX_TIMESTAMP the first record carrying the largest timestamp; -5
  * EARLIEST_PENDING_UPLOAD and -6 LATEST_TIERED give offset -1 and leader epoch
  * -1 without tiered storage; any other value is a timestamp: the first record
  * at or after the log start whose timestamp is >= it, or offset -1 and
  * timestamp -1 when there is none. The leader epoch is the epoch stored in the
- * batch that holds the record (or ours for earliest/latest).
+ * batch that holds the record (or ours for earliest/latest). As Kafka's
+ * Partition.fetchOffsetForTimestamp, a timestamp (or MAX_TIMESTAMP) hit at or past
+ * the last fetchable offset (the high watermark, or the last stable offset for
+ * read_committed) is answered as none found.
  *
  * DeleteRecords follows Partition.deleteRecordsOnLeader: -1 means the high
  * watermark, other negative offsets and offsets above the high watermark are
@@ -128,17 +131,23 @@ static gr_err_t lo_by_time(gr_partition_t *p, int64_t ts, lo_out_t *out) {
     return GR_ERR_NONE;
 }
 
-static gr_err_t lo_partition(gr_partition_t *p, int32_t current_leader_epoch, int64_t ts, lo_out_t *out) {
+static gr_err_t lo_partition(gr_partition_t *p, int32_t current_leader_epoch, int64_t ts, bool committed,
+                             lo_out_t *out) {
+    int64_t fetchable = committed ? gr_partition_lso(p) : gr_plog_end_offset(p->plog);
     if (p->offline) return GR_ERR_KAFKA_STORAGE_ERROR;
     if (current_leader_epoch >= 0 && current_leader_epoch != p->leader_epoch)
         return current_leader_epoch < p->leader_epoch ? GR_ERR_FENCED_LEADER_EPOCH : GR_ERR_UNKNOWN_LEADER_EPOCH;
     switch (ts) {
     case TS_EARLIEST:
     case TS_EARLIEST_LOCAL: lo_fill(out, gr_plog_start_offset(p->plog), -1, p->leader_epoch); return GR_ERR_NONE;
-    case TS_LATEST: lo_fill(out, gr_plog_end_offset(p->plog), -1, p->leader_epoch); return GR_ERR_NONE;
+    case TS_LATEST: lo_fill(out, fetchable, -1, p->leader_epoch); return GR_ERR_NONE;
     case TS_EARLIEST_PENDING_UPLOAD:
     case TS_LATEST_TIERED: lo_fill(out, -1, -1, -1); return GR_ERR_NONE;
-    default: return lo_by_time(p, ts, out);
+    default: {
+        gr_err_t err = lo_by_time(p, ts, out);
+        if (!err && out->Offset >= fetchable) lo_fill(out, -1, -1, -1);
+        return err;
+    }
     }
 }
 
@@ -214,7 +223,8 @@ static gr_err_t lo_one(gr_req_t *req, const char *name, const gr_ListOffsetsRequ
     if (ts_unsupported(qp->Timestamp, req->hdr.api_version)) return GR_ERR_UNSUPPORTED_VERSION;
     gr_partition_t *p = gr_parts_find(req->b->parts, name, qp->PartitionIndex);
     if (!p) return GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-    gr_err_t err = lo_partition(p, qp->CurrentLeaderEpoch, qp->Timestamp, out);
+    const gr_ListOffsetsRequest_t *rq = req->body;
+    gr_err_t err = lo_partition(p, qp->CurrentLeaderEpoch, qp->Timestamp, rq->IsolationLevel == 1, out);
     if (err) lo_fill(out, -1, -1, -1);
     return err;
 }

@@ -223,6 +223,7 @@ static void group_error(gr_req_t *req, const req_topic_t *ts, int32_t nt, gr_err
 static void fetch_named(gr_req_t *req, const char *gid, bool visible, const req_topic_t *ts, int32_t nt, ofg_t *g) {
     gr_broker_t *b = req->b;
     bool by_id = req->hdr.api_version >= 10;
+    bool stable = req->hdr.api_version >= 7 && ((gr_OffsetFetchRequest_t *)req->body)->RequireStable;
     g->Topics.v = gr_req_alloc(req, &gr_OffsetFetchResponse_OffsetFetchResponseTopics_sd, nt);
     g->Topics.n = nt;
     int32_t k = 0;
@@ -237,9 +238,12 @@ static void fetch_named(gr_req_t *req, const char *gid, bool visible, const req_
             t->Partitions.v = gr_req_alloc(req, &gr_OffsetFetchResponse_OffsetFetchResponsePartitions_sd, ts[i].n);
             t->Partitions.n = ts[i].n;
             for (int32_t j = 0; j < ts[i].n; j++) {
+                /* require_stable (v7+): an offset pending in a transaction is not answered. */
+                bool unstable = !err && stable && gr_cg_txn_pending(b->cgroup->reg, gid, topic, ts[i].parts[j]);
                 put_part(req, &t->Partitions.v[j], ts[i].parts[j],
-                         visible && !err ? gr_cg_offset_get(b->cgroup->reg, gid, topic, ts[i].parts[j]) : NULL);
-                t->Partitions.v[j].ErrorCode = (int16_t)err;
+                         visible && !err && !unstable ? gr_cg_offset_get(b->cgroup->reg, gid, topic, ts[i].parts[j])
+                                                      : NULL);
+                t->Partitions.v[j].ErrorCode = (int16_t)(unstable ? GR_ERR_UNSTABLE_OFFSET_COMMIT : err);
             }
         }
 }

@@ -22,14 +22,18 @@
  * fsync, or any other write error, takes the partition offline until restart
  * and fails every acks=-1 request still waiting on it with 56.
  *
- * Transactions are not supported yet: there is no transaction coordinator. A
- * transactional batch (with a transactional id) therefore gets exactly what
- * Kafka 4.3 answers when its partition verification cannot reach the
- * transaction coordinator: NOT_ENOUGH_REPLICAS with the message "Unable to
- * verify the partition has been added to the transaction. Underlying error:
- * COORDINATOR_NOT_AVAILABLE" (checked against the reference broker). Producers
- * treat it as retriable; they cannot get that far anyway, since InitProducerId
- * with a transactional id is refused.
+ * Transactions (docs/compatibility.md, "Transactions: the log side"): a
+ * transactional batch in a request with a transactional id is first verified by
+ * the transaction coordinator (gr_txn_coord_verify, Kafka's partition
+ * verification); the request is parked until every such partition has its answer,
+ * then those batches are checked against the producer state and appended like the
+ * others. A failed verification is answered as Kafka's ReplicaManager translates
+ * it: INVALID_TXN_STATE with "Partition was not added to the transaction";
+ * CONCURRENT_TRANSACTIONS, NETWORK_EXCEPTION and the coordinator errors become
+ * NOT_ENOUGH_REPLICAS with "Unable to verify the partition has been added to the
+ * transaction. Underlying error: <error>", which older clients retry. Unlike
+ * Kafka, the records are validated before the verification (an invalid batch that
+ * would also fail verification gets the validation error).
  *
  * @locality loop thread. */
 #include <limits.h>
@@ -42,6 +46,7 @@
 #include "broker/broker_int.h"
 #include "broker/handlers.h"
 #include "broker/producers.h"
+#include "broker/txn_bridge.h"
 #include "proto/records.h"
 #include "proto_msgs.h"
 
@@ -57,13 +62,30 @@ typedef struct produce_wait {
     int64_t offset; /* durable up to (exclusive) */
 } produce_wait_t;
 
-/* acks=-1 state. Heap-allocated apart from the request because a cancelled
- * request (client gone, shutdown) is freed while its sync completions are
- * still queued; the last completion frees this. */
+/* A transactional batch waiting for the coordinator's verification. */
+typedef struct produce_verify {
+    struct produce_ctx *ctx;
+    gr_partition_t *p; /* pinned while waiting */
+    part_resp_t *pr;
+    gr_produce_validate_result_t res;
+    bool log_append_time;
+    gr_err_t err;
+} produce_verify_t;
+
+/* State of a request that waits: for verifications (transactional batches) and
+ * for fsyncs (acks=-1). Heap-allocated apart from the request because a cancelled
+ * request (client gone, shutdown) is freed while its callbacks are still to come;
+ * the last of them frees this. */
 typedef struct produce_ctx {
     gr_req_t *req; /* NULL once answered */
     gr_ProduceResponse_t *resp;
-    int32_t pending;
+    int64_t now_ms;   /* wall clock: timestamp bounds and LogAppendTime */
+    bool any_error;   /* some partition failed (acks=0 closes the connection) */
+    bool dispatching; /* verifications still being started */
+    bool parked;
+    int32_t pending; /* fsyncs not completed */
+    int32_t n_verify, verify_pending;
+    produce_verify_t *verify; /* n_verify entries (after waits[]) */
     int32_t n_waits;
     produce_wait_t waits[];
 } produce_ctx_t;
@@ -72,9 +94,7 @@ typedef struct produce_ctx {
 typedef struct produce_run {
     gr_req_t *req;
     const gr_ProduceRequest_t *rq;
-    int64_t now_ms; /* wall clock: timestamp bounds and LogAppendTime */
-    bool any_error;
-    produce_ctx_t *ctx; /* acks=-1 only */
+    produce_ctx_t *ctx;
 } produce_run_t;
 
 static void part_error(part_resp_t *pr, gr_err_t err) {
@@ -90,7 +110,7 @@ static void validate_opts(produce_run_t *run, const gr_meta_topic_t *mt, gr_part
                           gr_produce_validate_opts_t *o) {
     gr_meta_t *meta = run->req->b->meta;
     char buf[128];
-    gr_produce_validate_opts_init(o, run->now_ms);
+    gr_produce_validate_opts_init(o, run->ctx->now_ms);
     o->produce_version = run->req->hdr.api_version;
     int64_t mmb = gr_meta_topic_config_i64(meta, mt, "max.message.bytes");
     o->max_message_bytes = (int32_t)(mmb < 0 ? 0 : mmb > INT32_MAX ? INT32_MAX : mmb);
@@ -146,7 +166,7 @@ static bool has_transactional_records(const gr_ProduceRequest_t *rq) {
 
 static void wait_durable(produce_run_t *run, gr_partition_t *p, part_resp_t *pr, int64_t offset) {
     produce_ctx_t *ctx = run->ctx;
-    if (!ctx) return;
+    if (run->rq->Acks != -1) return;
     ctx->waits[ctx->n_waits++] = (produce_wait_t){ctx, pr, p, offset};
 }
 
@@ -170,7 +190,7 @@ static bool check_producer(produce_run_t *run, gr_partition_t *p, const gr_batch
     if (bv->producer_id < 0) return true;
     gr_producer_check_t chk;
     gr_producers_check(p->producers, bv->producer_id, bv->producer_epoch, bv->base_sequence, bv->last_offset_delta + 1,
-                       &chk);
+                       (bv->attributes & GR_BATCH_ATTR_TRANSACTIONAL) != 0, &chk);
     if (chk.err) {
         part_error(pr, chk.err);
         pr->LogStartOffset = gr_plog_start_offset(p->plog);
@@ -193,7 +213,7 @@ static void append_batch(produce_run_t *run, gr_partition_t *p, const gr_produce
     uint8_t *batch = (uint8_t *)res->batch.data; /* points into our own frame */
     if (!log_append_time)
         gr_records_set_max_timestamp(batch, res->valid_bytes, GR_TIMESTAMP_CREATE_TIME, res->max_timestamp);
-    gr_plog_append_opts_t ao = {.now_ms = run->now_ms,
+    gr_plog_append_opts_t ao = {.now_ms = run->ctx->now_ms,
                                 .set_leader_epoch = true,
                                 .leader_epoch = p->leader_epoch,
                                 .log_append_time = log_append_time};
@@ -217,7 +237,9 @@ static void append_batch(produce_run_t *run, gr_partition_t *p, const gr_produce
     const gr_batch_view_t *bv = &res->batch;
     if (bv->producer_id >= 0)
         gr_producers_record(p->producers, bv->producer_id, bv->producer_epoch, bv->base_sequence,
-                            bv->last_offset_delta + 1, ar.base_offset, ar.last_offset);
+                            bv->last_offset_delta + 1, ar.base_offset, ar.last_offset, res->max_timestamp,
+                            (bv->attributes & GR_BATCH_ATTR_TRANSACTIONAL) != 0);
+    gr_partition_appended(p, res->valid_bytes);
     GR_METRIC(p->bytes_in += res->valid_bytes);
     GR_METRIC(p->records_in += (uint64_t)(ar.last_offset - ar.base_offset + 1));
     pr->ErrorCode = GR_ERR_NONE;
@@ -226,6 +248,66 @@ static void append_batch(produce_run_t *run, gr_partition_t *p, const gr_produce
     pr->LogStartOffset = ar.log_start_offset;
     wait_durable(run, p, pr, ar.last_offset + 1);
     gr_partition_notify(p);
+}
+
+/* ---------------------------------------------------------------- verification */
+
+static void verified(void *arg, gr_err_t err);
+
+static void verify_start(produce_run_t *run, gr_partition_t *p, const gr_produce_validate_result_t *res,
+                         bool log_append_time, part_resp_t *pr) {
+    produce_ctx_t *ctx = run->ctx;
+    produce_verify_t *v = &ctx->verify[ctx->n_verify++];
+    *v = (produce_verify_t){.ctx = ctx, .p = p, .pr = pr, .res = *res, .log_append_time = log_append_time};
+    gr_partition_pin(p);
+    ctx->verify_pending++;
+    pr->ErrorCode = GR_ERR_NONE; /* answered once verified */
+    gr_txn_coord_verify(run->req->b, run->rq->TransactionalId, res->batch.producer_id, res->batch.producer_epoch,
+                        p->topic, p->index, run->req->hdr.api_version, verified, v);
+}
+
+/* ReplicaManager's translation of the coordinator's verification errors. */
+static void verify_error(produce_run_t *run, part_resp_t *pr, gr_err_t err) {
+    switch (err) {
+    case GR_ERR_INVALID_TXN_STATE:
+        part_error(pr, err);
+        pr->ErrorMessage = GR_STR("Partition was not added to the transaction");
+        return;
+    case GR_ERR_CONCURRENT_TRANSACTIONS:
+    case GR_ERR_NETWORK_EXCEPTION:
+    case GR_ERR_COORDINATOR_LOAD_IN_PROGRESS:
+    case GR_ERR_COORDINATOR_NOT_AVAILABLE:
+    case GR_ERR_NOT_COORDINATOR:
+        part_error(pr, GR_ERR_NOT_ENOUGH_REPLICAS);
+        pr->ErrorMessage = gr_req_msg(run->req,
+                                      "Unable to verify the partition has been added to the transaction. "
+                                      "Underlying error: %s",
+                                      gr_err_name(err));
+        return;
+    default: part_error(pr, err); return;
+    }
+}
+
+/* Every verification answered: append what was verified. */
+static void verify_finish(produce_run_t *run) {
+    produce_ctx_t *ctx = run->ctx;
+    for (int32_t i = 0; i < ctx->n_verify; i++) {
+        produce_verify_t *v = &ctx->verify[i];
+        gr_partition_t *p = v->p;
+        gr_partition_unpin(p);
+        if (!run->req) continue;
+        if (v->err)
+            verify_error(run, v->pr, v->err);
+        else if (p->deleted)
+            part_error(v->pr, GR_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+        else if (p->offline || gr_plog_offline(p->plog))
+            part_error(v->pr, GR_ERR_KAFKA_STORAGE_ERROR);
+        else if (gr_partition_txn_ready(p))
+            part_error(v->pr, GR_ERR_KAFKA_STORAGE_ERROR);
+        else if (check_producer(run, p, &v->res.batch, v->pr))
+            append_batch(run, p, &v->res, v->log_append_time, v->pr);
+        if (v->pr->ErrorCode) ctx->any_error = true;
+    }
 }
 
 static void produce_partition(produce_run_t *run, const gr_meta_topic_t *mt, gr_partition_t *p,
@@ -243,10 +325,8 @@ static void produce_partition(produce_run_t *run, const gr_meta_topic_t *mt, gr_
         validation_error(run, p, &res, pr);
         return;
     }
-    if (res.batch.attributes & GR_BATCH_ATTR_TRANSACTIONAL) {
-        part_error(pr, GR_ERR_NOT_ENOUGH_REPLICAS);
-        pr->ErrorMessage = GR_STR("Unable to verify the partition has been added to the transaction. "
-                                  "Underlying error: COORDINATOR_NOT_AVAILABLE");
+    if ((res.batch.attributes & GR_BATCH_ATTR_TRANSACTIONAL) && !gr_str_is_null(run->rq->TransactionalId)) {
+        verify_start(run, p, &res, o.timestamp_type == GR_TIMESTAMP_LOG_APPEND_TIME, pr);
         return;
     }
     if (!check_producer(run, p, &res.batch, pr)) return;
@@ -286,7 +366,7 @@ static void produce_topic(produce_run_t *run, const gr_ProduceRequest_TopicProdu
             part_error(pr, GR_ERR_INVALID_REQUIRED_ACKS);
         else
             produce_partition(run, mt, p, &pd->Records, pr);
-        if (pr->ErrorCode) run->any_error = true;
+        if (pr->ErrorCode) run->ctx->any_error = true;
     }
 }
 
@@ -297,10 +377,15 @@ static int32_t count_partitions(const gr_ProduceRequest_t *rq) {
     return (int32_t)(n > INT32_MAX ? INT32_MAX : n); /* bounded by the frame size anyway */
 }
 
+static void ctx_maybe_free(produce_ctx_t *ctx) {
+    if (!ctx->req && ctx->pending == 0 && ctx->verify_pending == 0) free(ctx);
+}
+
 static void produce_answer(produce_ctx_t *ctx) {
     gr_req_t *req = ctx->req;
     ctx->req = NULL;
-    gr_broker_unpark(req->b, req);
+    if (ctx->parked) gr_broker_unpark(req->b, req);
+    ctx->parked = false;
     gr_req_respond(req, ctx->resp);
 }
 
@@ -316,65 +401,99 @@ static void produce_flushed(void *arg, gr_err_t err) {
     }
     if (--ctx->pending > 0) return;
     if (ctx->req) produce_answer(ctx);
-    free(ctx);
+    ctx_maybe_free(ctx);
 }
 
-/* Client gone or shutdown: answer now (the answer is dropped); the flush
- * completions still to come only count down and free the context. */
+/* Client gone or shutdown: answer now (the answer is dropped); the verifications
+ * and flush completions still to come only count down and free the context. */
 static void produce_cancel(gr_req_t *req) {
     produce_ctx_t *ctx = req->park;
     for (int32_t i = 0; i < ctx->n_waits; i++) part_error(ctx->waits[i].pr, GR_ERR_REQUEST_TIMED_OUT);
     produce_answer(ctx);
 }
 
-/* acks=-1: queue a sync for every appended partition, answer when all are durable. */
-static void produce_wait_flushes(produce_run_t *run, gr_ProduceResponse_t *resp) {
-    produce_ctx_t *ctx = run->ctx;
-    gr_req_t *req = run->req;
-    if (ctx->n_waits == 0) {
-        free(ctx);
-        gr_req_respond(req, resp);
-        return;
-    }
-    ctx->req = req;
-    ctx->resp = resp;
-    ctx->pending = ctx->n_waits;
-    req->park = ctx;
-    gr_broker_park(req->b, req, produce_cancel);
-    /* The sync queue pins each partition until its waiter completes. */
-    for (int32_t i = 0; i < ctx->n_waits; i++)
-        gr_sync_queue_add(req->b->syncq, ctx->waits[i].p, ctx->waits[i].offset, produce_flushed, &ctx->waits[i]);
+static void park(produce_ctx_t *ctx) {
+    if (ctx->parked) return;
+    ctx->req->park = ctx;
+    gr_broker_park(ctx->req->b, ctx->req, produce_cancel);
+    ctx->parked = true;
 }
 
-void gr_h_produce(gr_req_t *req) {
-    const gr_ProduceRequest_t *rq = req->body;
-    gr_ProduceResponse_t *resp = gr_req_resp_new(req);
-    produce_run_t run = {.req = req, .rq = rq, .now_ms = gr_clock_wall_ms()};
-    if (rq->Acks == -1) {
-        int32_t n = count_partitions(rq);
-        run.ctx = calloc(1, sizeof(produce_ctx_t) + (size_t)n * sizeof(produce_wait_t));
-        if (!run.ctx) abort();
+/* acks=-1: queue a sync for every appended partition, answer when all are durable. */
+static void produce_wait_flushes(produce_ctx_t *ctx) {
+    if (ctx->n_waits == 0) {
+        produce_answer(ctx);
+        return;
     }
-    gr_err_t whole = GR_ERR_NONE;
-    if (has_transactional_records(rq))
-        whole = gr_str_is_null(rq->TransactionalId) ? GR_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-                                                    : gr_req_authz_s(req, GR_AZ_PRODUCE_TXN, rq->TransactionalId);
-    int32_t nt = rq->TopicData.n > 0 ? rq->TopicData.n : 0;
-    resp->Responses.v = gr_req_alloc(req, &gr_ProduceResponse_TopicProduceResponse_sd, nt);
-    resp->Responses.n = nt;
-    for (int32_t t = 0; t < nt; t++) produce_topic(&run, &rq->TopicData.v[t], &resp->Responses.v[t], whole);
+    ctx->pending = ctx->n_waits;
+    park(ctx);
+    /* The sync queue pins each partition until its waiter completes. */
+    for (int32_t i = 0; i < ctx->n_waits; i++)
+        gr_sync_queue_add(ctx->req->b->syncq, ctx->waits[i].p, ctx->waits[i].offset, produce_flushed, &ctx->waits[i]);
+}
+
+/* Every partition appended (or failed): answer as acks asks. */
+static void produce_complete(produce_ctx_t *ctx) {
+    gr_req_t *req = ctx->req;
+    const gr_ProduceRequest_t *rq = req->body;
     if (rq->Acks == 0) {
         /* No response is expected; on any error Kafka closes the connection so
          * that the producer notices and refreshes its metadata. */
-        if (run.any_error) {
+        ctx->req = NULL;
+        if (ctx->parked) gr_broker_unpark(req->b, req);
+        ctx->parked = false;
+        if (ctx->any_error) {
             GR_INFO("produce", "closing connection from %s: error in an acks=0 produce (correlation id %d)",
                     gr_conn_peer(req->conn), req->hdr.correlation_id);
             gr_conn_close(req->conn);
         }
         gr_req_respond_none(req);
     } else if (rq->Acks == -1) {
-        produce_wait_flushes(&run, resp);
+        produce_wait_flushes(ctx);
     } else {
-        gr_req_respond(req, resp);
+        produce_answer(ctx);
     }
+}
+
+static void verified(void *arg, gr_err_t err) {
+    produce_verify_t *v = arg;
+    produce_ctx_t *ctx = v->ctx;
+    v->err = err;
+    if (--ctx->verify_pending > 0 || ctx->dispatching) return;
+    produce_run_t run = {.req = ctx->req, .rq = ctx->req ? ctx->req->body : NULL, .ctx = ctx};
+    verify_finish(&run);
+    if (ctx->req) produce_complete(ctx);
+    ctx_maybe_free(ctx);
+}
+
+void gr_h_produce(gr_req_t *req) {
+    const gr_ProduceRequest_t *rq = req->body;
+    int32_t n = count_partitions(rq);
+    bool txn = !gr_str_is_null(rq->TransactionalId);
+    size_t waits = (size_t)n * sizeof(produce_wait_t), verifies = txn ? (size_t)n * sizeof(produce_verify_t) : 0;
+    produce_ctx_t *ctx = calloc(1, sizeof(produce_ctx_t) + waits + verifies);
+    if (!ctx) abort();
+    ctx->req = req;
+    ctx->resp = gr_req_resp_new(req);
+    ctx->now_ms = gr_clock_wall_ms();
+    ctx->verify = txn ? (produce_verify_t *)((char *)ctx->waits + waits) : NULL;
+    ctx->dispatching = true;
+    produce_run_t run = {.req = req, .rq = rq, .ctx = ctx};
+    gr_err_t whole = GR_ERR_NONE;
+    if (has_transactional_records(rq))
+        whole = !txn ? GR_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+                     : gr_req_authz_s(req, GR_AZ_PRODUCE_TXN, rq->TransactionalId);
+    gr_ProduceResponse_t *resp = ctx->resp;
+    int32_t nt = rq->TopicData.n > 0 ? rq->TopicData.n : 0;
+    resp->Responses.v = gr_req_alloc(req, &gr_ProduceResponse_TopicProduceResponse_sd, nt);
+    resp->Responses.n = nt;
+    for (int32_t t = 0; t < nt; t++) produce_topic(&run, &rq->TopicData.v[t], &resp->Responses.v[t], whole);
+    ctx->dispatching = false;
+    if (ctx->verify_pending > 0) {
+        park(ctx); /* verified() goes on */
+        return;
+    }
+    if (ctx->n_verify > 0) verify_finish(&run);
+    produce_complete(ctx);
+    ctx_maybe_free(ctx);
 }

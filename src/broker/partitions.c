@@ -13,6 +13,7 @@
 #include "broker/dir_reaper.h"
 #include "broker/part_tomb.h"
 #include "broker/producers.h"
+#include "broker/producers_load.h"
 #include "proto/records.h"
 
 typedef struct parts_topic {
@@ -110,35 +111,51 @@ static void all_remove_topic(gr_parts_t *ps, const gr_uuid_t *id) {
     ps->n_all = k;
 }
 
-/* Idempotent producers whose batches are in the last part of the log get their
- * sequence state back after a restart, so a batch retried across the restart is
- * still answered as a duplicate instead of being appended twice (Kafka rebuilds
- * the same state from its producer snapshots and the log). Producers not seen in
- * the tail are unknown, and their next batch is accepted whatever its sequence. */
-#define PRODUCER_TAIL_BYTES (1u << 20)
+/* Producer state (idempotence and transactions) comes back from the partition's
+ * snapshot and the log after it (producers_load.c). A partition gets a durable snapshot
+ * before its first transactional batch (gr_partition_txn_ready), so one without a snapshot
+ * never had a transaction and its tail is enough to rebuild; only partitions with a
+ * snapshot write it again (periodically and at shutdown), others never pay for it. A snapshot replaced later
+ * without fsync can be lost to a power failure only as a whole file replaced by a torn
+ * one (rename), which makes the open read the whole log, never as a missing file. */
+#define SNAPSHOT_EVERY_MIN (16u << 20)
 
-static void rebuild_producers(gr_partition_t *p) {
-    int64_t end = gr_plog_end_offset(p->plog);
-    int64_t off = gr_plog_tail_offset(p->plog, PRODUCER_TAIL_BYTES);
-    gr_wbuf_t wb;
-    gr_wbuf_init(&wb);
-    while (off < end) {
-        gr_plog_slice_t sl;
-        char errstr[256];
-        gr_wbuf_reset(&wb);
-        if (gr_plog_read_copy(p->plog, off, PRODUCER_TAIL_BYTES, end, &wb, &sl, errstr, sizeof(errstr)) || sl.len == 0)
-            break;
-        gr_batch_iter_t it;
-        gr_batch_view_t bv;
-        gr_batch_iter_init(&it, wb.mem, wb.len);
-        while (gr_batch_iter_next(&it, &bv, NULL, 0) == GR_ERR_NONE) {
-            if (bv.has_header && bv.producer_id >= 0 && bv.base_sequence >= 0)
-                gr_producers_record(p->producers, bv.producer_id, bv.producer_epoch, bv.base_sequence,
-                                    bv.last_offset_delta + 1, bv.base_offset, bv.base_offset + bv.last_offset_delta);
-        }
-        off = sl.next_offset;
+static void load_producers(gr_partition_t *p) {
+    gr_producers_load_info_t li;
+    p->producers = gr_producers_load(p->plog, p->dir, &li);
+    p->snap_every = SNAPSHOT_EVERY_MIN;
+    p->snap_exists = li.had_snapshot || li.full_scan;
+    if (li.full_scan) {
+        GR_INFO("partitions", "%s-%d: producer state rebuilt from the whole log", p->topic, p->index);
+        gr_producers_save(p->producers, p->plog, p->dir, false); /* next time from here */
     }
-    gr_wbuf_free(&wb);
+}
+
+gr_err_t gr_partition_txn_ready(gr_partition_t *p) {
+    if (p->snap_durable) return GR_ERR_NONE;
+    if (gr_producers_save(p->producers, p->plog, p->dir, true)) return GR_ERR_KAFKA_STORAGE_ERROR;
+    p->snap_durable = p->snap_exists = true;
+    p->snap_bytes = 0;
+    return GR_ERR_NONE;
+}
+
+int64_t gr_partition_lso(const gr_partition_t *p) {
+    int64_t hw = gr_plog_end_offset(p->plog), fu = gr_producers_first_unstable(p->producers);
+    if (fu < 0 || fu >= hw) return hw;
+    int64_t start = gr_plog_start_offset(p->plog); /* Kafka: never below the log start */
+    return fu > start ? fu : start;
+}
+
+void gr_partition_appended(gr_partition_t *p, size_t bytes) {
+    p->snap_bytes += bytes;
+    gr_producers_prune(p->producers, gr_plog_start_offset(p->plog)); /* retention, DeleteRecords */
+    if (!p->snap_exists || p->snap_bytes < p->snap_every || p->markers_pending > 0 || p->offline) return;
+    p->snap_bytes = 0;
+    /* A large state (many aborted transactions kept) is written less often. */
+    size_t approx = gr_producers_count(p->producers) * 120 +
+                    gr_producers_aborted(p->producers, INT64_MIN, INT64_MAX, NULL, 0) * 32 + 64;
+    p->snap_every = approx * 8 > SNAPSHOT_EVERY_MIN ? approx * 8 : SNAPSHOT_EVERY_MIN;
+    gr_producers_save(p->producers, p->plog, p->dir, false);
 }
 
 static gr_err_t open_partition(gr_parts_t *ps, parts_topic_t *t, const gr_meta_topic_t *mt, int32_t i, int64_t now_ms,
@@ -156,9 +173,9 @@ static gr_err_t open_partition(gr_parts_t *ps, parts_topic_t *t, const gr_meta_t
     p->topic_id = t->id;
     p->index = i;
     p->plog = plog;
-    p->producers = gr_producers_new();
+    p->dir = strdup(dir);
     p->waiters.next = p->waiters.prev = &p->waiters;
-    rebuild_producers(p);
+    load_producers(p);
     t->p[i] = p;
     all_push(ps, p);
     if (ps->progress) ps->progress(ps->progress_arg);
@@ -295,6 +312,7 @@ static void partition_free(gr_partition_t *p) {
     wake_all(p);
     gr_plog_abandon(p->plog);
     gr_producers_free(p->producers);
+    free(p->dir);
     free(p->topic);
     free(p);
 }
@@ -424,11 +442,15 @@ static void close_all_logs(gr_parts_t *ps, gr_parts_progress_cb progress, void *
             for (int32_t i = 0; i < t->n; i++) {
                 gr_partition_t *p = t->p[i];
                 wake_all(p);
+                /* Not fsynced here: gr_plog_close_many's syncfs covers it. */
+                if (p->snap_exists && p->snap_bytes > 0 && p->markers_pending == 0 && !p->offline)
+                    gr_producers_save(p->producers, p->plog, p->dir, false);
                 if (n < ps->n_all)
                     logs[n++] = p->plog;
                 else
                     gr_plog_close(p->plog); /* not in the flat list: cannot happen, but stay safe */
                 gr_producers_free(p->producers);
+                free(p->dir);
                 free(p->topic);
                 free(p);
             }

@@ -33,7 +33,13 @@ typedef struct gr_partition {
     int32_t index;
     gr_plog_t *plog;
     int32_t leader_epoch;
-    gr_producer_state_t *producers; /* idempotence, see producers.c */
+    char *dir;                      /* the partition's directory */
+    gr_producer_state_t *producers; /* idempotence and transactions, see producers.c */
+    int32_t markers_pending;        /* transaction markers appended, not yet durable (txn_markers.c) */
+    uint64_t snap_bytes;            /* bytes appended since the producer-state snapshot */
+    uint64_t snap_every;            /* ... and how many make the next one due */
+    bool snap_exists;               /* the directory has a producer-state snapshot (kept up to date) */
+    bool snap_durable;              /* a snapshot was written and fsynced by this process */
     gr_partition_waiter_t waiters;  /* list head */
     bool offline;                   /* storage error: refuse reads and writes */
     bool policy_flush_pending;      /* a flush-policy fsync is queued (broker.c) */
@@ -92,6 +98,18 @@ void gr_parts_reconfigure_all(gr_parts_t *ps);
  *  as a flusher request: a topic deleted meanwhile is freed at the last unpin. */
 void gr_partition_pin(gr_partition_t *p);
 void gr_partition_unpin(gr_partition_t *p);
+
+/** The last stable offset: the first offset of the earliest ongoing transaction,
+ *  else the high watermark (the log end offset of this single replica). */
+int64_t gr_partition_lso(const gr_partition_t *p);
+/** Before a transactional batch or marker: unless this process already did, write the
+ *  producer-state snapshot and fsync it (a log without a snapshot is read back from its
+ *  tail only, see docs/storage.md). GR_ERR_KAFKA_STORAGE_ERROR if that fails. */
+gr_err_t gr_partition_txn_ready(gr_partition_t *p);
+/** After an append of bytes (Produce, markers): if the partition has a producer-state
+ *  snapshot (it had transactions), write it again once enough was appended since the
+ *  last one (not while markers are pending). */
+void gr_partition_appended(gr_partition_t *p, size_t bytes);
 
 /** Waiters: fn(arg) is called once per gr_partition_notify while linked. */
 void gr_partition_wait(gr_partition_t *p, gr_partition_waiter_t *w, gr_partition_wake_fn fn, void *arg);

@@ -1,5 +1,6 @@
 /* Sequence checks follow Kafka's ProducerAppendInfo.checkSequence and the
- * duplicate lookup its ProducerStateEntry.findDuplicateBatch. */
+ * duplicate lookup its ProducerStateEntry.findDuplicateBatch; the transaction
+ * rules its appendDataBatch and appendEndTxnMarker. */
 #include "broker/producers.h"
 
 #include <stdbool.h>
@@ -7,26 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GR_PRODUCER_BATCHES 5 /* Kafka keeps the last 5 batches per producer */
-
-typedef struct pbatch {
-    int32_t first_seq, last_seq;
-    int64_t base_offset, last_offset;
-} pbatch_t;
-
-typedef struct pentry {
-    int64_t pid;
-    int16_t epoch;
-    int n;                           /* batches kept */
-    pbatch_t b[GR_PRODUCER_BATCHES]; /* oldest first */
-    struct pentry *next;
-} pentry_t;
-
-#define PBUCKETS 64
-
-struct gr_producer_state {
-    pentry_t *buckets[PBUCKETS];
-};
+#include "broker/producers_int.h"
 
 gr_producer_state_t *gr_producers_new(void) {
     gr_producer_state_t *ps = calloc(1, sizeof(*ps));
@@ -36,21 +18,35 @@ gr_producer_state_t *gr_producers_new(void) {
 
 void gr_producers_free(gr_producer_state_t *ps) {
     if (!ps) return;
-    for (int i = 0; i < PBUCKETS; i++) {
-        pentry_t *e = ps->buckets[i];
+    for (int i = 0; i < GR_PRODUCER_BUCKETS; i++) {
+        gr_pentry_t *e = ps->buckets[i];
         while (e) {
-            pentry_t *n = e->next;
+            gr_pentry_t *n = e->next;
             free(e);
             e = n;
         }
     }
+    free(ps->ongoing);
+    free(ps->aborted);
     free(ps);
 }
 
-static pentry_t *find(gr_producer_state_t *ps, int64_t pid) {
-    for (pentry_t *e = ps->buckets[(uint64_t)pid % PBUCKETS]; e; e = e->next)
+gr_pentry_t *gr_producers_entry(gr_producer_state_t *ps, int64_t pid, bool create) {
+    uint64_t bk = (uint64_t)pid % GR_PRODUCER_BUCKETS;
+    for (gr_pentry_t *e = ps->buckets[bk]; e; e = e->next)
         if (e->pid == pid) return e;
-    return NULL;
+    if (!create) return NULL;
+    gr_pentry_t *e = calloc(1, sizeof(*e));
+    if (!e) abort();
+    e->pid = pid;
+    e->epoch = -1;
+    e->coord_epoch = -1;
+    e->last_ts = -1;
+    e->txn_first = -1;
+    e->next = ps->buckets[bk];
+    ps->buckets[bk] = e;
+    ps->n_producers++;
+    return e;
 }
 
 static int32_t seq_add(int32_t seq, int32_t n) {
@@ -59,20 +55,10 @@ static int32_t seq_add(int32_t seq, int32_t n) {
     return (int32_t)(s > INT32_MAX ? s - INT32_MAX - 1 : s);
 }
 
-void gr_producers_check(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int32_t first_seq, int32_t count,
-                        gr_producer_check_t *out) {
-    memset(out, 0, sizeof(*out));
-    pentry_t *e = find(ps, pid);
-    if (!e) return; /* unknown producer (new, or state lost): accept any sequence */
-    if (epoch < e->epoch) {
-        out->err = GR_ERR_INVALID_PRODUCER_EPOCH;
-        snprintf(out->msg, sizeof(out->msg),
-                 "Epoch of producer %lld is %d, which is smaller than the last seen epoch %d", (long long)pid, epoch,
-                 e->epoch);
-        return;
-    }
-    if (epoch > e->epoch) {
-        if (first_seq != 0) {
+static void check_sequence(const gr_pentry_t *e, int64_t pid, int16_t epoch, int32_t first_seq, int32_t last_seq,
+                           gr_producer_check_t *out) {
+    if (epoch != e->epoch) {
+        if (first_seq != 0 && e->epoch >= 0) {
             out->err = GR_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER;
             snprintf(out->msg, sizeof(out->msg),
                      "Invalid sequence number for new epoch of producer %lld: %d (request epoch), %d (seq. number), %d "
@@ -81,7 +67,6 @@ void gr_producers_check(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int
         }
         return;
     }
-    int32_t last_seq = seq_add(first_seq, count - 1);
     for (int i = 0; i < e->n; i++) {
         if (e->b[i].first_seq == first_seq && e->b[i].last_seq == last_seq) {
             out->duplicate = true;
@@ -90,28 +75,74 @@ void gr_producers_check(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int
             return;
         }
     }
+    /* No batch kept for this epoch (only a marker was seen): the producer starts at 0. */
     int32_t cur_last = e->n ? e->b[e->n - 1].last_seq : -1;
-    bool in_seq = e->n == 0 ? true : first_seq == seq_add(cur_last, 1);
-    if (!in_seq) {
-        out->err = GR_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER;
+    if (first_seq == seq_add(cur_last, 1) || (cur_last == -1 && first_seq == 0)) return;
+    out->err = GR_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER;
+    snprintf(out->msg, sizeof(out->msg),
+             "Out of order sequence number for producer %lld: %d (incoming seq. number), %d (current end sequence "
+             "number)",
+             (long long)pid, first_seq, cur_last);
+}
+
+void gr_producers_check(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int32_t first_seq, int32_t count,
+                        bool transactional, gr_producer_check_t *out) {
+    memset(out, 0, sizeof(*out));
+    gr_pentry_t *e = gr_producers_entry(ps, pid, false);
+    if (!e) return; /* unknown producer (new, or state lost): accept any sequence */
+    if (epoch < e->epoch) {
+        out->err = GR_ERR_INVALID_PRODUCER_EPOCH;
         snprintf(out->msg, sizeof(out->msg),
-                 "Out of order sequence number for producer %lld: %d (incoming seq. number), %d (current end sequence "
-                 "number)",
-                 (long long)pid, first_seq, cur_last);
+                 "Epoch of producer %lld is %d, which is smaller than the last seen epoch %d", (long long)pid, epoch,
+                 e->epoch);
+        return;
+    }
+    check_sequence(e, pid, epoch, first_seq, seq_add(first_seq, count - 1), out);
+    if (out->err || out->duplicate) return;
+    if (!transactional && e->txn_first >= 0) {
+        out->err = GR_ERR_INVALID_TXN_STATE;
+        snprintf(out->msg, sizeof(out->msg), "Expected transactional write from producer %lld", (long long)pid);
     }
 }
 
-void gr_producers_record(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int32_t first_seq, int32_t count,
-                         int64_t base_offset, int64_t last_offset) {
-    pentry_t *e = find(ps, pid);
-    if (!e) {
-        e = calloc(1, sizeof(*e));
-        if (!e) abort();
-        e->pid = pid;
-        uint64_t bk = (uint64_t)pid % PBUCKETS;
-        e->next = ps->buckets[bk];
-        ps->buckets[bk] = e;
+void gr_producers_ongoing_add(gr_producer_state_t *ps, int64_t pid, int64_t first_offset) {
+    if (ps->n_ongoing == ps->cap_ongoing) {
+        ps->cap_ongoing = ps->cap_ongoing ? ps->cap_ongoing * 2 : 8;
+        ps->ongoing = realloc(ps->ongoing, ps->cap_ongoing * sizeof(*ps->ongoing));
+        if (!ps->ongoing) abort();
     }
+    size_t i = ps->n_ongoing; /* appends come in offset order: usually the end */
+    while (i > 0 && ps->ongoing[i - 1].first_offset > first_offset) i--;
+    memmove(&ps->ongoing[i + 1], &ps->ongoing[i], (ps->n_ongoing - i) * sizeof(*ps->ongoing));
+    ps->ongoing[i] = (gr_ongoing_t){first_offset, pid};
+    ps->n_ongoing++;
+}
+
+static void ongoing_remove(gr_producer_state_t *ps, int64_t pid) {
+    for (size_t i = 0; i < ps->n_ongoing; i++) {
+        if (ps->ongoing[i].pid != pid) continue;
+        memmove(&ps->ongoing[i], &ps->ongoing[i + 1], (ps->n_ongoing - i - 1) * sizeof(*ps->ongoing));
+        ps->n_ongoing--;
+        return;
+    }
+}
+
+void gr_producers_aborted_add(gr_producer_state_t *ps, const gr_aborted_txn_t *a) {
+    if (ps->n_aborted == ps->cap_aborted) {
+        ps->cap_aborted = ps->cap_aborted ? ps->cap_aborted * 2 : 8;
+        ps->aborted = realloc(ps->aborted, ps->cap_aborted * sizeof(*ps->aborted));
+        if (!ps->aborted) abort();
+    }
+    size_t i = ps->n_aborted;
+    while (i > 0 && ps->aborted[i - 1].last_offset > a->last_offset) i--;
+    memmove(&ps->aborted[i + 1], &ps->aborted[i], (ps->n_aborted - i) * sizeof(*ps->aborted));
+    ps->aborted[i] = *a;
+    ps->n_aborted++;
+}
+
+void gr_producers_record(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int32_t first_seq, int32_t count,
+                         int64_t base_offset, int64_t last_offset, int64_t max_timestamp, bool transactional) {
+    gr_pentry_t *e = gr_producers_entry(ps, pid, true);
     if (epoch != e->epoch) {
         e->epoch = epoch;
         e->n = 0;
@@ -120,5 +151,94 @@ void gr_producers_record(gr_producer_state_t *ps, int64_t pid, int16_t epoch, in
         memmove(&e->b[0], &e->b[1], sizeof(e->b[0]) * (GR_PRODUCER_BATCHES - 1));
         e->n--;
     }
-    e->b[e->n++] = (pbatch_t){first_seq, seq_add(first_seq, count - 1), base_offset, last_offset};
+    e->b[e->n++] = (gr_pbatch_t){first_seq, seq_add(first_seq, count - 1), base_offset, last_offset};
+    e->last_ts = max_timestamp;
+    if (transactional && e->txn_first < 0) {
+        e->txn_first = base_offset;
+        gr_producers_ongoing_add(ps, pid, base_offset);
+    }
 }
+
+gr_err_t gr_producers_check_marker(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int32_t coordinator_epoch) {
+    const gr_pentry_t *e = gr_producers_entry(ps, pid, false);
+    if (!e) return GR_ERR_NONE;
+    if (epoch < e->epoch) return GR_ERR_INVALID_PRODUCER_EPOCH;
+    if (e->coord_epoch > coordinator_epoch) return GR_ERR_TRANSACTION_COORDINATOR_FENCED;
+    return GR_ERR_NONE;
+}
+
+void gr_producers_complete(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int32_t coordinator_epoch, bool commit,
+                           int64_t marker_offset, int64_t timestamp) {
+    gr_pentry_t *e = gr_producers_entry(ps, pid, true);
+    if (e->txn_first >= 0) {
+        ongoing_remove(ps, pid);
+        if (!commit) {
+            int64_t lso = ps->n_ongoing && ps->ongoing[0].first_offset <= marker_offset ? ps->ongoing[0].first_offset
+                                                                                        : marker_offset + 1;
+            gr_producers_aborted_add(ps, &(gr_aborted_txn_t){pid, e->txn_first, marker_offset, lso});
+        }
+        e->txn_first = -1;
+    }
+    if (epoch != e->epoch) {
+        e->epoch = epoch;
+        e->n = 0;
+    }
+    e->coord_epoch = coordinator_epoch;
+    e->last_ts = timestamp;
+}
+
+int64_t gr_producers_first_unstable(const gr_producer_state_t *ps) {
+    return ps->n_ongoing ? ps->ongoing[0].first_offset : -1;
+}
+
+size_t gr_producers_ongoing(const gr_producer_state_t *ps) { return ps->n_ongoing; }
+
+/* Binary search: the first entry whose last_offset >= from. */
+static size_t aborted_lower_bound(const gr_producer_state_t *ps, int64_t from) {
+    size_t lo = 0, hi = ps->n_aborted;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ps->aborted[mid].last_offset < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+size_t gr_producers_aborted(const gr_producer_state_t *ps, int64_t from, int64_t upper, gr_aborted_txn_t *out,
+                            size_t max) {
+    size_t n = 0;
+    /* As Kafka's TransactionIndex.collectAbortedTxns: a later transaction can still
+     * overlap until one ended with the last stable offset at or past upper. */
+    for (size_t i = aborted_lower_bound(ps, from); i < ps->n_aborted; i++) {
+        if (ps->aborted[i].first_offset < upper) {
+            if (n < max) out[n] = ps->aborted[i];
+            n++;
+        }
+        if (ps->aborted[i].lso >= upper) break;
+    }
+    return n;
+}
+
+void gr_producers_prune(gr_producer_state_t *ps, int64_t log_start) {
+    size_t k = aborted_lower_bound(ps, log_start);
+    if (k == 0) return;
+    memmove(ps->aborted, ps->aborted + k, (ps->n_aborted - k) * sizeof(*ps->aborted));
+    ps->n_aborted -= k;
+}
+
+void gr_producers_foreach(const gr_producer_state_t *ps, gr_producer_info_cb *cb, void *arg) {
+    for (int i = 0; i < GR_PRODUCER_BUCKETS; i++)
+        for (const gr_pentry_t *e = ps->buckets[i]; e; e = e->next) {
+            gr_producer_info_t info = {.pid = e->pid,
+                                       .epoch = e->epoch,
+                                       .last_sequence = e->n ? e->b[e->n - 1].last_seq : -1,
+                                       .last_timestamp = e->last_ts,
+                                       .coordinator_epoch = e->coord_epoch,
+                                       .txn_start_offset = e->txn_first};
+            cb(arg, &info);
+        }
+}
+
+size_t gr_producers_count(const gr_producer_state_t *ps) { return ps->n_producers; }

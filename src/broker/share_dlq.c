@@ -145,7 +145,8 @@ static void copy_round(build_t *bd, const gr_wbuf_t *wb, int64_t *next, int64_t 
     while (*next <= last && !gr_batch_iter_next(&it, &bv, NULL, 0)) {
         gr_record_iter_t ri;
         gr_record_t rec;
-        if (gr_record_iter_init(&ri, &bv, &scratch, 0, NULL, 0)) continue;
+        /* A transaction marker is no record: its offset gets a headers-only entry. */
+        if ((bv.attributes & GR_BATCH_ATTR_CONTROL) || gr_record_iter_init(&ri, &bv, &scratch, 0, NULL, 0)) continue;
         while (*next <= last && !gr_record_iter_next(&ri, &rec, NULL, 0)) {
             if (rec.offset < *next) continue;
             if (rec.offset > last) break;

@@ -102,7 +102,7 @@ static int64_t recover_partition(gr_broker_t *b, gr_partition_t *p) {
         while (!gr_batch_iter_next(&it, &bv, NULL, 0)) {
             gr_record_iter_t ri;
             gr_record_t rec;
-            if (!gr_record_iter_init(&ri, &bv, &scratch, 0, NULL, 0))
+            if (!(bv.attributes & GR_BATCH_ATTR_CONTROL) && !gr_record_iter_init(&ri, &bv, &scratch, 0, NULL, 0))
                 while (!gr_record_iter_next(&ri, &rec, NULL, 0)) n += check_record(b, &rec);
         }
         off = sl.next_offset > off ? sl.next_offset : end;

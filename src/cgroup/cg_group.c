@@ -118,6 +118,7 @@ void cg_remove_group(gr_cg_registry_t *reg, cg_group_t *g, gr_cg_out_t *out) {
 
 void gr_cg_registry_free(gr_cg_registry_t *reg) {
     if (!reg) return;
+    cg_txn_free_all(reg);
     for (int32_t i = 0; i < reg->n_order; i++) group_free(reg->order[i]);
     free(reg->order);
     gr_htab_free(&reg->groups);

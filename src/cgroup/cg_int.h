@@ -72,8 +72,18 @@ typedef struct cg_group {
     struct cgc_group *cons; /* GR_CG_TYPE_CONSUMER: the consumer-protocol state (cgc_int.h) */
 } cg_group_t;
 
+/* A pending transactional offset (cg_txn.c). */
+typedef struct cg_txn_offset {
+    char *group_id, *topic;
+    int32_t partition;
+    int64_t pid;
+    gr_cg_offset_t o;
+} cg_txn_offset_t;
+
 struct gr_cg_registry {
     gr_cg_config_t cfg;
+    cg_txn_offset_t *txn; /* pending transactional offsets (few: one set per open transaction) */
+    int32_t n_txn, cap_txn;
     gr_htab_t groups;   /* id -> cg_group_t */
     cg_group_t **order; /* creation order, for listing */
     int32_t n_order, cap_order;
@@ -82,6 +92,9 @@ struct gr_cg_registry {
 };
 
 #define CG_ENTRY(hn) GR_HTAB_ENTRY(hn, cg_group_t, node)
+
+/* cg_txn.c */
+void cg_txn_free_all(gr_cg_registry_t *reg);
 
 /* cg_group.c */
 char *cg_strdup(const char *s);

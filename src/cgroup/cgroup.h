@@ -253,6 +253,25 @@ bool gr_cg_fetch_visible(const gr_cg_registry_t *reg, const char *group_id);
 int16_t gr_cg_offset_delete_check(const gr_cg_registry_t *reg, const char *group_id);
 /** True if the group's members subscribe to topic (consumer protocol metadata). */
 bool gr_cg_subscribed_to(const gr_cg_registry_t *reg, const char *group_id, const char *topic);
+/* ---- transactional offsets (cg_txn.c) ---- */
+
+/** TxnOffsetCommit group/member checks (validateTransactionalOffsetCommit); may create a
+ *  simple group (*created). */
+int16_t gr_cg_txn_commit_check(gr_cg_registry_t *reg, const char *group_id, const char *member_id,
+                               const char *instance_id, int32_t generation, int64_t now, bool *created);
+/** Keep an offset pending for producer pid (after it is durable); a later one of the same
+ *  partition and producer replaces it. */
+void gr_cg_txn_put(gr_cg_registry_t *reg, const char *group_id, int64_t pid, const char *topic, int32_t partition,
+                   const gr_cg_offset_t *o);
+typedef void gr_cg_txn_fn(void *arg, const char *group_id, const char *topic, int32_t partition,
+                          const gr_cg_offset_t *o);
+/** The transaction of pid ended: fn sees each of its pending offsets (in every group),
+ *  then they are removed. Returns how many there were. */
+int32_t gr_cg_txn_complete(gr_cg_registry_t *reg, int64_t pid, gr_cg_txn_fn *fn, void *arg);
+/** Is an offset of this partition pending in some transaction (OffsetFetch require_stable)? */
+bool gr_cg_txn_pending(const gr_cg_registry_t *reg, const char *group_id, const char *topic, int32_t partition);
+int32_t gr_cg_txn_count(const gr_cg_registry_t *reg);
+
 /** A loaded group (restart): Empty with protocol type and generation. */
 void gr_cg_restore_group(gr_cg_registry_t *reg, const char *group_id, const char *protocol_type, int32_t generation,
                          int64_t now);

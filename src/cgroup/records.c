@@ -21,6 +21,14 @@ void gr_cg_rec_offset_key(gr_wbuf_t *k, const char *group_id, const char *topic,
     gr_wbuf_i32(k, partition);
 }
 
+void gr_cg_rec_txn_offset_key(gr_wbuf_t *k, const char *group_id, const char *topic, int32_t partition, int64_t pid) {
+    gr_wbuf_i8(k, GR_CG_REC_TXN_OFFSET);
+    gr_wbuf_put(k, group_id, strlen(group_id) + 1);
+    gr_wbuf_put(k, topic, strlen(topic) + 1);
+    gr_wbuf_i32(k, partition);
+    gr_wbuf_i64(k, pid);
+}
+
 void gr_cg_rec_offset_value(gr_wbuf_t *v, const gr_cg_offset_t *o) {
     gr_wbuf_i8(v, 0);
     gr_wbuf_i64(v, o->offset);
@@ -55,10 +63,13 @@ static gr_err_t decode_offset(const uint8_t *key, size_t kl, const uint8_t *val,
     const uint8_t *p = key + 1, *end = key + kl;
     const uint8_t *z1 = memchr(p, 0, (size_t)(end - p));
     const uint8_t *z2 = z1 ? memchr(z1 + 1, 0, (size_t)(end - z1 - 1)) : NULL;
-    if (!z2 || end - z2 - 1 != 4 || z1 == p) return bad(why, "offset key: group \\0 topic \\0 partition expected");
+    size_t tail = key[0] == GR_CG_REC_TXN_OFFSET ? 12 : 4;
+    if (!z2 || (size_t)(end - z2 - 1) != tail || z1 == p)
+        return bad(why, "offset key: group \\0 topic \\0 partition (producer id) expected");
     if (vl < 29 || val[0] != 0) return bad(why, "offset value: version 0 and 28 bytes expected");
     if (memchr(val + 29, 0, vl - 29)) return bad(why, "offset value: NUL in the metadata");
-    out->type = GR_CG_REC_OFFSET;
+    out->type = key[0];
+    if (tail == 12) out->pid = be64(z2 + 5);
     out->group_id = dup(a, p, (size_t)(z1 - p));
     out->topic = dup(a, z1 + 1, (size_t)(z2 - z1 - 1));
     out->partition = be32(z2 + 1);
@@ -71,7 +82,8 @@ gr_err_t gr_cg_rec_decode(const uint8_t *key, size_t kl, const uint8_t *val, siz
                           const char **why) {
     memset(out, 0, sizeof(*out));
     if (kl < 2 || !val) return bad(why, "short key or no value");
-    if (key[0] == GR_CG_REC_OFFSET) return decode_offset(key, kl, val, vl, a, out, why);
+    if (key[0] == GR_CG_REC_OFFSET || key[0] == GR_CG_REC_TXN_OFFSET)
+        return decode_offset(key, kl, val, vl, a, out, why);
     if (key[0] == GR_CG_REC_CGROUP || key[0] == GR_CG_REC_CMEMBER) {
         const char *w = "";
         gr_err_t e = gr_cg_rec_decode_consumer(key, kl, val, vl, a, out, &w);

@@ -13,6 +13,9 @@
  *                  | 7 strings (instance, rack, client id, client host, regex, assignor; i16 length, -1 null)
  *                  | i32 n + n strings (subscribed topics) | 3 partition sets (assigned, revoking, target):
  *                  i32 n + n x (16-byte topic id, i32 partition)
+ *   pending transactional offset (TxnOffsetCommit; cgroup/cgroup.h):
+ *   txnoff key: u8 6 | group id \0 | topic \0 | i32 partition | i64 producer id
+ *          value: as an offset value
  * Integers big-endian. A null value deletes the key. */
 #ifndef GR_CGROUP_RECORDS_H
 #define GR_CGROUP_RECORDS_H
@@ -26,12 +29,19 @@
 #include "cgroup/cgroup.h"
 #include "cgroup/consumer.h"
 
-enum { GR_CG_REC_GROUP = 2, GR_CG_REC_OFFSET = 3, GR_CG_REC_CGROUP = 4, GR_CG_REC_CMEMBER = 5 };
+enum {
+    GR_CG_REC_GROUP = 2,
+    GR_CG_REC_OFFSET = 3,
+    GR_CG_REC_CGROUP = 4,
+    GR_CG_REC_CMEMBER = 5,
+    GR_CG_REC_TXN_OFFSET = 6
+};
 
 void gr_cg_rec_group_key(gr_wbuf_t *k, const char *group_id);
 void gr_cg_rec_group_value(gr_wbuf_t *v, const char *protocol_type, int32_t generation);
 void gr_cg_rec_offset_key(gr_wbuf_t *k, const char *group_id, const char *topic, int32_t partition);
 void gr_cg_rec_offset_value(gr_wbuf_t *v, const gr_cg_offset_t *o);
+void gr_cg_rec_txn_offset_key(gr_wbuf_t *k, const char *group_id, const char *topic, int32_t partition, int64_t pid);
 
 void gr_cg_rec_cgroup_key(gr_wbuf_t *k, const char *group_id);
 void gr_cg_rec_cgroup_value(gr_wbuf_t *v, int32_t group_epoch, int32_t assignment_epoch, uint64_t topics_hash);
@@ -47,6 +57,7 @@ typedef struct gr_cg_rec {
     char *topic;         /* offset */
     int32_t partition;   /* offset */
     gr_cg_offset_t offset;
+    int64_t pid;                /* txn offset */
     int32_t assignment_epoch;   /* cgroup (generation holds the group epoch) */
     uint64_t topics_hash;       /* cgroup */
     gr_cgc_member_rec_t member; /* cmember: arrays and strings in the arena */

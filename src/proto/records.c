@@ -570,3 +570,50 @@ gr_err_t gr_batch_builder_finish(gr_batch_builder_t *bb, const gr_batch_builder_
     gr_put_be32(out->mem + start + GR_BATCH_CRC_OFFSET, batch_crc(out->mem + start, size));
     return GR_ERR_NONE;
 }
+
+void gr_control_batch_build(int64_t producer_id, int16_t producer_epoch, bool commit, int32_t coordinator_epoch,
+                            int64_t timestamp, gr_wbuf_t *out) {
+    uint8_t key[4] = {0, 0, 0, commit ? GR_CONTROL_COMMIT : GR_CONTROL_ABORT};
+    uint8_t val[6] = {0, 0};
+    gr_put_be32(val + 2, (uint32_t)coordinator_epoch);
+    gr_batch_builder_t bb;
+    gr_batch_builder_init(&bb);
+    gr_batch_builder_add(&bb, timestamp, key, sizeof(key), val, sizeof(val), NULL, 0);
+    gr_batch_builder_opts_t o;
+    gr_batch_builder_opts_init(&o);
+    o.producer_id = producer_id;
+    o.producer_epoch = producer_epoch;
+    o.transactional = true;
+    o.control = true;
+    gr_batch_builder_finish(&bb, &o, out); /* cannot fail: one record, no compression */
+    gr_batch_builder_free(&bb);
+}
+
+gr_err_t gr_control_batch_marker(const gr_batch_view_t *bv, int16_t *type, int32_t *coordinator_epoch) {
+    *type = -1;
+    *coordinator_epoch = -1;
+    if (!bv->has_header || !(bv->attributes & GR_BATCH_ATTR_CONTROL)) return GR_ERR_CORRUPT_MESSAGE;
+    gr_wbuf_t scratch;
+    gr_wbuf_init(&scratch);
+    gr_record_iter_t it;
+    gr_record_t rec;
+    gr_err_t err = gr_record_iter_init(&it, bv, &scratch, 1u << 20, NULL, 0);
+    if (!err) err = gr_record_iter_next(&it, &rec, NULL, 0);
+    if (err == GR_ERR__NOENT) goto out;
+    if (err || rec.key_len < 4) {
+        err = GR_ERR_CORRUPT_MESSAGE;
+        goto out;
+    }
+    /* The key's version is not checked: Kafka reads the type of any version. */
+    *type = (int16_t)gr_be16(rec.key + 2);
+    if (*type == GR_CONTROL_ABORT || *type == GR_CONTROL_COMMIT) {
+        if (rec.value_len < 6) {
+            err = GR_ERR_CORRUPT_MESSAGE;
+            goto out;
+        }
+        *coordinator_epoch = (int32_t)gr_be32(rec.value + 2);
+    }
+out:
+    gr_wbuf_free(&scratch);
+    return err;
+}

@@ -243,4 +243,23 @@ void gr_batch_builder_add(gr_batch_builder_t *bb, int64_t timestamp, const void 
  *  Returns GR_ERR__INVALID_ARG for an empty builder, or a compression error. */
 gr_err_t gr_batch_builder_finish(gr_batch_builder_t *bb, const gr_batch_builder_opts_t *opts, gr_wbuf_t *out);
 
+/* ------------------------------------------------------------------------- */
+/* Control batches (transaction markers). A COMMIT or ABORT marker is a v2 batch with
+ * the transactional and control attributes, the producer's id and epoch, base
+ * sequence -1, and one record: key = int16 version 0 + int16 type (0 ABORT, 1 COMMIT),
+ * value = int16 version 0 + int32 coordinator epoch (Kafka's EndTransactionMarker). */
+
+#define GR_CONTROL_ABORT  0
+#define GR_CONTROL_COMMIT 1
+
+/** Append one marker batch (offset 0, leader epoch -1: the log sets both) to out. */
+void gr_control_batch_build(int64_t producer_id, int16_t producer_epoch, bool commit, int32_t coordinator_epoch,
+                            int64_t timestamp, gr_wbuf_t *out);
+
+/** The marker of a control batch: its type (GR_CONTROL_*, or another control type such
+ *  as Kafka's leader-change records) and, for ABORT/COMMIT, the coordinator epoch.
+ *  GR_ERR__NOENT for an empty control batch (Kafka: a transaction cleaned away);
+ *  GR_ERR_CORRUPT_MESSAGE when the batch is not a control batch or the record is malformed. */
+gr_err_t gr_control_batch_marker(const gr_batch_view_t *bv, int16_t *type, int32_t *coordinator_epoch);
+
 #endif

@@ -27,9 +27,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kwire as kw  # noqa: E402
 from kwire import TAGS, ZERO_UUID, boolean, carr, check, cstr, i8, i16, i32, i64  # noqa: E402
 import acl_cases_groups as acg  # noqa: E402
+import txn_coord_wire as tcw  # noqa: E402
 import produce_fetch_wire as pfw  # noqa: E402
 import share_coord_wire as scw  # noqa: E402
 import share_fetch_wire as sfw  # noqa: E402
+import txn_log_wire as tlw  # noqa: E402
 
 ADMIN_HOST, CLIENT_HOST = "127.0.0.2", "127.0.0.1"
 ANON = "User:ANONYMOUS"
@@ -396,6 +398,8 @@ CASES = [
      lambda x: [p["err"] for p in pfw.fetch(x.client_pfw(), T, 0)["parts"]], [29], [0]),
     ("ListOffsets DESCRIBE topic", [(TOPIC, T, DESCRIBE)],
      lambda x: pfw.list_offsets(x.client_pfw(), T, -1)[0]["err"], 29, 0),
+    ("DescribeProducers READ topic", [(TOPIC, T, READ)],
+     lambda x: [p[1] for p in tlw.describe_producers(x.client, T)], [29], [0]),
     ("Metadata DESCRIBE topic", [(TOPIC, T, DESCRIBE)],
      lambda x: metadata(x.client, [T], ops=True)[T], [29, -2147483648], [0, 1 << 8]),
     ("Metadata READ implies DESCRIBE, authorized operations", [(TOPIC, T, READ), (TOPIC, T, ALTER_CONFIGS)],
@@ -438,6 +442,24 @@ CASES = [
      lambda x: init_producer_id(x.client), 31, 0),
     ("InitProducerId transactional WRITE txn id", [(TXN, "acl-txn", WRITE)],
      lambda x: init_producer_id(x.client, "acl-txn") == 53, True, False),
+    # The transaction coordinator: the id "acl-txn2" does not exist, so an authorized request
+    # gets INVALID_PRODUCER_ID_MAPPING (49) or TRANSACTIONAL_ID_NOT_FOUND (105).
+    ("AddPartitionsToTxn WRITE txn id, no WRITE topic", [(TXN, "acl-txn2", WRITE)],
+     lambda x: sorted(tcw.add_partitions(x.client, "acl-txn2", 5, 0, {T: [0]}).values()), [53], [29]),
+    ("AddPartitionsToTxn WRITE txn id and topic", [(TXN, "acl-txn2", WRITE), (TOPIC, T, WRITE)],
+     lambda x: sorted(tcw.add_partitions(x.client, "acl-txn2", 5, 0, {T: [0]}).values()), [53], [49]),
+    ("AddOffsetsToTxn WRITE txn id, READ group", [(TXN, "acl-txn2", WRITE), (GROUP, G2, READ)],
+     lambda x: tcw.add_offsets(x.client, "acl-txn2", 5, 0, G2), 53, 49),
+    ("AddOffsetsToTxn WRITE txn id without READ group", [(TXN, "acl-txn2", WRITE)],
+     lambda x: tcw.add_offsets(x.client, "acl-txn2", 5, 0, G2), 53, 30),
+    ("EndTxn WRITE txn id", [(TXN, "acl-txn2", WRITE)], lambda x: tcw.end_txn(x.client, "acl-txn2", 5, 0, True), 53, 49),
+    ("TxnOffsetCommit WRITE txn id, READ group and topic", [(TXN, "acl-txn2", WRITE), (GROUP, G2, READ),
+                                                             (TOPIC, T, READ)],
+     lambda x: tcw.txn_offset_commit(x.client, "acl-txn2", G2, 5, 0, T, {0: 1}), {"0": 53}, {"0": 49}),
+    ("TxnOffsetCommit without READ topic", [(TXN, "acl-txn2", WRITE), (GROUP, G2, READ)],
+     lambda x: tcw.txn_offset_commit(x.client, "acl-txn2", G2, 5, 0, T, {0: 1}), {"0": 53}, {"0": 29}),
+    ("DescribeTransactions DESCRIBE txn id", [(TXN, "acl-txn2", DESCRIBE)],
+     lambda x: tcw.describe(x.client, "acl-txn2")["err"], 53, 105),
     ("FindCoordinator group DESCRIBE group", [(GROUP, G1, DESCRIBE)],
      lambda x: find_coordinator(x.client, 0, G1), 30, 0),
     ("FindCoordinator transaction DESCRIBE txn id", [(TXN, "acl-txn", DESCRIBE)],

@@ -549,9 +549,9 @@ def observe(boot, out_path):
 KAFKA_ONLY_APIS = {
     # streams groups (KIP-1071): not implemented
     88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe", 93: "StreamsGroupTopologyDescriptionUpdate",
-    # transactions: not implemented (issue 2 asks for idempotence only)
-    24: "AddPartitionsToTxn", 25: "AddOffsetsToTxn", 26: "EndTxn", 27: "WriteTxnMarkers", 28: "TxnOffsetCommit",
-    61: "DescribeProducers", 65: "DescribeTransactions", 66: "ListTransactions",
+    # transactions: the coordinator APIs and DescribeProducers are served (docs/transactions.md);
+    # WriteTxnMarkers is broker to broker (gregord writes markers in-process)
+    27: "WriteTxnMarkers",
     # security: no delegation tokens
     38: "CreateDelegationToken", 39: "RenewDelegationToken", 40: "ExpireDelegationToken",
     41: "DescribeDelegationToken",
@@ -567,8 +567,8 @@ KAFKA_ONLY_APIS = {
     86: "DeleteShareGroupState", 87: "ReadShareGroupStateSummary",
 }
 # Kafka features gregord does not have (finalized or supported): no KRaft metadata log, no
-# transactions, no ELR, no streams groups.
-KAFKA_ONLY_FEATURES = ["metadata.version", "kraft.version", "transaction.version",
+# ELR, no streams groups.
+KAFKA_ONLY_FEATURES = ["metadata.version", "kraft.version",
                        "eligible.leader.replicas.version", "streams.version"]
 # Kafka topic configs gregord does not implement: tiered storage (KIP-405), and one new in
 # Kafka 4.4.0 that is a known divergence (docs/compatibility.md): the per-record decompressed size cap.
@@ -673,11 +673,7 @@ KAFKA_ONLY_BROKER_CONFIGS = [
     'ssl.keystore.type', 'ssl.principal.mapping.rules', 'ssl.protocol', 'ssl.provider',
     'ssl.secure.random.implementation', 'ssl.trustmanager.algorithm', 'ssl.truststore.certificates',
     'ssl.truststore.location', 'ssl.truststore.password', 'ssl.truststore.type', 'telemetry.max.bytes',
-    'transaction.abort.timed.out.transaction.cleanup.interval.ms', 'transaction.max.timeout.ms',
-    'transaction.partition.verification.enable',
-    'transaction.remove.expired.transaction.cleanup.interval.ms', 'transaction.state.log.load.buffer.size',
-    'transaction.state.log.num.partitions', 'transaction.state.log.segment.bytes',
-    'transaction.two.phase.commit.enable', 'transactional.id.expiration.ms',
+    'transaction.partition.verification.enable', 'transaction.two.phase.commit.enable',
     # new in Kafka 4.4.0: streams groups, tiered storage, the decompressed record cap
     # (docs/compatibility.md), SASL/OAUTHBEARER
     'group.streams.assignors', 'group.streams.rack.aware.assignment.tags',
