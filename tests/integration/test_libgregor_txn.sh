@@ -11,7 +11,8 @@
 #  - fencing: a producer holding an open transaction is fenced by a second instance with the same
 #    transactional.id: its commit fails with PRODUCER_FENCED (90), its records are aborted;
 #  - transactional.id with enable.idempotence=false is refused with Kafka's message.
-# With --ref the same checks run against Apache Kafka 4.4.0 (ctest: ref/test_libgregor_txn).
+# On gregord (its transaction coordinator) and, with --ref, against Apache Kafka 4.4.0
+# (ctest: ref/test_libgregor_txn): the same checks.
 #   bash tests/integration/test_libgregor_txn.sh [--ref | --bootstrap H:P] [--keep]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -20,14 +21,6 @@ gr_require kcat python3
 TXN="$GR_BUILD_DIR/client_txn"
 [[ -x "$TXN" ]] || die "client_txn not built in $GR_BUILD_DIR"
 start_target
-# Until gregord's transaction coordinator lands (issue 12) it does not advertise EndTxn (26):
-# the gregord run then only says so. The --ref run always checks everything.
-if [[ "$GR_TARGET" == gregord ]] && ! python3 -c 'import sys; sys.path.insert(0, sys.argv[2]); import kwire
-raise SystemExit(0 if 26 in kwire.api_versions(kwire.Conn(sys.argv[1]))[1] else 1)' "$BOOTSTRAP" \
-  "$GR_SOURCE_DIR/tests/integration" 2>/dev/null; then
-  ok "SKIPPED: gregord does not advertise EndTxn yet (no transaction coordinator)"
-  gr_finish
-fi
 "$GR_BUILD_DIR/gregor" topics --bootstrap-server "$BOOTSTRAP" --create --topic tx --partitions 3 >/dev/null ||
   die "create tx"
 
