@@ -5,7 +5,6 @@ DescribeProducers v0. Standard library only; used by tests/integration/test_txn_
 and tests/interop/test_txn_read_committed.sh.
 
   txn_log_wire.py HOST:PORT TOPIC view     one line per fact (stable across brokers)
-  txn_log_wire.py HOST:PORT TOPIC has-txn  "yes" when the broker advertises EndTxn (26), else "no"
   txn_log_wire.py HOST:PORT TOPIC idem     the idempotent-producer scenario (see the test)
 """
 import os
@@ -85,11 +84,6 @@ def describe_producers(c, topic, parts=(0,)):
     return out
 
 
-def has_txn_coordinator(c):
-    err, keys = kw.api_versions(c)
-    return err == 0 and 26 in keys
-
-
 def view(c, topic, pid_names=None):
     """The facts both brokers must agree on, producer ids replaced by their order of appearance."""
     names = pid_names if pid_names is not None else {}
@@ -165,9 +159,6 @@ def scenario(c, topic, d_state):
 def main():
     boot, topic, what = sys.argv[1], sys.argv[2], sys.argv[3]
     c = w.Conn(boot)
-    if what == "has-txn":
-        print("yes" if has_txn_coordinator(kw.Conn(boot)) else "no")
-        return
     if what == "create":
         for _ in range(50):
             err = w.create_topic(c, topic)

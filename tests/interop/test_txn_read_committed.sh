@@ -7,8 +7,6 @@
 # same script passes with --ref); on gregord the same holds after kill -9 and restart; finally
 # the coordinator aborts D on its transaction timeout and the LSO reaches the high watermark.
 #   bash tests/interop/test_txn_read_committed.sh [--ref] [--keep]
-# Skipped (exit 0, with the reason) while gregord has no transaction coordinator (EndTxn not
-# in its ApiVersions): the log side and the coordinator are built on separate branches.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 gr_init "$@"
@@ -17,12 +15,6 @@ source "$GR_SOURCE_DIR/tests/interop/kafkajs_common.sh"
 export PYTHONPATH="$GR_SOURCE_DIR/tests/integration${PYTHONPATH:+:$PYTHONPATH}"
 W="$GR_SOURCE_DIR/tests/integration/txn_log_wire.py"
 start_target
-has_txn="$(gr_timeout 30 python3 "$W" "$BOOTSTRAP" - has-txn)" || die "ApiVersions failed"
-if [[ "$has_txn" == no ]]; then
-  echo "SKIP: $(target_name) advertises no EndTxn (no transaction coordinator yet: branch h-txcoord)"
-  stop_target
-  exit 0
-fi
 topic="txn-rc-$RANDOM"
 
 # wire_checks STATE: txn_log_wire.py's scenario checks, counted here
