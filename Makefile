@@ -12,7 +12,7 @@
 #                   bench/capacity.sh unless BENCH_SKIP_CAPACITY=1, bench/metrics_cost.sh unless
 #                   BENCH_SKIP_METRICS_COST=1, bench/share_dlq.sh unless BENCH_SKIP_DLQ=1, bench/tls.sh unless
 #                   BENCH_SKIP_TLS=1, bench/cgroup.sh unless BENCH_SKIP_CGROUP=1,
-#                   bench/latency.sh unless BENCH_SKIP_LATENCY=1, bench/share_memory.sh unless
+#                   bench/latency.sh unless BENCH_SKIP_LATENCY=1, bench/txn.sh unless BENCH_SKIP_TXN=1, bench/share_memory.sh unless
 #                   BENCH_SKIP_SHARE_MEMORY=1, the soak bench/soak.sh if BENCH_SOAK=1: SOAK_S, default 600 s),
 #                   then bench/plots.sh: PNG/SVG plots in build/bench-plots/ (matplotlib in its own venv)
 #   make format     clang-format the C sources in place
@@ -95,6 +95,7 @@ bench: build
 	@if [ "$${BENCH_SKIP_TLS:-0}" != 1 ]; then bash bench/tls.sh; fi
 	@if [ "$${BENCH_SKIP_CGROUP:-0}" != 1 ]; then bash bench/cgroup.sh; fi
 	@if [ "$${BENCH_SKIP_LATENCY:-0}" != 1 ]; then bash bench/latency.sh; fi
+	@if [ "$${BENCH_SKIP_TXN:-0}" != 1 ]; then bash bench/txn.sh; fi
 	@if [ "$${BENCH_SKIP_SHARE_MEMORY:-0}" != 1 ]; then bash bench/share_memory.sh; fi
 	@if [ "$${BENCH_SOAK:-0}" = 1 ]; then bash bench/soak.sh; fi
 	@bash bench/plots.sh

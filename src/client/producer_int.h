@@ -141,6 +141,8 @@ void gr__txn_on_append(gr_producer_t *p, gr__ppart_t *pp);
 bool gr__txn_part_ready(const gr_producer_t *p, const gr__ppart_t *pp);
 /** Send AddPartitionsToTxn for partitions waiting to be added (from the drain). */
 void gr__txn_drain(gr_producer_t *p);
+/** The earlier of wake and the moment a delayed AddPartitionsToTxn is due. */
+int64_t gr__txn_wake(const gr_producer_t *p, int64_t wake);
 /** A batch failed for good with err: the transaction becomes abortable (or fatal). */
 void gr__txn_on_batch_error(gr_producer_t *p, gr_err_t err, const char *msg);
 

@@ -431,5 +431,5 @@ int64_t gr__producer_expire(gr_producer_t *p) {
             if (pp->q_head && pp->q_head->retry_at > now && pp->q_head->retry_at < wake) wake = pp->q_head->retry_at;
         }
     }
-    return wake;
+    return gr__txn_wake(p, wake);
 }

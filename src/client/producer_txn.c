@@ -33,7 +33,9 @@ struct gr__ptxn {
     int32_t coord; /* node id, -1 unknown */
     bool add_inflight, offsets_added;
     int64_t add_retry_at;
-    gr_err_t err; /* what made the transaction abortable or the producer fatal */
+    int64_t busy_backoff; /* CONCURRENT_TRANSACTIONS: 2 ms, doubling up to 20 ms (the previous
+                           * transaction is still being completed: usually a few ms) */
+    gr_err_t err;         /* what made the transaction abortable or the producer fatal */
     char msg[600];
 };
 
@@ -131,10 +133,16 @@ static void on_add(gr__client_t *cl, gr_err_t err, const char *errmsg, int16_t v
             }
         }
     }
-    if (!worst) return;
+    if (!worst) {
+        t->busy_backoff = 0;
+        return;
+    }
     if (worst == GR_ERR_NOT_COORDINATOR || worst == GR_ERR_COORDINATOR_NOT_AVAILABLE) t->coord = -1;
     if (gr__err_retriable(worst) || worst == GR_ERR_CONCURRENT_TRANSACTIONS) {
-        t->add_retry_at = gr__client_now(cl) + (worst == GR_ERR_CONCURRENT_TRANSACTIONS ? 20 : p->backoff_ms);
+        if (worst == GR_ERR_CONCURRENT_TRANSACTIONS)
+            t->busy_backoff = t->busy_backoff ? (t->busy_backoff * 2 > 20 ? 20 : t->busy_backoff * 2) : 2;
+        t->add_retry_at =
+            gr__client_now(cl) + (worst == GR_ERR_CONCURRENT_TRANSACTIONS ? t->busy_backoff : p->backoff_ms);
         return;
     }
     char m[300];
@@ -171,6 +179,14 @@ static void send_add(gr_producer_t *p, gr__node_t *node) {
         gr__node_send(node, GR_API_AddPartitionsToTxn, ver, &rq, true, on_add, p) == GR_ERR_NONE)
         p->txn->add_inflight = true;
     gr_arena_free(&ar);
+}
+
+int64_t gr__txn_wake(const gr_producer_t *p, int64_t wake) {
+    const gr__ptxn_t *t = p->txn;
+    if (t && t->state == TXN_IN_TXN && !t->add_inflight && t->add_retry_at > gr__client_now(p->cl) &&
+        t->add_retry_at < wake)
+        return t->add_retry_at;
+    return wake;
 }
 
 void gr__txn_drain(gr_producer_t *p) {
