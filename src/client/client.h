@@ -143,6 +143,9 @@ gr_err_t gr__client_call(gr__client_t *cl, int32_t node_id, int16_t api_key, con
  *  known node. errbuf explains a failure (coordinator.c). */
 gr_err_t gr__client_find_coordinator(gr__client_t *cl, int8_t key_type, const char *key, int64_t deadline,
                                      int32_t *node_id, char *errbuf, size_t size);
+/** Read a FindCoordinator answer (version ver) for one key: its error, or GR_ERR_NONE with
+ *  the coordinator made a known node and its id in *node_id; *msg the error message. */
+gr_err_t gr__coord_from_answer(gr__client_t *cl, int16_t ver, const void *resp, int32_t *node_id, gr_str_t *msg);
 /** Forget the callbacks of every pending request whose opaque is opaque (a blocking
  *  caller that gave up); the requests still complete on the wire. */
 void gr__client_abandon(gr__client_t *cl, void *opaque);

@@ -216,27 +216,17 @@ static void on_find_coordinator(gr__client_t *cl, gr_err_t err, const char *errm
         gr__cg_coord_lost(c);
         return;
     }
-    const gr_FindCoordinatorResponse_t *rs = resp;
-    int16_t code = rs->ErrorCode;
-    int32_t id = rs->NodeId, port = rs->Port;
-    gr_str_t host = rs->Host;
-    if (ver >= 4 && rs->Coordinators.n > 0) {
-        const gr_FindCoordinatorResponse_Coordinator_t *k = &rs->Coordinators.v[0];
-        code = k->ErrorCode, id = k->NodeId, port = k->Port, host = k->Host;
-    }
+    gr_str_t msg;
+    int32_t id;
+    gr_err_t code = gr__coord_from_answer(c->cl, ver, resp, &id, &msg);
     if (code == GR_ERR_GROUP_AUTHORIZATION_FAILED || code == GR_ERR_INVALID_REQUEST) {
-        gr__cg_fail(c, (gr_err_t)code, "FindCoordinator for group %s: %s", c->g.group_id, gr_err_str(code));
+        gr__cg_fail(c, code, "FindCoordinator for group %s: %s", c->g.group_id, gr_err_str(code));
         return;
     }
     if (code) {
         gr__cg_coord_lost(c);
         return;
     }
-    char h[256];
-    int n = host.len < 0 ? 0 : host.len > 255 ? 255 : host.len;
-    memcpy(h, host.ptr, (size_t)n);
-    h[n] = 0;
-    gr__client_upsert_broker(c->cl, id, h, port);
     c->g.coord_id = id;
 }
 

@@ -13,6 +13,24 @@ static void copy_host(char *host, size_t size, gr_str_t h) {
     host[n] = 0;
 }
 
+gr_err_t gr__coord_from_answer(gr__client_t *cl, int16_t ver, const void *resp, int32_t *node_id, gr_str_t *msg) {
+    const gr_FindCoordinatorResponse_t *rs = resp;
+    int16_t code = rs->ErrorCode;
+    int32_t id = rs->NodeId, port = rs->Port;
+    gr_str_t host = rs->Host;
+    *msg = rs->ErrorMessage;
+    if (ver >= 4 && rs->Coordinators.n > 0) { /* one key asked: one answer */
+        const gr_FindCoordinatorResponse_Coordinator_t *c = &rs->Coordinators.v[0];
+        code = c->ErrorCode, id = c->NodeId, port = c->Port, host = c->Host, *msg = c->ErrorMessage;
+    }
+    if (code) return (gr_err_t)code;
+    char h[256];
+    copy_host(h, sizeof(h), host);
+    gr__client_upsert_broker(cl, id, h, port);
+    *node_id = id;
+    return GR_ERR_NONE;
+}
+
 static gr_err_t find_once(gr__client_t *cl, int8_t key_type, const char *key, int64_t deadline, int32_t *node_id,
                           char *errbuf, size_t size) {
     gr_arena_t ar;
@@ -29,25 +47,12 @@ static gr_err_t find_once(gr__client_t *cl, int8_t key_type, const char *key, in
     gr_err_t err =
         gr__client_call(cl, INT32_MIN, GR_API_FindCoordinator, &rq, deadline, &ar, &resp, &ver, errbuf, size);
     if (!err) {
-        const gr_FindCoordinatorResponse_t *rs = resp;
-        int16_t code = rs->ErrorCode;
-        int32_t id = rs->NodeId, port = rs->Port;
-        gr_str_t host = rs->Host, msg = rs->ErrorMessage;
-        if (ver >= 4 && rs->Coordinators.n > 0) {
-            const gr_FindCoordinatorResponse_Coordinator_t *c = &rs->Coordinators.v[0];
-            code = c->ErrorCode, id = c->NodeId, port = c->Port, host = c->Host, msg = c->ErrorMessage;
-        }
-        if (code) {
-            err = gr__fmt((gr_err_t)code, errbuf, size, "FindCoordinator for %s %s: %.*s",
-                          key_type == 1 ? "transactional id" : "group", key,
-                          msg.len > 0 ? msg.len : (int)strlen(gr_err_str((gr_err_t)code)),
-                          msg.len > 0 ? msg.ptr : gr_err_str((gr_err_t)code));
-        } else {
-            char h[256];
-            copy_host(h, sizeof(h), host);
-            gr__client_upsert_broker(cl, id, h, port);
-            *node_id = id;
-        }
+        gr_str_t msg;
+        gr_err_t code = gr__coord_from_answer(cl, ver, resp, node_id, &msg);
+        if (code)
+            err = gr__fmt(
+                code, errbuf, size, "FindCoordinator for %s %s: %.*s", key_type == 1 ? "transactional id" : "group",
+                key, msg.len > 0 ? msg.len : (int)strlen(gr_err_str(code)), msg.len > 0 ? msg.ptr : gr_err_str(code));
     }
     gr_arena_free(&ar);
     return err;

@@ -82,16 +82,11 @@ static void on_find_coordinator(gr__client_t *cl, gr_err_t err, const char *errm
         retry_later(c, &c->fc_next);
         return;
     }
-    const gr_FindCoordinatorResponse_t *rs = resp;
-    int16_t code = rs->ErrorCode;
-    int32_t id = rs->NodeId, port = rs->Port;
-    gr_str_t host = rs->Host;
-    if (ver >= 4 && rs->Coordinators.n > 0) {
-        const gr_FindCoordinatorResponse_Coordinator_t *k = &rs->Coordinators.v[0];
-        code = k->ErrorCode, id = k->NodeId, port = k->Port, host = k->Host;
-    }
+    gr_str_t msg;
+    int32_t id;
+    gr_err_t code = gr__coord_from_answer(c->cl, ver, resp, &id, &msg);
     if (code == GR_ERR_GROUP_AUTHORIZATION_FAILED) {
-        c->fatal = (gr_err_t)code;
+        c->fatal = code;
         snprintf(c->fatal_msg, sizeof(c->fatal_msg), "Not authorized to access group %s", c->group_id);
         return;
     }
@@ -99,11 +94,6 @@ static void on_find_coordinator(gr__client_t *cl, gr_err_t err, const char *errm
         retry_later(c, &c->fc_next);
         return;
     }
-    char h[256];
-    int n = host.len < 0 ? 0 : host.len > 255 ? 255 : host.len;
-    memcpy(h, host.ptr, (size_t)n);
-    h[n] = 0;
-    gr__client_upsert_broker(c->cl, id, h, port);
     c->coord_id = id;
     c->hb_next = 0;
 }
