@@ -117,19 +117,20 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "-X")) continue;
         if (last_step == argc) last_step = i;
         char *kv = i + 1 < argc ? argv[++i] : NULL, *eq = kv ? strchr(kv, '=') : NULL;
-        if (!eq) return 2;
-        *eq = 0;
-        if (gr_conf_set(conf, kv, eq + 1, errstr, sizeof(errstr))) {
-            fprintf(stderr, "%s\n", errstr);
+        if (eq) *eq = 0;
+        if (!eq || gr_conf_set(conf, kv, eq + 1, errstr, sizeof(errstr))) {
+            fprintf(stderr, "%s\n", eq ? errstr : "expected -X name=value");
+            gr_conf_destroy(conf);
             return 2;
         }
     }
     gr_producer_t *p;
-    if (gr_producer_new(conf, &p, errstr, sizeof(errstr))) {
+    gr_err_t err = gr_producer_new(conf, &p, errstr, sizeof(errstr));
+    gr_conf_destroy(conf);
+    if (err) {
         printf("new error %s\n", errstr);
         return 1;
     }
-    gr_conf_destroy(conf);
     int rc = report("init", p, gr_producer_init_transactions(p, 30000));
     for (int i = first_step; i < last_step && !rc; i++) rc = run_step(p, argv[2], argv[3], argv[i]);
     gr_producer_destroy(p);
