@@ -96,6 +96,7 @@ static void test_assignment_roundtrip(void) {
     ASSERT_EQ(back.n, 0);
     ASSERT_EQ(gr__cp_assignment_decode(wb.mem, wb.len - 5, &back), GR_ERR__MALFORMED);
     ASSERT_EQ(back.n, 0);
+    gr__tplist_free(&back); /* the list stays the caller's, entries or not */
     gr_wbuf_free(&wb);
     gr__tplist_free(&l);
 }
