@@ -12,8 +12,8 @@ static void drop(gr_sp_t *sp, gr_sp_acquire_res_t *res, const gr_sp_offsets_t *a
 static void test_at_start(void) {
     gr_sp_t *sp = mk(0);
     /* 0-2 aborted data, 3 its ABORT marker, 4-5 plain, 6-8 committed data, 9 COMMIT marker */
-    gr_sp_acquire_res_t *r = acq(sp, "A", 500, 500, GR_SP_MODE_BATCH_OPTIMIZED, &CONF, 1000,
-                                 LB(0, 2, 3, 3, 4, 5, 6, 8, 9, 9));
+    gr_sp_acquire_res_t *r =
+        acq(sp, "A", 500, 500, GR_SP_MODE_BATCH_OPTIMIZED, &CONF, 1000, LB(0, 2, 3, 3, 4, 5, 6, 8, 9, 9));
     ASSERT_EQ(r->n_records, 10);
     gr_sp_delta_t d;
     gr_sp_delta_init(&d);
