@@ -91,6 +91,12 @@ static ssize_t aborted_ranges(gr_partition_t *p, const gr_plog_slice_t *sl, cons
     return n;
 }
 
+/* The end (exclusive) of what hs read: the aborted transactions that matter overlap it. */
+static int64_t read_end(const gr_share_hdrs_t *hs, int64_t bound) {
+    int64_t e = hs->v[hs->n - 1].last_offset + 1;
+    return e < bound ? e : bound;
+}
+
 /* Acquire from the slice sl (its batch headers in hs) and serve. Takes sl's reference.
  * Returns the wire error for the partition. */
 static gr_err_t acquire_read(gr_share_acq_t *aq, const gr_plog_slice_t *sl, gr_share_hdrs_t *hs, bool rc, int64_t bound,
@@ -103,7 +109,7 @@ static gr_err_t acquire_read(gr_share_acq_t *aq, const gr_plog_slice_t *sl, gr_s
     }
     gr_sp_offsets_t *aborted = NULL;
     ssize_t n_aborted = 0;
-    if (rc && (n_aborted = aborted_ranges(aq->p, sl, hs, hs->v[0].base_offset, bound, &aborted)) < 0) {
+    if (rc && (n_aborted = aborted_ranges(aq->p, sl, hs, hs->v[0].base_offset, read_end(hs, bound), &aborted)) < 0) {
         GR_ERROR("share", "batch header read of %s-%d failed", aq->p->topic, aq->p->index);
         gr_plog_slice_release(sl->owner);
         return GR_ERR_KAFKA_STORAGE_ERROR;
