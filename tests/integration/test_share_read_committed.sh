@@ -13,6 +13,8 @@
 #  - switching a live group from read_committed to read_uncommitted applies to its next fetch: it
 #    then gets the records of an open transaction (and, on Kafka only, the aborted records it had
 #    filtered out: a documented divergence).
+#  - on the wire (gregord): AcquiredRecords split around the aborted batch, markers kept; a ShareFetch
+#    waiting on the open transaction (MaxWaitMs 8000) answers within 2 s of the commit.
 # Same checks on gregord and, with --ref, on Apache Kafka 4.4.0 (ctest ref/test_share_read_committed).
 #   bash tests/integration/test_share_read_committed.sh [--ref | --bootstrap H:P] [--keep]
 set -euo pipefail
@@ -111,5 +113,12 @@ check_eq "switch group, after switching to read_uncommitted: the open transactio
 echo go >&8
 exec 8>&-
 wait "$HOLD2_PID" || true
+# On the wire (gregord only, see share_rc_wire.py): AcquiredRecords around an aborted batch, and a
+# waiting ShareFetch woken by the COMMIT marker.
+if [[ "$GR_TARGET" == gregord ]]; then
+  wout="$(gr_timeout 90 python3 "$GR_SOURCE_DIR/tests/integration/share_rc_wire.py" "$BOOTSTRAP" "$GR_BUILD_DIR" 2>&1)" || true
+  printf '%s\n' "$wout" | sed 's/^/  | /'
+  check_eq "wire checks: 6 ok" 6 "$(grep -c '^ok - ' <<<"$wout" || true)"
+fi
 check_no_sanitizer_report
 gr_finish
