@@ -71,16 +71,19 @@ static ssize_t aborted_ranges(gr_partition_t *p, const gr_plog_slice_t *sl, cons
     free(txns);
     gr_share_txn_batch_t *tb = gr_xmalloc(hs->n * sizeof(*tb));
     ssize_t n = 0;
-    for (size_t i = 0; i < hs->n && n >= 0; i++) {
+    for (size_t i = 0; i < hs->n; i++) {
         uint8_t h[GR_RECORD_BATCH_OVERHEAD];
-        if (pread(sl->fd, h, sizeof(h), hs->pos[i]) != (ssize_t)sizeof(h) || h[16] != 2) {
+        ssize_t got = pread(sl->fd, h, sizeof(h), hs->pos[i]);
+        tb[i] = (gr_share_txn_batch_t){hs->v[i].base_offset, hs->v[i].last_offset, -1, false, false};
+        if (got > 16 && h[16] != 2) continue; /* magic 0/1: no producer id, never transactional */
+        if (got != (ssize_t)sizeof(h)) {
             n = -1;
             break;
         }
         int attrs = h[GR_BATCH_ATTRIBUTES_OFFSET] << 8 | h[GR_BATCH_ATTRIBUTES_OFFSET + 1];
-        tb[i] =
-            (gr_share_txn_batch_t){hs->v[i].base_offset, hs->v[i].last_offset, be64(h + 43),
-                                   (attrs & GR_BATCH_ATTR_TRANSACTIONAL) != 0, (attrs & GR_BATCH_ATTR_CONTROL) != 0};
+        tb[i].pid = be64(h + 43);
+        tb[i].transactional = (attrs & GR_BATCH_ATTR_TRANSACTIONAL) != 0;
+        tb[i].control = (attrs & GR_BATCH_ATTR_CONTROL) != 0;
     }
     if (n == 0) {
         *out = gr_xmalloc(hs->n * sizeof(**out));
