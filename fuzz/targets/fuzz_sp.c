@@ -51,6 +51,15 @@ static void op_acquire(gr_sp_t *sp, in_t *in, const gr_sp_conf_t *conf, int64_t 
     int64_t before = gr_sp_acquired_count(sp);
     gr_err_t err = gr_sp_acquire(sp, &req, conf, now, res, d);
     if (err) return;
+    /* read_committed: some of the batches read are aborted transactions' data. */
+    gr_sp_offsets_t ab[8];
+    size_t nab = 0;
+    for (size_t i = 0; i < n; i++)
+        if (take(in, 3) == 0) ab[nab++] = (gr_sp_offsets_t){b[i].base_offset, b[i].last_offset};
+    if (nab) gr_sp_drop_aborted(sp, ab, nab, res, d);
+    for (size_t i = 0; i < res->n; i++)
+        for (size_t j = 0; j < nab; j++)
+            assert(res->ranges[i].last_offset < ab[j].first || res->ranges[i].first_offset > ab[j].last);
     assert(gr_sp_acquired_count(sp) == before + res->n_records);
     for (size_t i = 1; i < res->n; i++) assert(res->ranges[i].first_offset > res->ranges[i - 1].last_offset);
     if (req.mode == GR_SP_MODE_RECORD_LIMIT) assert(res->n_records <= (req.max_records > 0 ? req.max_records : 0));

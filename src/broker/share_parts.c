@@ -165,6 +165,12 @@ void gr_share_part_conf(gr_share_part_t *part, gr_sp_conf_t *conf, gr_sgc_values
     gr_sp_set_redelivery_backoff(part->sp, vals->redelivery_backoff_ms, vals->redelivery_backoff_max_ms);
 }
 
+bool gr_share_part_read_committed(gr_share_part_t *part) {
+    gr_sgc_values_t vals;
+    gr_share_group_values(part->b, part->key.group, &vals);
+    return vals.read_committed;
+}
+
 /* §1.4 (share/sp_steps.h): a refused write is retried later; else waiters take the records. */
 static void on_lock_timer(gr_timer_t *t, int64_t now) {
     gr_share_part_t *part = t->data;

@@ -64,6 +64,9 @@ gr_err_t gr_share_part_get(gr_broker_t *b, const char *group, gr_partition_t *p,
 
 /** Effective SP configuration of the part's group (read at use time, §5.2). */
 void gr_share_part_conf(gr_share_part_t *part, gr_sp_conf_t *conf, gr_sgc_values_t *vals);
+/** The group's share.isolation.level is read_committed (read at each acquisition, so a
+ *  change applies to the next one, as in Apache Kafka 4.4.0). */
+bool gr_share_part_read_committed(gr_share_part_t *part);
 
 /** Apply one partition's acknowledgements (§3.3-3.5). Returns the wire error
  *  for AcknowledgeErrorCode when it is known at once. With NONE and something

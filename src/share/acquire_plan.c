@@ -50,3 +50,49 @@ size_t gr_share_merge_ranges(const gr_sp_acquired_t *in, size_t n_in, gr_sp_acqu
     }
     return n;
 }
+
+int64_t gr_share_read_bound(bool read_committed, int64_t hwm, int64_t lso) {
+    return read_committed && lso < hwm ? lso : hwm;
+}
+
+static int by_first(const void *x, const void *y) {
+    const gr_share_abort_t *a = x, *b = y;
+    return a->first_offset < b->first_offset ? -1 : a->first_offset > b->first_offset;
+}
+
+static bool is_abort_marker(const gr_share_txn_batch_t *bt, const gr_share_abort_t *ab, size_t n_ab) {
+    if (!bt->control) return false;
+    for (size_t i = 0; i < n_ab; i++)
+        if (ab[i].pid == bt->pid && ab[i].marker_offset == bt->base) return true;
+    return false;
+}
+
+size_t gr_share_aborted_batches(const gr_share_txn_batch_t *b, size_t n, gr_share_abort_t *ab, size_t n_ab,
+                                gr_sp_offsets_t *out) {
+    if (!n || !n_ab) return 0;
+    qsort(ab, n_ab, sizeof(*ab), by_first);
+    int64_t *set = gr_xmalloc(n_ab * sizeof(*set)); /* producers with an aborted transaction open here */
+    size_t n_set = 0, next = 0, n_out = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gr_share_txn_batch_t *bt = &b[i];
+        if (bt->pid < 0) continue;
+        for (; next < n_ab && ab[next].first_offset <= bt->last; next++) {
+            size_t k = 0;
+            while (k < n_set && set[k] != ab[next].pid) k++;
+            if (k == n_set) set[n_set++] = ab[next].pid;
+        }
+        size_t k = 0;
+        while (k < n_set && set[k] != bt->pid) k++;
+        if (is_abort_marker(bt, ab, n_ab)) {
+            if (k < n_set) set[k] = set[--n_set];
+            continue;
+        }
+        if (!bt->transactional || k == n_set) continue;
+        if (n_out && out[n_out - 1].last + 1 == bt->base)
+            out[n_out - 1].last = bt->last;
+        else
+            out[n_out++] = (gr_sp_offsets_t){bt->base, bt->last};
+    }
+    free(set);
+    return n_out;
+}

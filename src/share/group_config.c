@@ -83,8 +83,8 @@ static const gr_sgc_def_t defs[C_N] = {
                  "by_duration:<ISO-8601 duration>.",
                  .kind = GR_SGC_K_RESET, FIELD(auto_offset_reset), .dflt = "latest"},
     [C_ISOLATION] = {"share.isolation.level", GR_CFG_STRING, 0,
-                     "How transactional records are read: read_uncommitted (read_committed needs "
-                     "transactions, not yet supported).",
+                     "Controls how to read records written transactionally: read_committed (only "
+                     "committed records, up to the last stable offset) or read_uncommitted.",
                      .kind = GR_SGC_K_ISOLATION, FIELD(read_committed), .dflt = "read_uncommitted"},
     [C_RENEW] = {"share.renew.acknowledge.enable", GR_CFG_BOOLEAN, 0,
                  "Whether members may RENEW the acquisition lock of records (KIP-1222).", .kind = GR_SGC_K_BOOL,
@@ -204,10 +204,6 @@ static gr_err_t check_string(const gr_sgc_def_t *d, const char *buf, char *errst
     case GR_SGC_K_ISOLATION:
         if (strcmp(buf, "read_committed") && strcmp(buf, "read_uncommitted"))
             return invalid(errstr, n, buf, d->name, "String must be one of: read_committed, read_uncommitted");
-        /* Issue 3 item 1: accepted only once transactions exist. */
-        if (!strcmp(buf, "read_committed"))
-            return invalid(errstr, n, buf, d->name,
-                           "read_committed is not supported until transactions are implemented");
         return GR_ERR_NONE;
     default: return GR_ERR_NONE;
     }
@@ -308,7 +304,7 @@ static void resolve_one(const gr_sgc_def_t *d, const char *s, const gr_sg_broker
             gr_sgc_parse_reset(d->dflt, &out->auto_offset_reset, &out->reset_duration_ms);
         break;
     case GR_SGC_K_ISOLATION: {
-        bool rc = !strcmp(buf, "read_committed"); /* refused by validation until transactions exist */
+        bool rc = !strcmp(buf, "read_committed");
         memcpy(f, &rc, sizeof(rc));
         break;
     }

@@ -63,7 +63,7 @@ typedef enum gr_sgc_kind {
     GR_SGC_K_INT,       /* int32: static minimum, then the [min, max] bounds; clamped when resolved */
     GR_SGC_K_BOOL,      /* true | false, any case */
     GR_SGC_K_RESET,     /* latest | earliest | by_duration:<ISO-8601> (+ reset_duration_ms) */
-    GR_SGC_K_ISOLATION, /* read_committed | read_uncommitted (read_committed refused for now) */
+    GR_SGC_K_ISOLATION, /* read_committed | read_uncommitted */
     GR_SGC_K_TOPIC,     /* a topic name, "" = none; "__" refused; char[GR_SGC_TOPIC_MAX] */
 } gr_sgc_kind_t;
 

@@ -153,6 +153,12 @@ typedef struct gr_sp_log_batch {
     int64_t last_offset;
 } gr_sp_log_batch_t;
 
+/** An offset range [first, last], both inclusive. */
+typedef struct gr_sp_offsets {
+    int64_t first;
+    int64_t last;
+} gr_sp_offsets_t;
+
 /** One AcquiredRecords entry. */
 typedef struct gr_sp_acquired {
     int64_t first_offset;
@@ -206,6 +212,15 @@ bool gr_sp_can_acquire(gr_sp_t *sp, const gr_sp_conf_t *conf);
  *  SPEO − fetch offset + 1 (Apache Kafka 4.4.0's rule). */
 gr_err_t gr_sp_acquire(gr_sp_t *sp, const gr_sp_acquire_req_t *req, const gr_sp_conf_t *conf, int64_t now_ms,
                        gr_sp_acquire_res_t *res, gr_sp_delta_t *delta);
+
+/** share.isolation.level=read_committed, right after gr_sp_acquire (same transaction):
+ *  aborted lists the data batches of aborted transactions among the batches read (sorted,
+ *  disjoint; share/acquire_plan.h finds them). What res acquired of them is ARCHIVED at
+ *  once, its delivery count kept, and left out of res, its entries split around them;
+ *  the SPSO moves past archived records at the window start (Apache Kafka 4.4.0's
+ *  filterAbortedTransactionalAcquiredRecords). Archived ranges go to delta (may be NULL). */
+void gr_sp_drop_aborted(gr_sp_t *sp, const gr_sp_offsets_t *aborted, size_t n_aborted, gr_sp_acquire_res_t *res,
+                        gr_sp_delta_t *delta);
 
 /* ---------------------------------------------------------------------- */
 /* Acknowledgement (ShareAcknowledge / piggybacked, spec §3.3–3.5)          */

@@ -217,12 +217,20 @@ static void test_auto_offset_reset(void) {
 static void test_isolation_level(void) {
     gr_sg_broker_cfg_t b = broker_defaults();
     expect(&b, "share.isolation.level", "read_uncommitted", "");
-    expect(&b, "share.isolation.level", "read_committed",
-           "Invalid value read_committed for configuration share.isolation.level: read_committed is not supported "
-           "until transactions are implemented");
+    expect(&b, "share.isolation.level", "read_committed", "");
     expect(&b, "share.isolation.level", "READ_COMMITTED",
            "Invalid value READ_COMMITTED for configuration share.isolation.level: String must be one of: "
            "read_committed, read_uncommitted");
+    gr_props_t p;
+    gr_props_init(&p);
+    gr_props_set(&p, "share.isolation.level", "read_committed", 0);
+    gr_sgc_values_t v;
+    gr_sgc_resolve(&p, &b, &v);
+    ASSERT(v.read_committed);
+    gr_props_set(&p, "share.isolation.level", "read_uncommitted", 0);
+    gr_sgc_resolve(&p, &b, &v);
+    ASSERT(!v.read_committed);
+    gr_props_free(&p);
 }
 
 static void test_resolve_and_clamp(void) {
