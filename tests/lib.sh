@@ -148,6 +148,19 @@ check_no_sanitizer_report() {
 }
 
 # ---------------------------------------------------------------- gregord
+# gr_java_interop [CLASS...]: JDIR names the Java interop programs (tests/interop/java), which
+# must be built, with each CLASS in the jar; else the test fails saying how to build them.
+gr_java_interop() {
+  JDIR="$GR_SOURCE_DIR/tests/interop/java"
+  [[ -f "$JDIR/target/java-interop-1.jar" && -d "$JDIR/target/lib" ]] ||
+    die "Java interop programs not built in $JDIR/target (run scripts/install-deps.sh)"
+  local listing c
+  listing="$(unzip -Z1 "$JDIR/target/java-interop-1.jar" 2>/dev/null)"
+  for c in "$@"; do
+    [[ "$listing" == *"$c.class"* ]] || die "java-interop-1.jar predates $c (rebuild it: scripts/install-deps.sh)"
+  done
+}
+
 gregord_bin() { echo "$GR_BUILD_DIR/gregord"; }
 
 _gregord_launch() {

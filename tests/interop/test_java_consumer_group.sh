@@ -15,11 +15,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 gr_init "$@"
 gr_require java
-JDIR="$GR_SOURCE_DIR/tests/interop/java"
-[[ -f "$JDIR/target/java-interop-1.jar" && -d "$JDIR/target/lib" ]] \
-  || die "Java interop programs not built in $JDIR/target (run scripts/install-deps.sh)"
-[[ "$(unzip -Z1 "$JDIR/target/java-interop-1.jar")" == *JavaConsumerGroup.class* ]] \
-  || die "java-interop-1.jar predates JavaConsumerGroup (rebuild it: scripts/install-deps.sh)"
+gr_java_interop JavaConsumerGroup
 start_target --override auto.create.topics.enable=false --override group.consumer.heartbeat.interval.ms=1000 \
   --override group.consumer.min.heartbeat.interval.ms=500
 out="$(gr_timeout 120 java -Xmx256m -cp "$JDIR/target/java-interop-1.jar:$JDIR/target/lib/*" \

@@ -11,9 +11,7 @@ gr_init "$@"
 gr_require java
 gr_require python3
 [[ "$GR_TARGET" == gregord ]] || die "kills and restarts gregord: no --ref / --bootstrap"
-JDIR="$GR_SOURCE_DIR/tests/interop/java"
-[[ "$(unzip -Z1 "$JDIR/target/java-interop-1.jar" 2>/dev/null)" == *JavaEosCrash.class* ]] \
-  || die "java-interop-1.jar predates JavaEosCrash (rebuild it: scripts/install-deps.sh)"
+gr_java_interop JavaEosCrash
 start_gregord --override transaction.abort.timed.out.transaction.cleanup.interval.ms=500
 java_run=(java -Xmx256m -cp "$JDIR/target/java-interop-1.jar:$JDIR/target/lib/*" dev.gregor.interop.JavaEosCrash)
 export PYTHONPATH="$GR_SOURCE_DIR/tests/integration${PYTHONPATH:+:$PYTHONPATH}"

@@ -9,11 +9,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 gr_init "$@"
 gr_require java
-JDIR="$GR_SOURCE_DIR/tests/interop/java"
-[[ -f "$JDIR/target/java-interop-1.jar" && -d "$JDIR/target/lib" ]] \
-  || die "Java interop programs not built in $JDIR/target (run scripts/install-deps.sh)"
-[[ "$(unzip -Z1 "$JDIR/target/java-interop-1.jar")" == *JavaTransactions.class* ]] \
-  || die "java-interop-1.jar predates JavaTransactions (rebuild it: scripts/install-deps.sh)"
+gr_java_interop JavaTransactions
 if [[ "$GR_TARGET" == ref ]]; then
   start_ref_kafka transaction.abort.timed.out.transaction.cleanup.interval.ms=500
 else

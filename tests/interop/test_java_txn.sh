@@ -9,11 +9,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 gr_init "$@"
 gr_require java
-JDIR="$GR_SOURCE_DIR/tests/interop/java"
-[[ -f "$JDIR/target/java-interop-1.jar" && -d "$JDIR/target/lib" ]] \
-  || die "Java interop programs not built in $JDIR/target (run scripts/install-deps.sh)"
-[[ "$(unzip -Z1 "$JDIR/target/java-interop-1.jar")" == *JavaTxn.class* ]] \
-  || die "java-interop-1.jar predates JavaTxn (rebuild it: scripts/install-deps.sh)"
+gr_java_interop JavaTxn
 start_target
 out="$(gr_timeout 180 java -Xmx256m -cp "$JDIR/target/java-interop-1.jar:$JDIR/target/lib/*" \
   dev.gregor.interop.JavaTxn "$BOOTSTRAP" "jtxn-$RANDOM" 2>"$GR_TMP/java.err")" || true
