@@ -28,7 +28,10 @@ GR_TARGET=gregord
 start_target
 topic="txn-log-kill"
 gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" create
-before="$(gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" idem | head -n 7)"
+# The whole output first, then its first lines: `| head` may close the pipe while Python still
+# writes (BrokenPipeError, and pipefail ends the script).
+before="$(gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" idem)"
+before="$(head -n 7 <<<"$before")"
 stop_target
 check "no producer-state snapshot for a partition that never had a transaction" \
   test ! -e "$GR_DATA_DIR/$topic-0/gregor-producers.snapshot"
