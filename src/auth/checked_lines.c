@@ -1,5 +1,6 @@
 #include "auth/checked_lines.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,16 @@ gr_err_t gr_checked_lines(const char *text, size_t len, bool (*line)(void *ctx, 
     const char *ck = NULL;
     for (size_t i = 0; i + 9 <= len; i++)
         if ((i == 0 || text[i - 1] == '\n') && !memcmp(text + i, "checksum=", 9)) ck = text + i;
-    unsigned long want;
-    if (!ck || sscanf(ck + 9, "%8lx", &want) != 1 || want != crc32(0, (const Bytef *)text, (uInt)(ck - text))) {
+    /* Up to 8 hex digits after "checksum=", read within len (text need not end with a NUL:
+     * sscanf would look for one past the end). */
+    unsigned long want = 0;
+    size_t digits = 0;
+    for (const char *h = ck ? ck + 9 : NULL; h && h < text + len && digits < 8; h++, digits++) {
+        unsigned char c = (unsigned char)*h;
+        if (!isxdigit(c)) break;
+        want = want << 4 | (unsigned long)(isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
+    }
+    if (!ck || !digits || want != crc32(0, (const Bytef *)text, (uInt)(ck - text))) {
         snprintf(errstr, errstr_size, "checksum missing or wrong (the file was edited or truncated)");
         return GR_ERR__MALFORMED;
     }
