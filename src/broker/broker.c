@@ -15,29 +15,45 @@
 /* Features as Apache Kafka 4.4.0 reports them; share consumers look for share.version.
  * metadata.version is what a fresh 4.4.0 node supports (7..33) and finalizes (33,
  * 4.4-IV2); some admin tools read it, and there is no KRaft metadata log behind it.
- * share.version: 4.4.0 supports 0..2 (2 brings the share-group dead-letter queue,
- * KIP-1191) and a kafka-ref.sh node finalizes 1; UpdateFeatures changes the finalized
- * level, kept in the metadata store (h_update_features.c, docs/dlq.md).
+ * share.version: 4.4.0 supports 0..2 and `kafka-storage format` finalizes 2 (the
+ * share-group dead-letter queue, KIP-1191). A fresh gregord data directory records 2 at
+ * creation, as the format step does; a directory created by an earlier gregord, which
+ * recorded nothing, keeps the 1 it ran with until UpdateFeatures changes it (the level
+ * lives in the metadata store: h_update_features.c, docs/dlq.md).
  * transaction.version: 4.4.0 supports 0..2 and finalizes 2 (KIP-890 transactions v2:
  * clients skip AddPartitionsToTxn and EndTxn bumps the epoch; docs/transactions.md). */
 static const gr_broker_feature_t g_features[GR_BROKER_N_FEATURES] = {
-    {"group.version", 0, 1, 1},
-    {"metadata.version", 7, 33, 33},
-    {"share.version", 0, 2, 1},
-    {"transaction.version", 0, 2, 2},
+    {"group.version", 0, 1, 1, 1},
+    {"metadata.version", 7, 33, 33, 33},
+    {"share.version", 0, 2, 2, 1},
+    {"transaction.version", 0, 2, 2, 2},
 };
+
+/* A fresh data directory records the levels that differ from what an unrecorded one
+ * reports, so that later defaults never change a running cluster's features. */
+static gr_err_t record_fresh_features(gr_broker_t *b, char *errstr, size_t errstr_size) {
+    if (!gr_meta_is_new(b->meta)) return GR_ERR_NONE;
+    for (size_t i = 0; i < GR_BROKER_N_FEATURES; i++) {
+        const gr_broker_feature_t *f = &g_features[i];
+        if (f->finalized == f->unrecorded) continue;
+        gr_err_t err = gr_meta_feature_set(b->meta, f->name, f->finalized, errstr, errstr_size);
+        if (err) return err;
+        GR_INFO("broker", "new data directory: feature %s finalized at level %d", f->name, f->finalized);
+    }
+    return GR_ERR_NONE;
+}
 
 const gr_broker_feature_t *gr_broker_features(gr_broker_t *b, size_t *n) {
     *n = GR_BROKER_N_FEATURES;
     for (size_t i = 0; i < GR_BROKER_N_FEATURES; i++) {
         b->features[i] = g_features[i];
-        b->features[i].finalized = gr_meta_feature_level(b->meta, g_features[i].name, g_features[i].finalized);
+        b->features[i].finalized = gr_meta_feature_level(b->meta, g_features[i].name, g_features[i].unrecorded);
     }
     return b->features;
 }
 int16_t gr_broker_feature_level(const gr_broker_t *b, const char *name) {
     for (size_t i = 0; i < GR_BROKER_N_FEATURES; i++)
-        if (!strcmp(g_features[i].name, name)) return gr_meta_feature_level(b->meta, name, g_features[i].finalized);
+        if (!strcmp(g_features[i].name, name)) return gr_meta_feature_level(b->meta, name, g_features[i].unrecorded);
     return 0;
 }
 const gr_broker_feature_t *gr_broker_feature_find(const char *name) {
@@ -103,6 +119,7 @@ static void housekeeping(gr_timer_t *t, int64_t now) {
 static gr_err_t open_state(gr_broker_t *b, char *errstr, size_t errstr_size) {
     const gr_server_config_t *cfg = b->cfg;
     gr_err_t err = gr_meta_open(&b->meta, cfg->log_dir, cfg->node_id, &cfg->raw, errstr, errstr_size);
+    if (!err) err = record_fresh_features(b, errstr, errstr_size);
     if (err) return err;
     int64_t t0 = gr_clock_mono_ms();
     err = gr_parts_open(&b->parts, b->meta, cfg->log_dir, gr_clock_wall_ms(), b->progress, b->progress_arg, errstr,

@@ -21,7 +21,9 @@
 
 typedef struct gr_broker_feature {
     const char *name;
-    int16_t min_supported, max_supported, finalized;
+    int16_t min_supported, max_supported;
+    int16_t finalized;  /* the level a fresh data directory finalizes (and records) */
+    int16_t unrecorded; /* the level of a data directory that never recorded one */
 } gr_broker_feature_t;
 #define GR_BROKER_N_FEATURES 4
 

@@ -74,13 +74,9 @@ static int64_t check_record(gr_broker_t *b, const gr_record_t *rec) {
     gr_sstore_state_t st;
     if (gr_sstore_read(b->share.sstore, &key, &st)) return 0; /* group or its state deleted since */
     if (gr_dlq_committed(st.start_offset, st.batches, st.n_batches, s.offset)) return 0;
-    gr_sstore_batch_t bt = {s.offset, s.offset, GR_SSTORE_ARCHIVED, s.delivery_count, 0};
-    gr_sstore_update_t up = {.state_epoch = st.state_epoch,
-                             .leader_epoch = -1,
-                             .start_offset = -1,
-                             .delivery_complete_count = -1,
-                             .batches = &bt,
-                             .n_batches = 1};
+    gr_sstore_batch_t bt;
+    gr_sstore_update_t up;
+    gr_dlq_rollforward(&st, st.state_epoch, s.offset, s.delivery_count, &bt, &up);
     gr_err_t err = gr_sstore_write(b->share.sstore, &key, &up, NULL, NULL);
     GR_WARN("share", "DLQ recovery: %.*s %s-%d offset %" PRId64 " is in the DLQ but its archive was not written: %s",
             s.group_len, s.group, topic, s.partition, s.offset, err ? gr_err_name(err) : "archived now");

@@ -25,6 +25,7 @@
  * @locality loop thread. */
 #include "broker/share_parts.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,22 @@ static bool log_offset_for_time(void *ctx, int64_t ts_ms, int64_t *offset) {
     return !gr_plog_offset_for_timestamp(ctx, ts_ms, offset, &ts);
 }
 
+/* A stored state whose start record is already done (a DLQ archive rolled forward
+ * by an older gregord without moving the start): loading advanced the start past it;
+ * record that, or DescribeShareGroupOffsets would report a lag that never drains. */
+static void heal_start_offset(gr_share_part_t *part, const gr_sstore_key_t *key, int64_t stored_start) {
+    if (gr_sstore_failed(part->b->share.sstore)) return;
+    int64_t dcc = gr_sp_delivery_complete_count(part->sp);
+    gr_sstore_update_t up = {.state_epoch = gr_sp_state_epoch(part->sp),
+                             .leader_epoch = -1,
+                             .start_offset = gr_sp_start_offset(part->sp),
+                             .delivery_complete_count = dcc > INT32_MAX ? INT32_MAX : (int32_t)dcc};
+    gr_err_t err = gr_sstore_write(part->b->share.sstore, key, &up, NULL, NULL);
+    GR_INFO("share", "share state of %s/%d: start offset %" PRId64 " was done, moved to %" PRId64 "%s%s",
+            part->key.group, key->partition, stored_start, up.start_offset, err ? ": " : "",
+            err ? gr_err_name(err) : "");
+}
+
 static gr_err_t part_init(gr_share_part_t *part, gr_partition_t *p) {
     gr_sstore_key_t key = part_key(part);
     gr_sstore_state_t st;
@@ -244,6 +261,8 @@ static gr_err_t part_init(gr_share_part_t *part, gr_partition_t *p) {
         gr_sp_load(part->sp, rerr, &st, &vals, &log, gr_loop_now(part->b->loop), gr_clock_wall_ms(), why, sizeof(why));
     if (err && why[0])
         GR_ERROR("share", "share state of %s/%s-%d is corrupt: %s", part->key.group, p->topic, p->index, why);
+    if (!err && !rerr && st.start_offset >= 0 && gr_sp_start_offset(part->sp) > st.start_offset)
+        heal_start_offset(part, &key, st.start_offset);
     return err;
 }
 

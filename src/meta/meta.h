@@ -42,6 +42,9 @@ typedef struct gr_meta_topic {
  *  mismatch), GR_ERR__MALFORMED (corrupt files). */
 gr_err_t gr_meta_open(gr_meta_t **out, const char *log_dir, int32_t node_id, const gr_props_t *static_config,
                       char *errstr, size_t errstr_size);
+/** True when this open created the directory's meta.properties: a fresh node, whose
+ *  caller records the feature levels a new cluster starts with. */
+bool gr_meta_is_new(const gr_meta_t *meta);
 /** Free the store (nothing is written). NULL is ignored. */
 void gr_meta_close(gr_meta_t *meta);
 

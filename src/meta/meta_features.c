@@ -15,6 +15,7 @@ int16_t gr_meta_feature_level(const gr_meta_t *meta, const char *name, int16_t d
 }
 
 int64_t gr_meta_features_epoch(const gr_meta_t *meta) { return meta->features_epoch; }
+bool gr_meta_is_new(const gr_meta_t *meta) { return meta->is_new; }
 
 gr_err_t gr_meta_feature_set(gr_meta_t *meta, const char *name, int16_t level, char *errstr, size_t errstr_size) {
     gr_props_t old;

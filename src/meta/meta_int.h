@@ -14,6 +14,7 @@ struct gr_meta {
     gr_props_t dyn_default;   /* AlterConfigs on BROKER "" */
     gr_props_t features;      /* finalized feature levels set by UpdateFeatures (meta_features.c) */
     int64_t features_epoch;   /* bumped by every feature change */
+    bool is_new;              /* meta.properties was created by this open */
     gr_meta_topic_t **topics; /* sorted by name */
     size_t n_topics, cap_topics;
     int32_t *by_name, *by_id; /* open addressing: topic index + 1, 0 = empty */

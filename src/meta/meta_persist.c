@@ -147,6 +147,7 @@ gr_err_t gr__meta_load_meta_properties(gr_meta_t *meta, char *errstr, size_t sz)
         int n = snprintf(text, sizeof(text), "#\n#Written by gregord\ncluster.id=%s\nnode.id=%d\nversion=1\n",
                          meta->cluster_id, meta->node_id);
         err = gr__meta_write_atomic(path, text, (size_t)n, errstr, sz);
+        meta->is_new = !err;
     }
     gr_props_free(&p);
     free(path);

@@ -116,3 +116,33 @@ bool gr_dlq_committed(int64_t start_offset, const gr_sstore_batch_t *b, size_t n
         if (offset >= b[i].first_offset && offset <= b[i].last_offset) return b[i].state == GR_SSTORE_ARCHIVED;
     return false;
 }
+
+static bool sstore_terminal(int8_t state) { return state == GR_SSTORE_ACKNOWLEDGED || state == GR_SSTORE_ARCHIVED; }
+
+void gr_dlq_rollforward(const gr_sstore_state_t *st, int32_t state_epoch, int64_t offset, int16_t delivery_count,
+                        gr_sstore_batch_t *bt, gr_sstore_update_t *up) {
+    *bt = (gr_sstore_batch_t){offset, offset, GR_SSTORE_ARCHIVED, delivery_count, 0};
+    bool was_terminal = false;
+    for (size_t i = 0; i < st->n_batches; i++)
+        if (offset >= st->batches[i].first_offset && offset <= st->batches[i].last_offset)
+            was_terminal = sstore_terminal(st->batches[i].state);
+    int64_t dcc = st->delivery_complete_count;
+    if (dcc >= 0 && !was_terminal) dcc++;
+    int64_t start = -1;
+    if (offset == st->start_offset) {
+        start = offset + 1;
+        for (size_t i = 0; i < st->n_batches; i++) {
+            const gr_sstore_batch_t *b = &st->batches[i];
+            if (b->last_offset < start) continue;
+            if (b->first_offset > start || !sstore_terminal(b->state)) break;
+            start = b->last_offset + 1;
+        }
+        if (dcc >= 0) dcc = dcc > start - offset ? dcc - (start - offset) : 0;
+    }
+    *up = (gr_sstore_update_t){.state_epoch = state_epoch,
+                               .leader_epoch = -1,
+                               .start_offset = start,
+                               .delivery_complete_count = dcc > INT32_MAX ? INT32_MAX : (int32_t)dcc,
+                               .batches = bt,
+                               .n_batches = 1};
+}

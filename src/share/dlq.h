@@ -89,4 +89,13 @@ bool gr_dlq_parse(const gr_record_t *rec, gr_dlq_src_t *out);
  *  two appends), so the broker rolls the archive forward. */
 bool gr_dlq_committed(int64_t start_offset, const gr_sstore_batch_t *batches, size_t n, int64_t offset);
 
+/** The share-state update that rolls a lost archive forward: offset ARCHIVED with the
+ *  delivery count its DLQ record names (*bt, which *up points to). The write that was
+ *  lost would also have moved the start offset when offset was the start: then the start
+ *  moves past it and past the terminal batches that follow, and the delivery-complete
+ *  count drops what the start passed (unknown, -1, stays unknown). Without that the
+ *  state would keep a start offset whose record is done, and its lag would never reach 0. */
+void gr_dlq_rollforward(const gr_sstore_state_t *st, int32_t state_epoch, int64_t offset, int16_t delivery_count,
+                        gr_sstore_batch_t *bt, gr_sstore_update_t *up);
+
 #endif

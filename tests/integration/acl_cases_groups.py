@@ -82,9 +82,9 @@ def fetch_v1(c, group, topics):
 
 
 def update_features(c):
-    """UpdateFeatures v1, validate only: share.version at its current level 1 (UPGRADE).
+    """UpdateFeatures v1, validate only: share.version at its fresh level 2 (UPGRADE).
     [error, message kind, [[feature, error]]] — Kafka's denial message names its request object."""
-    body = i32(30000) + carr([("share.version", 1, 1)], lambda u: cstr(u[0]) + i16(u[1]) + i8(u[2]) + TAGS)
+    body = i32(30000) + carr([("share.version", 2, 1)], lambda u: cstr(u[0]) + i16(u[1]) + i8(u[2]) + TAGS)
     r = c.call(57, 1, body + boolean(True) + TAGS)
     r.i32()
     err, msg = r.i16(), r.cstr()

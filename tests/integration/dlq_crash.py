@@ -107,6 +107,9 @@ def consume(boot, slowfile):
                     if idle % 3 == 0 and not slow and lag_zero(hc):
                         print("drained after %d deliveries" % delivered)
                         return 0
+                    if idle % 50 == 0:  # a lag that does not drain: say where it stands
+                        print("%.3f idle, offsets %r" % (time.time(), scw.describe_offsets(hc, GROUP, {SRC: [0, 1]})),
+                              file=sys.stderr)
                 if slow:
                     time.sleep(0.05)
         except Exception as e:  # noqa: BLE001 - the broker was killed: reconnect

@@ -14,8 +14,8 @@
 Phases (tests/integration/test_dlq_reference.sh starts a broker for each):
   main        broker defaults for the DLQ (prefix "dlq.", auto-create off) and
               group.share.min.record.lock.duration.ms=1000: feature share.version (ApiVersions,
-              UpdateFeatures), configs and their validation, nothing dead-lettered at
-              share.version=1, then REJECT / delivery-count limit / lock timeout with
+              UpdateFeatures; a fresh node finalizes 2 and is downgraded to 1 first),
+              configs and their validation, nothing dead-lettered at share.version=1, then REJECT / delivery-count limit / lock timeout with
               copy.record off and on, the runtime refusals (no prefix, missing topic, topic
               without errors.deadletterqueue.group.enable), ordering against the share state.
   autocreate  errors.deadletterqueue.auto.create.topics.enable=true and
@@ -377,6 +377,23 @@ def wait_dlq(ctx, topic, partitions, want, secs=8):
 
 
 # ------------------------------------------------------------------ scenarios (phase main)
+def s_fresh_features(ctx):
+    """A fresh node finalizes share.version 2 (4.4.0's format default); the scenarios below
+    start from 1, so this one downgrades safely (kafka-features.sh downgrade) and waits."""
+    o = {}
+    _e, _s, _ep, fin = api_versions_features(ctx.c)
+    o["finalized_share_version_fresh"] = fin.get("share.version")
+    o["safe_downgrade_1"] = update_features(ctx.c, [("share.version", 1, 2)])
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        _e, _s, _ep, fin = api_versions_features(ctx.c)
+        if fin.get("share.version") == [1, 1]:
+            break
+        time.sleep(0.1)
+    o["finalized_after_downgrade"] = fin.get("share.version")
+    return o
+
+
 def s_features_initial(ctx):
     o = {}
     for ver in (3, 4):
@@ -473,7 +490,7 @@ def dlq_count(ctx, dlq, parts):
 
 
 def s_no_feature(ctx):
-    """share.version=1 (kafka-ref.sh formats with it): a group with a DLQ topic, a REJECT."""
+    """share.version=1 (after s_fresh_features' downgrade): a group with a DLQ topic, a REJECT."""
     o = reject_flow(ctx, "dlqr-v1-g", {DLQ_KEYS[0]: "dlq.v1"}, "dlq.v1", 1, 0)
     o["describe_group"] = describe(ctx.c, RES_GROUP, "dlqr-v1-g", DLQ_KEYS)
     return o
@@ -698,7 +715,7 @@ def s_state_log(ctx):
 
 
 PHASES = {
-    "main": [("features_initial", s_features_initial), ("configs", s_configs), ("setup", s_setup),
+    "main": [("fresh_features", s_fresh_features), ("features_initial", s_features_initial), ("configs", s_configs), ("setup", s_setup),
              ("no_feature", s_no_feature), ("upgrade", s_upgrade), ("reject_nocopy", s_reject_nocopy),
              ("reject_copy", s_reject_copy), ("delivery_limit", s_delivery_limit),
              ("lock_timeout", s_lock_timeout), ("refusals", s_refusals), ("shared_dlq", s_shared_dlq),

@@ -149,7 +149,9 @@ def recs(x):
 def hdr(r):
     return [(h["key"], h["value"]) for h in r["headers"]]
 want("share.version supported 0..2 (ApiVersions v4)", lambda: o["features_initial"]["v4"]["supported_share_version"], [0, 2])
-want("share.version finalized 1 after a kafka-ref.sh start", lambda: o["features_initial"]["v4"]["finalized_share_version"], [1, 1])
+want("share.version finalized 2 on a fresh node", lambda: o["fresh_features"]["finalized_share_version_fresh"], [2, 2])
+want("UpdateFeatures share.version=1 SAFE_DOWNGRADE", lambda: o["fresh_features"]["safe_downgrade_1"]["error"], 0)
+want("share.version finalized 1 after the downgrade", lambda: o["features_initial"]["v4"]["finalized_share_version"], [1, 1])
 want("UpdateFeatures share.version=2 UPGRADE", lambda: o["upgrade"]["upgrade_2"]["error"], 0)
 want("finalized 2 after UpdateFeatures", lambda: o["upgrade"]["finalized_after_upgrade"], [2, 2])
 want("share.version=1: nothing dead-lettered", lambda: o["no_feature"]["dlq"]["records"], [])

@@ -4,7 +4,8 @@
 #
 #   tests/ref/kafka-ref.sh setup                 resolve the jars (idempotent, ~10 s first time)
 #   tests/ref/kafka-ref.sh start <dir> <port> [key=value ...]
-#        format <dir>/data with a random cluster id (share.version=1 enabled), start the
+#        format <dir>/data with a random cluster id (4.4.0's default features: share.version=2;
+#        KAFKA_REF_FEATURES="share.version=1 ..." passes --feature to the format), start the
 #        broker in the background listening on 127.0.0.1:<port>, wait until it serves,
 #        write <dir>/kafka.pid. Extra key=value pairs are appended to server.properties
 #        (a later line wins; @CONTROLLER_PORT@ stands for the controller listener's port).
@@ -177,8 +178,10 @@ EOF
   # line that adds a listener must repeat the controller's).
   for kv in "$@"; do echo "${kv//@CONTROLLER_PORT@/$cport}" >>"$dir/server.properties"; done
   local out
+  local feats=() f
+  for f in ${KAFKA_REF_FEATURES:-}; do feats+=(--feature "$f"); done
   if ! out="$(jvm "$dir" kafka.tools.StorageTool format -t "$cid" -c "$dir/server.properties" \
-        --feature share.version=1 2>&1)"; then
+        "${feats[@]}" 2>&1)"; then
     echo "$out" >&2
     die "kafka-storage format failed"
   fi

@@ -145,6 +145,37 @@ static void test_committed(void) {
     ASSERT(!gr_dlq_committed(-1, NULL, 0, 0));
 }
 
+/* The roll-forward moves the start offset as the lost write would have. */
+static void test_rollforward(void) {
+    gr_sstore_batch_t b[3] = {{11, 12, GR_SSTORE_ACKNOWLEDGED, 1, 0},
+                              {13, 13, GR_SSTORE_ARCHIVED, 2, 0},
+                              {14, 20, GR_SSTORE_AVAILABLE, 1, 0}};
+    gr_sstore_state_t st = {
+        .state_epoch = 3, .start_offset = 10, .delivery_complete_count = 3, .batches = b, .n_batches = 3};
+    gr_sstore_batch_t bt;
+    gr_sstore_update_t up;
+    gr_dlq_rollforward(&st, 3, 10, 2, &bt, &up); /* the start record: past it and 11-13 */
+    ASSERT_EQ(up.n_batches, 1);
+    ASSERT_EQ(up.batches[0].first_offset, 10);
+    ASSERT_EQ(up.batches[0].state, GR_SSTORE_ARCHIVED);
+    ASSERT_EQ(up.batches[0].count, 2);
+    ASSERT_EQ(up.start_offset, 14);
+    ASSERT_EQ(up.delivery_complete_count, 0); /* 3 + 1 - 4 passed */
+    ASSERT_EQ(up.state_epoch, 3);
+    gr_dlq_rollforward(&st, 3, 15, 2, &bt, &up); /* inside the window: the start stays */
+    ASSERT_EQ(up.start_offset, -1);
+    ASSERT_EQ(up.delivery_complete_count, 4);
+    st.delivery_complete_count = -1; /* unknown stays unknown */
+    gr_dlq_rollforward(&st, 3, 10, 2, &bt, &up);
+    ASSERT_EQ(up.start_offset, 14);
+    ASSERT_EQ(up.delivery_complete_count, -1);
+    gr_sstore_batch_t tail[1] = {{10, 10, GR_SSTORE_AVAILABLE, 1, 0}}; /* the record itself, then nothing */
+    gr_sstore_state_t st2 = {.start_offset = 10, .delivery_complete_count = 0, .batches = tail, .n_batches = 1};
+    gr_dlq_rollforward(&st2, 0, 10, 2, &bt, &up);
+    ASSERT_EQ(up.start_offset, 11);
+    ASSERT_EQ(up.delivery_complete_count, 0);
+}
+
 /* One acknowledgement under conf (sp_test_util's ackv uses its own CONF). */
 static gr_err_t ackc(gr_sp_t *sp, const gr_sp_conf_t *conf, const char *m, int64_t f, int64_t l, int8_t type,
                      gr_sp_delta_t *d) {
@@ -232,6 +263,7 @@ int main(void) {
     RUN_TEST(test_record);
     RUN_TEST(test_parse_foreign);
     RUN_TEST(test_committed);
+    RUN_TEST(test_rollforward);
     RUN_TEST(test_sp_dead);
     gr_sp_acquire_res_free(&g_res);
     return 0;

@@ -63,6 +63,28 @@ static void test_meta_properties(void) {
     rm_rf(dir);
 }
 
+/* A fresh directory says so once; feature levels persist; an unrecorded one reports the default. */
+static void test_new_directory_and_features(void) {
+    setup();
+    gr_meta_t *m = open_meta(1, NULL);
+    ASSERT(gr_meta_is_new(m));
+    ASSERT_EQ(gr_meta_feature_level(m, "share.version", 1), 1);
+    gr_meta_close(m);
+    m = open_meta(1, NULL);
+    ASSERT(!gr_meta_is_new(m)); /* created earlier, nothing recorded: the caller's default */
+    ASSERT_EQ(gr_meta_feature_level(m, "share.version", 1), 1);
+    int64_t epoch = gr_meta_features_epoch(m);
+    ASSERT_EQ(gr_meta_feature_set(m, "share.version", 2, err, sizeof(err)), GR_ERR_NONE);
+    ASSERT(gr_meta_features_epoch(m) > epoch);
+    gr_meta_close(m);
+    m = open_meta(1, NULL);
+    ASSERT(!gr_meta_is_new(m));
+    ASSERT_EQ(gr_meta_feature_level(m, "share.version", 1), 2);
+    ASSERT_EQ(gr_meta_feature_level(m, "transaction.version", 2), 2);
+    gr_meta_close(m);
+    rm_rf(dir);
+}
+
 static void test_topic_names(void) {
     ASSERT_EQ(gr_meta_topic_name_validate("ok.topic_name-1", err, sizeof(err)), 0);
     ASSERT_EQ(gr_meta_topic_name_validate("", err, sizeof(err)), GR_ERR_INVALID_TOPIC_EXCEPTION);
@@ -249,6 +271,7 @@ static void test_corruption(void) {
 
 int main(void) {
     RUN_TEST(test_meta_properties);
+    RUN_TEST(test_new_directory_and_features);
     RUN_TEST(test_topic_names);
     RUN_TEST(test_topics_and_persistence);
     RUN_TEST(test_many_topics);
