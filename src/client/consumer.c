@@ -301,7 +301,7 @@ static gr_err_t prepare(gr_consumer_t *c, int64_t deadline) {
     return GR_ERR_NONE;
 }
 
-gr_err_t gr_consumer_poll(gr_consumer_t *c, int timeout_ms, const gr_consumer_msg_t **msg) {
+static gr_err_t poll_once(gr_consumer_t *c, int timeout_ms, const gr_consumer_msg_t **msg) {
     *msg = NULL;
     c->errbuf[0] = 0;
     if (!c->n_parts && !c->n_wild && !c->g.on)
@@ -325,6 +325,13 @@ gr_err_t gr_consumer_poll(gr_consumer_t *c, int timeout_ms, const gr_consumer_ms
         if (gr__client_tick(c->cl) >= deadline) return GR_ERR_NONE;
         gr__client_io(c->cl, gr__cons_io_wait(c, deadline));
     }
+}
+
+gr_err_t gr_consumer_poll(gr_consumer_t *c, int timeout_ms, const gr_consumer_msg_t **msg) {
+    if (c->g.on) gr__cg_poll_begin(c, gr__client_tick(c->cl));
+    gr_err_t err = poll_once(c, timeout_ms, msg);
+    c->g.last_poll = gr__client_tick(c->cl);
+    return err;
 }
 
 /* ---- positions, pause ---- */

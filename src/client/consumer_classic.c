@@ -422,7 +422,7 @@ void gr__ccl_run(gr_consumer_t *c) {
         send_heartbeat(c, node);
 }
 
-void gr__ccl_leave(gr_consumer_t *c, int64_t deadline) {
+static void send_leave(gr_consumer_t *c, int64_t deadline, const char *reason) {
     gr__cgroup_t *g = &c->g;
     if (!g->member_id || g->instance_id) return; /* static members do not leave */
     if (gr__cg_wait_coord(c, deadline) < 0) return;
@@ -436,12 +436,27 @@ void gr__ccl_leave(gr_consumer_t *c, int64_t deadline) {
     rq.Members.v = gr_struct_alloc(&ar, &gr_LeaveGroupRequest_MemberIdentity_sd, 1);
     rq.Members.v[0].MemberId = gr_str_c(g->member_id);
     rq.Members.v[0].GroupInstanceId = GR_STR_NULL;
-    rq.Members.v[0].Reason = GR_STR("the consumer is being closed");
+    rq.Members.v[0].Reason = gr_str_c(reason);
     void *resp;
     int16_t ver;
     gr__client_call(c->cl, g->coord_id, GR_API_LeaveGroup, &rq, deadline, &ar, &resp, &ver, c->errbuf,
                     sizeof(c->errbuf));
     c->errbuf[0] = 0;
-    g->epoch = -1;
     gr_arena_free(&ar);
+}
+
+void gr__ccl_leave(gr_consumer_t *c, int64_t deadline) {
+    send_leave(c, deadline, "the consumer is being closed");
+    c->g.epoch = -1;
+}
+
+void gr__ccl_poll_expired(gr_consumer_t *c, int64_t deadline) {
+    gr__cgroup_t *g = &c->g;
+    send_leave(c, deadline, "consumer poll timeout has expired (max.poll.interval.ms)");
+    if (!g->instance_id) { /* a dynamic member joins again as a new one */
+        free(g->member_id);
+        g->member_id = NULL;
+    }
+    g->epoch = -1;
+    rejoin(c, true);
 }

@@ -338,6 +338,28 @@ void gr__cg_run(gr_consumer_t *c) {
     if (!c->fatal) gr__co_auto_commit(c);
 }
 
+/* max.poll.interval.ms, Java's poll timer: an application that has not come back to poll
+ * for that long is taken to have stalled, and its member gives up the group as Java's does
+ * on expiry (LeaveGroup, or the leaving heartbeat, for a dynamic member; a static one
+ * leaves without telling, -2 for KIP-848), treats its partitions as lost (LOST callback, no
+ * commit: another member may own them by now) and joins again. libgregor drives the group
+ * from the application's calls, with no thread of its own, so the expiry is acted on at the
+ * next poll, and a member that stops polling for session.timeout.ms is expired by the
+ * coordinator first (docs/libgregor.md). */
+void gr__cg_poll_begin(gr_consumer_t *c, int64_t now) {
+    gr__cgroup_t *g = &c->g;
+    if (!g->on || g->closing || c->fatal || !g->last_poll || now - g->last_poll <= g->rebalance_timeout) return;
+    bool in_group = g->classic ? g->cstate == GR__CL_STABLE && g->epoch >= 0 : g->epoch > 0;
+    if (!in_group) return;
+    int64_t deadline = now + gr__conf_int(gr__client_conf(c->cl), GR__CP_REQUEST_TIMEOUT_MS);
+    if (g->classic) {
+        gr__ccl_poll_expired(c, deadline);
+    } else {
+        gr__cgh_leave(c, deadline);
+        g->lose_pending = true;
+    }
+}
+
 gr_err_t gr_consumer_close(gr_consumer_t *c, int timeout_ms) {
     c->errbuf[0] = 0;
     if (c->g.closing) return GR_ERR_NONE;

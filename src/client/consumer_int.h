@@ -90,7 +90,8 @@ typedef struct gr__cgroup {
     int64_t fc_next;
     bool hb_inflight;
     int64_t hb_next, last_ok;
-    int32_t hb_interval, session_timeout, rebalance_timeout;
+    int32_t hb_interval, session_timeout, rebalance_timeout; /* rebalance_timeout: max.poll.interval.ms */
+    int64_t last_poll; /* when gr_consumer_poll last returned to the application */
     int64_t backoff;
     gr__tplist_t owned;
     int64_t learn_next; /* KIP-848 regex: next look at the cluster's topics for unknown ids */
@@ -162,6 +163,10 @@ void gr__cg_run(gr_consumer_t *c);
 /* The coordinator's node once known and ready; else NULL (lookup started). */
 gr__node_t *gr__cg_coord(gr_consumer_t *c);
 void gr__cg_coord_lost(gr_consumer_t *c);
+/* gr_consumer_poll's start: the poll timer (max.poll.interval.ms) of the last return. */
+void gr__cg_poll_begin(gr_consumer_t *c, int64_t now);
+/* The poll timer expired in the classic protocol: leave (dynamic members), lose, rejoin. */
+void gr__ccl_poll_expired(gr_consumer_t *c, int64_t deadline);
 bool gr__cg_coord_error(int16_t code);
 /* Wait (running I/O) until the coordinator is known: its id, or -1 at the deadline. */
 int32_t gr__cg_wait_coord(gr_consumer_t *c, int64_t deadline);

@@ -8,7 +8,9 @@
  *       came, default 5000; 0 = never), --max-ms MS (overall limit, default 60000), --max N
  *       (stop after N records), --commit auto|sync (sync: gr_consumer_commit after each
  *       record), --ready FILE (touch it once partitions are assigned), --stop-file FILE
- *       (stop when it exists), --no-close (destroy without close: no leave, no commit).
+ *       (stop when it exists), --pause-file FILE (no poll while it exists: a stalled
+ *       application, for max.poll.interval.ms), --no-close (destroy without close: no
+ *       leave, no commit).
  *       At the end: "CLOSE <error name>".
  *   client_group_consume BOOTSTRAP api GROUP TOPIC [-X name=value]...
  *       the API checks (seek, position, pause/resume, commit sync/async, committed, misuse),
@@ -95,6 +97,7 @@ static int consume(const char *bs, int argc, char **argv) {
     long max = atol(opt(argc, argv, "--max", "-1"));
     bool sync = !strcmp(opt(argc, argv, "--commit", "auto"), "sync");
     const char *ready = opt(argc, argv, "--ready", NULL), *stop_file = opt(argc, argv, "--stop-file", NULL);
+    const char *pause_file = opt(argc, argv, "--pause-file", NULL);
     gr_consumer_t *c = make(bs, group, argc, argv);
     if (gr_consumer_subscribe(c, &topic, 1)) {
         fprintf(stderr, "subscribe: %s\n", gr_consumer_last_error(c));
@@ -107,6 +110,10 @@ static int consume(const char *bs, int argc, char **argv) {
     int rc = 0;
     while (!stop && now_ms() - start < max_ms && (max < 0 || count < max)) {
         if (stop_file && access(stop_file, F_OK) == 0) break;
+        if (pause_file && access(pause_file, F_OK) == 0) {
+            usleep(20 * 1000);
+            continue;
+        }
         const gr_consumer_msg_t *m;
         gr_err_t err = gr_consumer_poll(c, 100, &m);
         if (ready && n_assigned) {

@@ -173,6 +173,33 @@ static_member() {
 }
 check_line() { if [[ "$2" == "$3" ]]; then echo "ok $1"; else echo "FAIL $1: got '$2', want '$3'"; fi; }
 
+# poll_timeout PROTO: max.poll.interval.ms=1500; a stops polling for 3 s (its application
+# stalls) while b goes on; at a's next poll it leaves, loses its partitions (LOST, no commit)
+# and joins again; afterwards a and b hold one partition each. b never loses anything.
+poll_timeout() {
+  local p="$1" T="lp-$1-$RANDOM" G="gp-$1-$RANDOM" a="pa_$1" b="pb_$1" pa pb
+  "$SETUP" "$BOOTSTRAP" setup "$T" 2 >/dev/null || { echo "FAIL setup"; return; }
+  member "$a" "$p" "$G" "$T" -X max.poll.interval.ms=1500 --pause-file "$GR_TMP/$a.pause"
+  pa=$(eval echo "\$PID_$a")
+  wait_for 30 eval "(( \$(owned $GR_TMP/$a.out) == 2 ))" || echo "FAIL a alone holds 2"
+  member "$b" "$p" "$G" "$T" -X max.poll.interval.ms=1500
+  pb=$(eval echo "\$PID_$b")
+  wait_for 30 eval "(( \$(owned $GR_TMP/$a.out) == 1 && \$(owned $GR_TMP/$b.out) == 1 ))" \
+    && echo "ok a and b hold 1 each" || echo "FAIL a and b hold 1 each"
+  grep -q '^LOST' "$GR_TMP/$a.out" && echo "FAIL a lost partitions before it stalled"
+  touch "$GR_TMP/$a.pause"
+  sleep 3
+  rm -f "$GR_TMP/$a.pause"
+  wait_for 20 grep -q '^LOST' "$GR_TMP/$a.out" && echo "ok a's first poll after 3 s: its partition is LOST" \
+    || echo "FAIL a's first poll after 3 s: its partition is LOST"
+  wait_for 30 eval "(( \$(owned $GR_TMP/$a.out) == 1 && \$(owned $GR_TMP/$b.out) == 1 ))" \
+    && echo "ok a joined again: 1 partition each" \
+    || echo "FAIL a joined again: 1 partition each: $(owned "$GR_TMP/$a.out") $(owned "$GR_TMP/$b.out")"
+  grep -q '^LOST' "$GR_TMP/$b.out" && echo "FAIL b lost partitions" || echo "ok b, polling all along, lost nothing"
+  touch "$GR_TMP/$a.stop" "$GR_TMP/$b.stop"
+  wait "$pa" "$pb" 2>/dev/null || true
+}
+
 api_want() {
   cat <<'EOF'
 assign after subscribe: _STATE
@@ -212,6 +239,8 @@ if have_java; then
 else log "no java / Kafka jars: the Java member scenarios are skipped"; fi
 for p in classic consumer; do
   static_member "$p" >"$GR_TMP/scenario-static-$p.txt" 2>&1 &
+  GR_PIDS+=($!) SCEN_PIDS+=($!)
+  poll_timeout "$p" >"$GR_TMP/scenario-poll-$p.txt" 2>&1 &
   GR_PIDS+=($!) SCEN_PIDS+=($!)
 done
 log "api checks"
@@ -301,7 +330,8 @@ for p in classic consumer; do
   log "$p events: $(grep -v '^REC' "$GR_TMP/f_$p.out" | paste -sd' ')"
 done
 log "done"
-for f in "$GR_TMP"/scenario-mixed-*.txt "$GR_TMP"/scenario-java-*.txt "$GR_TMP"/scenario-static-*.txt; do
+for f in "$GR_TMP"/scenario-mixed-*.txt "$GR_TMP"/scenario-java-*.txt "$GR_TMP"/scenario-static-*.txt \
+  "$GR_TMP"/scenario-poll-*.txt; do
   [[ -f "$f" ]] || continue
   name=$(basename "$f" .txt); name=${name#scenario-}
   while read -r kind rest; do
