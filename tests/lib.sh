@@ -307,10 +307,13 @@ gr_diff_verdict() {
 kill9_ref_kafka() { [[ -n "${GR_REF_DIR:-}" ]] && gr_timeout 30 bash "$GR_REF_SH" kill9 "$GR_REF_DIR" || true; }
 
 # ---------------------------------------------------------------- target abstraction
+# GR_TARGET_PROPS=(key=value ...): broker configs start_target gives either broker.
 start_target() {
+  local props=(${GR_TARGET_PROPS[@]+"${GR_TARGET_PROPS[@]}"}) ov=() kv
+  for kv in ${props[@]+"${props[@]}"}; do ov+=(--override "$kv"); done
   case "$GR_TARGET" in
-    gregord) start_gregord "$@" ;;
-    ref) start_ref_kafka ;;
+    gregord) start_gregord ${ov[@]+"${ov[@]}"} "$@" ;;
+    ref) start_ref_kafka ${props[@]+"${props[@]}"} ;;
     external) [[ -n "$BOOTSTRAP" ]] || die "GR_TARGET=external needs --bootstrap H:P" ;;
     *) die "unknown GR_TARGET '$GR_TARGET'" ;;
   esac

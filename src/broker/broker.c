@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "broker/broker_int.h"
 #include "broker/cgroup_coord.h"
+#include "broker/producers.h"
 #include "broker/quotas.h"
 #include "broker/txn_coord.h"
 
@@ -116,6 +117,20 @@ static void housekeeping(gr_timer_t *t, int64_t now) {
     }
 }
 
+/* producer.id.expiration.ms (dynamic, read on every pass): each partition forgets the
+ * producer ids that have been idle that long, so their state is bounded by time. */
+static void expire_producers(gr_timer_t *t, int64_t now) {
+    gr_broker_t *b = t->data;
+    (void)now;
+    int64_t wall = gr_clock_wall_ms(), ttl = gr_meta_broker_config_i64(b->meta, "producer.id.expiration.ms");
+    size_t n = 0;
+    for (size_t i = 0; i < gr_parts_count(b->parts); i++) {
+        gr_partition_t *p = gr_parts_at(b->parts, i);
+        if (p->producers) n += gr_producers_expire(p->producers, wall, ttl);
+    }
+    if (n) GR_INFO("broker", "%zu idle producer id(s) forgotten (producer.id.expiration.ms=%lld)", n, (long long)ttl);
+}
+
 static gr_err_t open_state(gr_broker_t *b, char *errstr, size_t errstr_size) {
     const gr_server_config_t *cfg = b->cfg;
     gr_err_t err = gr_meta_open(&b->meta, cfg->log_dir, cfg->node_id, &cfg->raw, errstr, errstr_size);
@@ -161,6 +176,7 @@ gr_err_t gr_broker_new_ex(gr_loop_t *loop, const gr_server_config_t *cfg, gr_bro
     b->syncq = gr_sync_queue_new(&b->cm.log_fsync);
     /* Initialised first, so that gr_broker_free can undo any partial start-up. */
     gr_timer_init(loop, &b->housekeeping, housekeeping, b);
+    gr_timer_init(loop, &b->producer_expiry, expire_producers, b);
     gr_broker_topic_jobs_init(b);
     char why[768];
     gr_err_t err = open_state(b, why, sizeof(why));
@@ -179,6 +195,8 @@ gr_err_t gr_broker_new_ex(gr_loop_t *loop, const gr_server_config_t *cfg, gr_bro
     gr_loop_add_before_sleep(loop, &b->before_sleep, before_sleep, b);
     int64_t every = cfg->log_retention_check_interval_ms > 0 ? cfg->log_retention_check_interval_ms : 300000;
     gr_timer_start(&b->housekeeping, every, every);
+    every = gr_meta_broker_config_i64(b->meta, "producer.id.expiration.check.interval.ms");
+    gr_timer_start(&b->producer_expiry, every, every);
     GR_INFO("broker", "node %d of cluster %s listening on %s:%u", cfg->node_id, gr_meta_cluster_id(b->meta),
             cfg->listen_host[0] ? cfg->listen_host : "*", gr_listener_port(b->listener));
     *out = b;
@@ -189,6 +207,7 @@ void gr_broker_free(gr_broker_t *b) {
     if (!b) return;
     b->shutting_down = true;
     gr_timer_stop(&b->housekeeping);
+    gr_timer_stop(&b->producer_expiry);
     gr_loop_remove_before_sleep(b->loop, &b->before_sleep);
     gr__broker_close_listeners(b);
     /* Parked requests (long polls) answer now; their connections are closed

@@ -60,6 +60,7 @@ struct gr_broker {
     struct gr_cgroup_ctx *cgroup; /* consumer groups, see cgroup_coord.h */
     struct gr_txn_ctx *txn;       /* transaction coordinator, see txn_coord.h */
     gr_timer_t housekeeping;      /* retention and time-based flushes */
+    gr_timer_t producer_expiry;   /* producer.id.expiration.ms */
     gr_hook_t before_sleep;       /* flush-policy kicks before the loop sleeps */
     int64_t next_producer_id;     /* InitProducerId, see h_init_producer_id.c */
     int64_t producer_id_limit;    /* ids below this are reserved on disk */

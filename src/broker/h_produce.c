@@ -238,7 +238,7 @@ static void append_batch(produce_run_t *run, gr_partition_t *p, const gr_produce
     if (bv->producer_id >= 0)
         gr_producers_record(p->producers, bv->producer_id, bv->producer_epoch, bv->base_sequence,
                             bv->last_offset_delta + 1, ar.base_offset, ar.last_offset, res->max_timestamp,
-                            (bv->attributes & GR_BATCH_ATTR_TRANSACTIONAL) != 0);
+                            (bv->attributes & GR_BATCH_ATTR_TRANSACTIONAL) != 0, gr_clock_wall_ms());
     gr_partition_appended(p, res->valid_bytes);
     GR_METRIC(p->bytes_in += res->valid_bytes);
     GR_METRIC(p->records_in += (uint64_t)(ar.last_offset - ar.base_offset + 1));

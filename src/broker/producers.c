@@ -43,6 +43,7 @@ gr_pentry_t *gr_producers_entry(gr_producer_state_t *ps, int64_t pid, bool creat
     e->coord_epoch = -1;
     e->last_ts = -1;
     e->txn_first = -1;
+    e->touched_ms = -1;
     e->next = ps->buckets[bk];
     ps->buckets[bk] = e;
     ps->n_producers++;
@@ -141,8 +142,10 @@ void gr_producers_aborted_add(gr_producer_state_t *ps, const gr_aborted_txn_t *a
 }
 
 void gr_producers_record(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int32_t first_seq, int32_t count,
-                         int64_t base_offset, int64_t last_offset, int64_t max_timestamp, bool transactional) {
+                         int64_t base_offset, int64_t last_offset, int64_t max_timestamp, bool transactional,
+                         int64_t now_ms) {
     gr_pentry_t *e = gr_producers_entry(ps, pid, true);
+    e->touched_ms = now_ms;
     if (epoch != e->epoch) {
         e->epoch = epoch;
         e->n = 0;
@@ -168,8 +171,9 @@ gr_err_t gr_producers_check_marker(gr_producer_state_t *ps, int64_t pid, int16_t
 }
 
 void gr_producers_complete(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int32_t coordinator_epoch, bool commit,
-                           int64_t marker_offset, int64_t timestamp) {
+                           int64_t marker_offset, int64_t timestamp, int64_t now_ms) {
     gr_pentry_t *e = gr_producers_entry(ps, pid, true);
+    e->touched_ms = now_ms;
     if (e->txn_first >= 0) {
         ongoing_remove(ps, pid);
         if (!commit) {
@@ -242,3 +246,21 @@ void gr_producers_foreach(const gr_producer_state_t *ps, gr_producer_info_cb *cb
 }
 
 size_t gr_producers_count(const gr_producer_state_t *ps) { return ps->n_producers; }
+
+size_t gr_producers_expire(gr_producer_state_t *ps, int64_t now_ms, int64_t expiration_ms) {
+    size_t n = 0;
+    for (int i = 0; i < GR_PRODUCER_BUCKETS; i++)
+        for (gr_pentry_t **link = &ps->buckets[i]; *link;) {
+            gr_pentry_t *e = *link;
+            if (e->touched_ms < 0) e->touched_ms = now_ms; /* rebuilt at start-up: count from now */
+            if (e->txn_first >= 0 || now_ms - e->touched_ms < expiration_ms) {
+                link = &e->next;
+                continue;
+            }
+            *link = e->next;
+            free(e);
+            ps->n_producers--;
+            n++;
+        }
+    return n;
+}

@@ -37,9 +37,11 @@ typedef struct gr_producer_check {
 void gr_producers_check(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int32_t first_seq, int32_t count,
                         bool transactional, gr_producer_check_t *out);
 /** Record an appended data batch; a transactional one starts the producer's transaction
- *  at base_offset when none is ongoing. max_timestamp is the batch's (DescribeProducers). */
+ *  at base_offset when none is ongoing. max_timestamp is the batch's (DescribeProducers);
+ *  now_ms the broker's wall clock (see gr_producers_expire). */
 void gr_producers_record(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int32_t first_seq, int32_t count,
-                         int64_t base_offset, int64_t last_offset, int64_t max_timestamp, bool transactional);
+                         int64_t base_offset, int64_t last_offset, int64_t max_timestamp, bool transactional,
+                         int64_t now_ms);
 
 /** Before a COMMIT/ABORT marker is appended: INVALID_PRODUCER_EPOCH when epoch is older
  *  than the producer's, TRANSACTION_COORDINATOR_FENCED when coordinator_epoch is older
@@ -49,7 +51,16 @@ gr_err_t gr_producers_check_marker(gr_producer_state_t *ps, int64_t pid, int16_t
  *  transaction, if any, ends; an ABORT enters the aborted index as
  *  {pid, first offset, marker_offset}. A new epoch clears the batches kept. */
 void gr_producers_complete(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int32_t coordinator_epoch, bool commit,
-                           int64_t marker_offset, int64_t timestamp);
+                           int64_t marker_offset, int64_t timestamp, int64_t now_ms);
+
+/** producer.id.expiration.ms: remove every producer without an ongoing transaction whose
+ *  last batch or marker was appended expiration_ms or more before now_ms. now_ms in
+ *  gr_producers_record / _complete is the broker's wall clock at the append (-1 when
+ *  unknown: rebuilt from the log or a snapshot; such a producer counts from the first
+ *  expiry pass that sees it). Kafka counts from the batch's own timestamp, which a client
+ *  chooses; the broker's clock bounds the state by time whatever clients claim.
+ *  Returns how many were removed. */
+size_t gr_producers_expire(gr_producer_state_t *ps, int64_t now_ms, int64_t expiration_ms);
 
 /** First offset of the earliest ongoing transaction, or -1 when none is ongoing.
  *  The last stable offset is that offset, else the high watermark. */

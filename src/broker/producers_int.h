@@ -19,6 +19,7 @@ typedef struct gr_pentry {
     int32_t coord_epoch;                /* of the last marker, -1 before any */
     int64_t last_ts;                    /* max timestamp of the last batch or marker, -1 unknown */
     int64_t txn_first;                  /* first offset of the ongoing transaction, -1 none */
+    int64_t touched_ms;                 /* broker wall clock of the last batch or marker, -1 unknown */
     int n;                              /* batches kept */
     gr_pbatch_t b[GR_PRODUCER_BATCHES]; /* oldest first */
     struct gr_pentry *next;

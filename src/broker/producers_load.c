@@ -25,12 +25,13 @@ void gr_producers_apply(gr_producer_state_t *ps, const gr_batch_view_t *bv) {
         if (gr_control_batch_marker(bv, &type, &ce) != GR_ERR_NONE) return;
         if (type == GR_CONTROL_ABORT || type == GR_CONTROL_COMMIT)
             gr_producers_complete(ps, bv->producer_id, bv->producer_epoch, ce, type == GR_CONTROL_COMMIT,
-                                  bv->base_offset, bv->max_timestamp);
+                                  bv->base_offset, bv->max_timestamp, -1);
         return;
     }
     if (bv->base_sequence < 0 && !(bv->attributes & GR_BATCH_ATTR_TRANSACTIONAL)) return;
     gr_producers_record(ps, bv->producer_id, bv->producer_epoch, bv->base_sequence, bv->last_offset_delta + 1,
-                        bv->base_offset, last, bv->max_timestamp, (bv->attributes & GR_BATCH_ATTR_TRANSACTIONAL) != 0);
+                        bv->base_offset, last, bv->max_timestamp, (bv->attributes & GR_BATCH_ATTR_TRANSACTIONAL) != 0,
+                        -1);
 }
 
 static void scan(gr_producer_state_t *ps, gr_plog_t *plog, int64_t off) {

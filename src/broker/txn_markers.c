@@ -75,7 +75,8 @@ static void marker_synced(void *arg, gr_err_t err) {
     } else if (p->deleted) {
         mp->err = GR_ERR_UNKNOWN_TOPIC_OR_PARTITION;
     } else {
-        gr_producers_complete(p->producers, op->pid, op->epoch, op->coord_epoch, op->commit, mp->offset, op->ts);
+        gr_producers_complete(p->producers, op->pid, op->epoch, op->coord_epoch, op->commit, mp->offset, op->ts,
+                              gr_clock_wall_ms());
         gr_partition_notify(p); /* the last stable offset may have moved */
     }
     if (--op->pending == 0) report(op);

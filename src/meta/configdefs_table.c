@@ -243,6 +243,12 @@ const gr_cfgdef_t gr__cfgdefs[] = {
      .importance = GR_CFG_LOW, .doc = "Accepted for Kafka compatibility."},
     {BROKER("transaction.max.timeout.ms", INT), .dflt = "900000", .min = 1, .flags = F_MIN, .importance = GR_CFG_HIGH,
      .doc = "Largest transaction.timeout.ms a producer may ask for (else INVALID_TRANSACTION_TIMEOUT)."},
+    {BROKER("producer.id.expiration.ms", INT), .dflt = "86400000", .min = 1, .flags = F_MIN | F_DYN,
+     .importance = GR_CFG_LOW,
+     .doc = "A producer id with no ongoing transaction and no write for this long (broker clock) is forgotten by each "
+            "partition."},
+    {BROKER("producer.id.expiration.check.interval.ms", INT), .dflt = "600000", .min = 1, .flags = F_MIN | F_INTERNAL,
+     .importance = GR_CFG_LOW, .doc = "How often expired producer ids are removed."},
     {BROKER("transactional.id.expiration.ms", INT), .dflt = "604800000", .min = 1, .flags = F_MIN,
      .importance = GR_CFG_HIGH, .doc = "A transactional id with no transaction for this long is removed."},
     {BROKER("transaction.abort.timed.out.transaction.cleanup.interval.ms", INT), .dflt = "10000", .min = 1,

@@ -622,7 +622,7 @@ KAFKA_ONLY_BROKER_CONFIGS = [
     'num.replica.fetchers', 'offsets.commit.timeout.ms',
     'offsets.load.buffer.size', 
     'offsets.topic.compression.codec', 'offsets.topic.segment.bytes', 'principal.builder.class',
-    'producer.id.expiration.ms', 'producer.purgatory.purge.interval.requests', 
+    'producer.purgatory.purge.interval.requests', 
     'queued.max.requests', 'quota.window.num', 'quota.window.size.seconds', 'remote.fetch.max.wait.ms',
     'remote.list.offsets.request.timeout.ms', 'remote.log.index.file.cache.total.size.bytes',
     'remote.log.manager.copier.thread.pool.size', 'remote.log.manager.copy.max.bytes.per.second',

@@ -3,7 +3,8 @@
 # DescribeProducers entry (epoch, last sequence, timestamp, coordinator epoch -1, no
 # transaction), DescribeProducers errors, Fetch's LastStableOffset and AbortedTransactions
 # (null for read_uncommitted, empty for read_committed) and ListOffsets LATEST per isolation
-# level, identical on Apache Kafka 4.4.0 and gregord (run_both); then, on gregord, the same
+# level, then producer.id.expiration.ms forgetting the idle producer, identical on Apache
+# Kafka 4.4.0 and gregord (run_both); then, on gregord, the same
 # view after a clean restart and after kill -9 and restart.
 #   bash tests/integration/test_txn_log.sh [--keep]
 set -euo pipefail
@@ -17,8 +18,12 @@ scenario_idem() {
   local topic="txn-log-idem"
   gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" create
   gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" idem
+  gr_timeout 60 python3 "$W" "$BOOTSTRAP" "$topic" expire
 }
+# producer.id.expiration.ms is dynamic; the check interval (internal in Kafka) is not.
+GR_TARGET_PROPS=(producer.id.expiration.check.interval.ms=500)
 run_both scenario_idem
+GR_TARGET_PROPS=()
 cat "$GR_TMP/run_both.scenario_idem.gregord.out"
 
 # gregord: the same view after a clean restart and after kill -9 and restart (an

@@ -6,6 +6,8 @@ and tests/interop/test_txn_read_committed.sh.
 
   txn_log_wire.py HOST:PORT TOPIC view     one line per fact (stable across brokers)
   txn_log_wire.py HOST:PORT TOPIC idem     the idempotent-producer scenario (see the test)
+  txn_log_wire.py HOST:PORT TOPIC expire   then producer.id.expiration.ms=1000 (dynamic): the
+                                           producer is forgotten; a later write is accepted
 """
 import os
 import struct
@@ -15,7 +17,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kwire as kw  # noqa: E402
 import produce_fetch_wire as w  # noqa: E402
-from kwire import TAGS, carr, cstr, i32, s16  # noqa: E402
+from kwire import TAGS, boolean, carr, cstr, i8, i32, s16  # noqa: E402
 
 
 def fetch_full(c, topic, offset, isolation, part=0, part_max=1 << 20):
@@ -110,7 +112,7 @@ def view(c, topic, pid_names=None):
 
 def idem(c, topic):
     """An idempotent producer, then the checks of DescribeProducers' answers and errors."""
-    ts = 1700000000000
+    ts = int(time.time() * 1000)  # now: Kafka expires producers by their batches' timestamps
     for seq, vals in ((0, [b"a", b"b", b"c"]), (3, [b"d", b"e"])):
         for _ in range(50):  # Apache Kafka may need a moment before it leads the new partition
             r = w.produce(c, topic, kw.batch(vals, timestamps=[ts] * len(vals), pid=9001, epoch=2, seq=seq), acks=-1)
@@ -119,9 +121,31 @@ def idem(c, topic):
             time.sleep(0.1)
         assert r["err"] == 0, r
     lines = view(c, topic)
-    lines.append("describe_producers last ts=%s" % [p[3] for p in describe_producers(c, topic)[0][3]])
+    lines.append("describe_producers last ts is the batch's: %s" % [p[3] == ts for p in describe_producers(c, topic)[0][3]])
     lines.append("unknown partition: %s" % describe_producers(c, topic, (7,)))
     lines.append("unknown topic: %s" % describe_producers(c, topic + "-nope"))
+    return lines
+
+
+def expire(c, topic):
+    """After idem: producer.id.expiration.ms=1000 as the cluster-wide dynamic default (the
+    brokers run with producer.id.expiration.check.interval.ms=500): the idle producer leaves
+    DescribeProducers; its next batch (sequence 5, not 0) is accepted as from a new producer."""
+    ops = carr([("producer.id.expiration.ms", "1000")], lambda o: cstr(o[0]) + i8(0) + cstr(o[1]) + TAGS)
+    r = c.call(44, 1, carr([i8(4) + cstr("") + ops + TAGS], lambda x: x) + boolean(False) + TAGS, True)
+    r.i32()
+    lines = ["alter producer.id.expiration.ms=1000: %s" % r.carr(lambda r: (r.i16(), r.cstr(), r.i8(), r.cstr(),
+                                                                           r.tags())[0])]
+    deadline, ps = time.time() + 20, None
+    while time.time() < deadline:
+        ps = describe_producers(c, topic)[0][3]
+        if not ps:
+            break
+        time.sleep(0.2)
+    lines.append("after the expiration: producers=%s" % ps)
+    r = w.produce(c, topic, kw.batch([b"f"], timestamps=[int(time.time() * 1000)], pid=9001, epoch=2, seq=5), acks=-1)
+    lines.append("a write with sequence 5 after the expiration: err=%d" % r["err"])
+    lines.append("then: %s" % [(p[0], p[1], p[2]) for p in describe_producers(c, topic)[0][3]])
     return lines
 
 
@@ -169,7 +193,7 @@ def main():
     if what.startswith("scenario-"):
         scenario(c, topic, what[len("scenario-"):])
         sys.exit(1 if kw.FAILED else 0)
-    lines = idem(c, topic) if what == "idem" else view(c, topic)
+    lines = idem(c, topic) if what == "idem" else expire(c, topic) if what == "expire" else view(c, topic)
     print("\n".join(lines))
 
 

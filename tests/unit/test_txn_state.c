@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "broker/producers.h"
+#include "broker/producers_int.h"
 #include "broker/producers_load.h"
 #include "proto/records.h"
 #include "test_storage_util.h"
@@ -24,13 +25,13 @@ static void test_lso_and_aborted(void) {
     gr_producer_state_t *ps = gr_producers_new();
     ASSERT_EQ(first_unstable(ps), -1);
     /* pid 1: txn at 0..4; pid 2: txn at 5..9; pid 1 aborts at 10; pid 2 commits at 11 */
-    gr_producers_record(ps, 1, 0, 0, 5, 0, 4, 100, true);
+    gr_producers_record(ps, 1, 0, 0, 5, 0, 4, 100, true, -1);
     ASSERT_EQ(first_unstable(ps), 0);
-    gr_producers_record(ps, 2, 0, 0, 5, 5, 9, 100, true);
+    gr_producers_record(ps, 2, 0, 0, 5, 5, 9, 100, true, -1);
     ASSERT_EQ(gr_producers_ongoing(ps), 2);
-    gr_producers_record(ps, 1, 0, 5, 1, 10, 10, 100, true); /* same txn: first offset stays */
+    gr_producers_record(ps, 1, 0, 5, 1, 10, 10, 100, true, -1); /* same txn: first offset stays */
     ASSERT_EQ(first_unstable(ps), 0);
-    gr_producers_complete(ps, 1, 0, 3, false, 11, 200);
+    gr_producers_complete(ps, 1, 0, 3, false, 11, 200, -1);
     ASSERT_EQ(first_unstable(ps), 5);
     gr_aborted_txn_t a[4];
     ASSERT_EQ(gr_producers_aborted(ps, 0, 100, a, 4), 1);
@@ -38,7 +39,7 @@ static void test_lso_and_aborted(void) {
     ASSERT_EQ(a[0].first_offset, 0);
     ASSERT_EQ(a[0].last_offset, 11);
     ASSERT_EQ(a[0].lso, 5); /* pid 2 still open when pid 1 ended */
-    gr_producers_complete(ps, 2, 0, 3, true, 12, 200);
+    gr_producers_complete(ps, 2, 0, 3, true, 12, 200, -1);
     ASSERT_EQ(first_unstable(ps), -1);
     ASSERT_EQ(gr_producers_aborted(ps, 0, 100, a, 4), 1); /* a commit enters nothing */
     /* collectAbortedTxns: overlap of [from, upper) */
@@ -47,7 +48,7 @@ static void test_lso_and_aborted(void) {
     ASSERT_EQ(gr_producers_aborted(ps, 0, 1, a, 4), 1);
     ASSERT_EQ(gr_producers_aborted(ps, 0, 0, a, 4), 0); /* starts at 0: not below upper 0 */
     /* a marker for a producer with nothing ongoing (the coordinator's retry) changes nothing */
-    gr_producers_complete(ps, 1, 0, 3, false, 13, 300);
+    gr_producers_complete(ps, 1, 0, 3, false, 13, 300, -1);
     ASSERT_EQ(gr_producers_aborted(ps, 0, 100, a, 4), 1);
     /* prune: retention moved the log start past the abort marker */
     gr_producers_prune(ps, 12);
@@ -59,10 +60,10 @@ static void test_lso_and_aborted(void) {
  * already reaches the upper bound (the stored last stable offset decides when to stop). */
 static void test_aborted_overlap(void) {
     gr_producer_state_t *ps = gr_producers_new();
-    gr_producers_record(ps, 1, 0, 0, 1, 10, 10, 1, true);
-    gr_producers_record(ps, 2, 0, 0, 1, 20, 20, 1, true);
-    gr_producers_complete(ps, 1, 0, 0, false, 100, 1);
-    gr_producers_complete(ps, 2, 0, 0, false, 110, 1);
+    gr_producers_record(ps, 1, 0, 0, 1, 10, 10, 1, true, -1);
+    gr_producers_record(ps, 2, 0, 0, 1, 20, 20, 1, true, -1);
+    gr_producers_complete(ps, 1, 0, 0, false, 100, 1, -1);
+    gr_producers_complete(ps, 2, 0, 0, false, 110, 1, -1);
     gr_aborted_txn_t a[4];
     ASSERT_EQ(gr_producers_aborted(ps, 0, 50, a, 4), 2);
     ASSERT_EQ(a[1].pid, 2);
@@ -72,7 +73,7 @@ static void test_aborted_overlap(void) {
 
 static void test_rules(void) {
     gr_producer_state_t *ps = gr_producers_new();
-    gr_producers_record(ps, 7, 3, 0, 2, 0, 1, 1, true);
+    gr_producers_record(ps, 7, 3, 0, 2, 0, 1, 1, true, -1);
     /* a non-transactional batch while a transaction is ongoing */
     check(ps, 7, 3, 2, 1, false, GR_ERR_INVALID_TXN_STATE);
     check(ps, 7, 3, 2, 1, true, GR_ERR_NONE);
@@ -85,7 +86,7 @@ static void test_rules(void) {
     /* markers: an older epoch is refused, an older coordinator epoch is fenced */
     ASSERT_EQ(gr_producers_check_marker(ps, 7, 2, 0), GR_ERR_INVALID_PRODUCER_EPOCH);
     ASSERT_EQ(gr_producers_check_marker(ps, 7, 3, 0), GR_ERR_NONE);
-    gr_producers_complete(ps, 7, 4, 5, true, 2, 1); /* transaction protocol 2: the marker bumps the epoch */
+    gr_producers_complete(ps, 7, 4, 5, true, 2, 1, -1); /* transaction protocol 2: the marker bumps the epoch */
     ASSERT_EQ(gr_producers_check_marker(ps, 7, 4, 4), GR_ERR_TRANSACTION_COORDINATOR_FENCED);
     ASSERT_EQ(gr_producers_check_marker(ps, 99, 0, 0), GR_ERR_NONE); /* unknown producer */
     /* after the commit: non-transactional is fine again; the new epoch starts at sequence 0 */
@@ -107,7 +108,7 @@ static void on_info(void *arg, const gr_producer_info_t *in) {
 
 static void test_describe(void) {
     gr_producer_state_t *ps = gr_producers_new();
-    gr_producers_record(ps, 5, 1, 0, 3, 40, 42, 777, true);
+    gr_producers_record(ps, 5, 1, 0, 3, 40, 42, 777, true, -1);
     seen_t s = {0};
     gr_producers_foreach(ps, on_info, &s);
     ASSERT_EQ(s.n, 1);
@@ -133,8 +134,9 @@ static gr_producer_state_t *roundtrip(gr_producer_state_t *ps, int64_t valid_to,
 
 static void test_snapshot(void) {
     gr_producer_state_t *ps = gr_producers_new();
-    for (int64_t pid = 0; pid < 100; pid++) gr_producers_record(ps, pid, 1, 0, 1, pid * 2, pid * 2, pid, pid % 3 == 0);
-    for (int64_t pid = 0; pid < 30; pid += 3) gr_producers_complete(ps, pid, 1, 2, pid % 2 == 0, 200 + pid, 9);
+    for (int64_t pid = 0; pid < 100; pid++)
+        gr_producers_record(ps, pid, 1, 0, 1, pid * 2, pid * 2, pid, pid % 3 == 0, -1);
+    for (int64_t pid = 0; pid < 30; pid += 3) gr_producers_complete(ps, pid, 1, 2, pid % 2 == 0, 200 + pid, 9, -1);
     gr_wbuf_t wb, wb2;
     gr_wbuf_init(&wb);
     gr_wbuf_init(&wb2);
@@ -321,6 +323,31 @@ static void test_rebuild(void) {
     tb_rmrf(root);
 }
 
+/* producer.id.expiration.ms: idle producers go, an ongoing transaction keeps its producer,
+ * a producer rebuilt from the log (time unknown) counts from the first pass. */
+static void test_expire(void) {
+    gr_producer_state_t *ps = gr_producers_new();
+    gr_producers_record(ps, 1, 0, 0, 1, 0, 0, 5, false, 1000);         /* idle since 1000 */
+    gr_producers_record(ps, 2, 0, 0, 1, 1, 1, 5, true, 1000);          /* ongoing transaction */
+    gr_producers_record(ps, 3, 0, 0, 1, 2, 2, 999999999, false, 1900); /* future batch timestamp */
+    gr_producers_record(ps, 4, 0, 0, 1, 3, 3, 5, false, -1);           /* rebuilt at start-up */
+    ASSERT_EQ(gr_producers_count(ps), 4);
+    ASSERT_EQ(gr_producers_expire(ps, 1999, 1000), 0); /* 999 ms idle: not yet */
+    ASSERT_EQ(gr_producers_expire(ps, 2000, 1000), 1); /* pid 1 */
+    ASSERT(!gr_producers_entry(ps, 1, false));
+    ASSERT_EQ(gr_producers_expire(ps, 2900, 1000), 1); /* pid 3: the broker's clock, not its timestamp */
+    ASSERT(gr_producers_entry(ps, 2, false));
+    ASSERT(gr_producers_entry(ps, 4, false)); /* stamped at 2000, expires at 3000 */
+    ASSERT_EQ(gr_producers_expire(ps, 3000, 1000), 1);
+    ASSERT(!gr_producers_entry(ps, 4, false));
+    gr_producers_complete(ps, 2, 0, 0, true, 10, 5, 5000); /* the transaction ends */
+    ASSERT_EQ(gr_producers_expire(ps, 5999, 1000), 0);
+    ASSERT_EQ(gr_producers_expire(ps, 6000, 1000), 1);
+    ASSERT_EQ(gr_producers_count(ps), 0);
+    ASSERT_EQ(gr_producers_first_unstable(ps), -1);
+    gr_producers_free(ps);
+}
+
 int main(void) {
     RUN_TEST(test_lso_and_aborted);
     RUN_TEST(test_aborted_overlap);
@@ -329,6 +356,7 @@ int main(void) {
     RUN_TEST(test_snapshot);
     RUN_TEST(test_control_batch);
     RUN_TEST(test_rebuild);
+    RUN_TEST(test_expire);
     fprintf(stderr, "ok\n");
     return 0;
 }
