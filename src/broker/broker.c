@@ -90,7 +90,8 @@ static void flush_done_ignore(void *arg, gr_err_t err) {
     gr_partition_unpin(p);
 }
 
-/* Before the loop sleeps: partitions whose flush policy says "now" get an fsync. */
+/* Before the loop sleeps: acks=all waiters go to the sync thread, and partitions
+ * whose flush policy says "now" get an fsync. */
 static void before_sleep(gr_hook_t *hook, int64_t now) {
     gr_broker_t *b = hook->data;
     gr_sync_queue_run(b->syncq);
@@ -173,7 +174,7 @@ gr_err_t gr_broker_new_ex(gr_loop_t *loop, const gr_server_config_t *cfg, gr_bro
     b->progress = progress;
     b->progress_arg = progress_arg;
     b->cfg = cfg;
-    b->syncq = gr_sync_queue_new(&b->cm.log_fsync);
+    b->syncq = gr_sync_queue_new(loop, &b->cm.log_fsync);
     /* Initialised first, so that gr_broker_free can undo any partial start-up. */
     gr_timer_init(loop, &b->housekeeping, housekeeping, b);
     gr_timer_init(loop, &b->producer_expiry, expire_producers, b);

@@ -27,16 +27,22 @@ typedef struct gr_broker_feature {
 } gr_broker_feature_t;
 #define GR_BROKER_N_FEATURES 4
 
-/** acks=all group commit on the loop thread (sync_queue.c): waiters queued during
- *  one loop iteration are completed, after one fsync per partition, just before
- *  the loop sleeps. cb(arg, err) runs on the loop thread, never inside _add. */
+/** acks=all group commit (sync_queue.c): the waiters queued during one loop iteration
+ *  are handed, just before the loop sleeps, to the queue's sync thread, which fsyncs
+ *  each partition once for all of them; cb(arg, err) then runs on the loop thread
+ *  (never inside _add), err 0 only once the offset is durable. */
 typedef struct gr_sync_queue gr_sync_queue_t;
 typedef void gr_sync_cb(void *arg, gr_err_t err);
-/** fsync_hist (may be NULL): each fsync is timed into it (gr_hist_observe_atomic). */
-gr_sync_queue_t *gr_sync_queue_new(gr_hist_t *fsync_hist);
-/** Completes every queued waiter first. */
+/** Starts the sync thread; its completions are posted to loop. fsync_hist (may be NULL):
+ *  each fsync is timed into it (gr_hist_observe_atomic). loop NULL, or no thread: the
+ *  fsyncs run inline in gr_sync_queue_run. */
+gr_sync_queue_t *gr_sync_queue_new(gr_loop_t *loop, gr_hist_t *fsync_hist);
+/** Completes every waiter first, queued or in flight (may block on fsyncs); stops the thread. */
 void gr_sync_queue_free(gr_sync_queue_t *q);
+/** Queue cb(arg, err) for when p's log is durable up to offset (exclusive). Pins p
+ *  until cb has run. */
 void gr_sync_queue_add(gr_sync_queue_t *q, gr_partition_t *p, int64_t offset, gr_sync_cb *cb, void *arg);
+/** Hand the queued waiters to the sync thread (before the loop sleeps). */
 void gr_sync_queue_run(gr_sync_queue_t *q);
 
 typedef struct gr_topic_job gr_topic_job_t;
@@ -53,7 +59,7 @@ struct gr_broker {
     } * lst;                        /* one per cfg->listeners entry (broker_listeners.c) */
     size_t n_lst;
     gr_flusher_t *flusher;  /* background fsyncs: flush policy, share state */
-    gr_sync_queue_t *syncq; /* acks=all fsyncs, run before the loop sleeps */
+    gr_sync_queue_t *syncq; /* acks=all fsyncs, handed over before the loop sleeps */
     gr_core_metrics_t cm;   /* requests, errors, durations, fsyncs (core_metrics.h) */
     gr_parts_t *parts;
     gr_share_ctx_t share;         /* share groups, see share_int.h */

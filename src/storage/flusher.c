@@ -30,7 +30,9 @@ struct gr_flusher {
     pthread_t th;
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    pthread_cond_t idle_cv;        /* signalled when a pass ends with nothing pending */
     fifo_t pending;                /* mu */
+    bool busy;                     /* mu: a pass is running */
     fifo_t done;                   /* mu */
     bool stop;                     /* mu */
     uint64_t seq;                  /* loop thread */
@@ -117,11 +119,14 @@ static void *flusher_main(void *arg) {
         if (!fl->pending.head) break;
         req_t *list = fl->pending.head;
         fl->pending.head = fl->pending.tail = NULL;
+        fl->busy = true;
         pthread_mutex_unlock(&fl->mu);
         fifo_t out = {0};
         process(fl, list, &out);
         pthread_mutex_lock(&fl->mu);
         fifo_concat(&fl->done, &out);
+        fl->busy = false;
+        if (!fl->pending.head) pthread_cond_broadcast(&fl->idle_cv);
         pthread_mutex_unlock(&fl->mu);
         fl->wake(fl->wake_ctx);
         pthread_mutex_lock(&fl->mu);
@@ -137,9 +142,11 @@ gr_err_t gr_flusher_start(gr_flusher_t **out, void (*wake)(void *wake_ctx), void
     fl->wake_ctx = wake_ctx;
     pthread_mutex_init(&fl->mu, NULL);
     pthread_cond_init(&fl->cv, NULL);
+    pthread_cond_init(&fl->idle_cv, NULL);
     if (pthread_create(&fl->th, NULL, flusher_main, fl) != 0) {
         pthread_mutex_destroy(&fl->mu);
         pthread_cond_destroy(&fl->cv);
+        pthread_cond_destroy(&fl->idle_cv);
         free(fl);
         return GR_ERR_UNKNOWN_SERVER_ERROR;
     }
@@ -153,19 +160,40 @@ void gr_flusher_request(gr_flusher_t *fl, gr_plog_t *plog, int64_t offset, gr_fl
 
 void gr_flusher_request_timed(gr_flusher_t *fl, gr_plog_t *plog, int64_t offset, gr_hist_t *hist, gr_flusher_cb *cb,
                               void *arg) {
-    req_t *r = calloc(1, sizeof(*r));
-    if (!r) abort();
-    *r = (req_t){.plog = plog, .offset = offset, .seq = fl->seq++, .cb = cb, .arg = arg, .hist = hist};
-    __atomic_add_fetch(&fl->n_requests, 1, __ATOMIC_RELAXED);
-    bool durable = offset <= gr_plog_durable_offset(plog);
+    gr_flusher_item_t it = {plog, offset, hist, cb, arg};
+    gr_flusher_request_many(fl, &it, 1);
+}
+
+void gr_flusher_request_many(gr_flusher_t *fl, const gr_flusher_item_t *items, size_t n) {
+    if (n == 0) return;
+    req_t **rs = malloc(n * sizeof(*rs));
+    bool *durable = malloc(n * sizeof(*durable));
+    if (!rs || !durable) abort();
+    bool any_done = false;
+    for (size_t i = 0; i < n; i++) {
+        const gr_flusher_item_t *it = &items[i];
+        rs[i] = calloc(1, sizeof(*rs[i]));
+        if (!rs[i]) abort();
+        *rs[i] = (req_t){
+            .plog = it->plog, .offset = it->offset, .seq = fl->seq++, .cb = it->cb, .arg = it->arg, .hist = it->hist};
+        durable[i] = it->offset <= gr_plog_durable_offset(it->plog);
+        any_done |= durable[i];
+    }
+    __atomic_add_fetch(&fl->n_requests, n, __ATOMIC_RELAXED);
     pthread_mutex_lock(&fl->mu);
-    if (durable)
-        fifo_push(&fl->done, r); /* no fsync needed; still completes asynchronously */
-    else
-        fifo_push(&fl->pending, r);
+    for (size_t i = 0; i < n; i++)
+        fifo_push(durable[i] ? &fl->done : &fl->pending, rs[i]); /* durable: no fsync, still asynchronous */
     pthread_cond_signal(&fl->cv);
     pthread_mutex_unlock(&fl->mu);
-    if (durable) fl->wake(fl->wake_ctx);
+    if (any_done) fl->wake(fl->wake_ctx);
+    free(durable);
+    free(rs);
+}
+
+void gr_flusher_wait_idle(gr_flusher_t *fl) {
+    pthread_mutex_lock(&fl->mu);
+    while (fl->pending.head || fl->busy) pthread_cond_wait(&fl->idle_cv, &fl->mu);
+    pthread_mutex_unlock(&fl->mu);
 }
 
 size_t gr_flusher_run_completions(gr_flusher_t *fl) {
@@ -197,6 +225,7 @@ void gr_flusher_destroy(gr_flusher_t *fl) {
     pthread_join(fl->th, NULL);
     gr_flusher_run_completions(fl);
     pthread_cond_destroy(&fl->cv);
+    pthread_cond_destroy(&fl->idle_cv);
     pthread_mutex_destroy(&fl->mu);
     free(fl);
 }

@@ -41,6 +41,24 @@ void gr_flusher_request(gr_flusher_t *fl, gr_plog_t *plog, int64_t offset, gr_fl
 void gr_flusher_request_timed(gr_flusher_t *fl, gr_plog_t *plog, int64_t offset, gr_hist_t *hist, gr_flusher_cb *cb,
                               void *arg);
 
+/** One request of gr_flusher_request_many (the arguments of gr_flusher_request_timed). */
+typedef struct gr_flusher_item {
+    gr_plog_t *plog;
+    int64_t offset;
+    gr_hist_t *hist;
+    gr_flusher_cb *cb;
+    void *arg;
+} gr_flusher_item_t;
+/** n requests handed over at once (one lock, one wake-up of the thread), so that a pass
+ *  never starts with only the first of them: a caller that collected a batch (the
+ *  broker's acks=all sync queue) gets one fsync per log for all of it. Loop thread. */
+void gr_flusher_request_many(gr_flusher_t *fl, const gr_flusher_item_t *items, size_t n);
+
+/** Block until no request is pending and no pass is running, i.e. every request made so
+ *  far has its completion queued (run them with gr_flusher_run_completions). For
+ *  shutdown paths that must finish their waiters before the loop stops. Loop thread. */
+void gr_flusher_wait_idle(gr_flusher_t *fl);
+
 /** Run the queued completion callbacks on the calling (loop) thread. Returns how many ran. */
 size_t gr_flusher_run_completions(gr_flusher_t *fl);
 
