@@ -482,9 +482,11 @@ static void advance(gr_conn_t *conn, size_t n) {
 }
 
 /* Collect memory segments from the cursor on, across consecutive answered
- * responses, up to the next file segment or unanswered request. */
-static int gather(gr_conn_t *conn, struct iovec *iov) {
+ * responses, up to the next file segment or unanswered request. *file_next:
+ * the gathering stopped at a file segment (more of this answer follows at once). */
+static int gather(gr_conn_t *conn, struct iovec *iov, bool *file_next) {
     int n = 0;
+    *file_next = false;
     for (uint64_t seq = conn->head_seq; seq < conn->next_seq && n < IOV_BATCH; seq++) {
         gr__slot_t *slot = &conn->slots[seq & (conn->slot_cap - 1)];
         if (slot->state == GR__SLOT_WAITING) break;
@@ -494,7 +496,10 @@ static int gather(gr_conn_t *conn, struct iovec *iov) {
             size_t start = 0, len = seg_len(&slot->wb, k, &start);
             size_t skip = first && k == conn->cur_seg ? conn->cur_off : 0;
             if (len == skip) continue;
-            if (k & 1) return n;
+            if (k & 1) {
+                *file_next = true;
+                return n;
+            }
             iov[n].iov_base = slot->wb.mem + start + skip;
             iov[n].iov_len = len - skip;
             n++;
@@ -517,7 +522,8 @@ static ssize_t tls_write_batch(gr_conn_t *conn, gr__slot_t *slot) {
                             err, sizeof(err));
     } else {
         struct iovec iov[IOV_BATCH];
-        int n = gather(conn, iov);
+        bool file_next;
+        int n = gather(conn, iov, &file_next);
         static uint8_t co[TLS_COALESCE]; /* one loop thread */
         size_t used = 0;
         for (int i = 0; i < n && iov[0].iov_len < TLS_COALESCE && used + iov[i].iov_len <= TLS_COALESCE; i++) {
@@ -550,8 +556,12 @@ static ssize_t write_batch(gr_conn_t *conn, gr__slot_t *slot) {
             return -1;
         }
     } else {
-        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)gather(conn, iov)};
-        w = sendmsg(conn->io.fd, &msg, MSG_NOSIGNAL);
+        bool file_next;
+        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)gather(conn, iov, &file_next)};
+        /* A response header followed by its records (sendfile): MSG_MORE holds the header
+         * back so it leaves in the same segment as the first records, instead of a packet
+         * (and a wake-up of the reader) of its own; sendfile pushes at its end. */
+        w = sendmsg(conn->io.fd, &msg, MSG_NOSIGNAL | (file_next ? MSG_MORE : 0));
     }
     if (w >= 0) return w;
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return 0;
