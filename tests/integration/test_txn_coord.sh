@@ -2,7 +2,8 @@
 # The transaction coordinator on the wire (tests/integration/txn_coord_wire.py):
 # FindCoordinator key type 1, InitProducerId with a transactional id (epoch bumps,
 # fencing, KIP-360, timeouts), AddPartitionsToTxn / AddOffsetsToTxn / TxnOffsetCommit /
-# EndTxn (v3 and v5) errors, DescribeTransactions, ListTransactions, the coordinator's
+# EndTxn (v3 and v5) errors, DescribeTransactions, ListTransactions, a transaction-version-2
+# produce right after EndTxn (it waits on the broker for the completion), the coordinator's
 # timeout abort, then kill -9 (gregord: right after an EndTxn answer) and the
 # state recovered (a PREPARE_COMMIT transaction completes: its markers are written
 # again). Runs against the reference Apache Kafka 4.4.0 too (--ref): the same
