@@ -328,22 +328,15 @@ static void retry_later(gr_broker_t *b) {
     if (!gr_timer_is_active(&b->txn->retry_timer)) gr_timer_start(&b->txn->retry_timer, b->txn->retry_backoff_ms, 0);
 }
 
-static void complete_synced(void *arg, gr_err_t err) {
-    char *id = arg;
-    if (err) GR_ERROR("txn", "transaction log: the completion of %s was not fsynced: %s", id, gr_err_str(err));
-    free(id);
-}
-
-/* COMPLETE_* applies as soon as it is written, without waiting for its fsync: the markers
- * are durable already, the fsync of any later record of the log covers it, and after a
- * crash before that the log still says PREPARE_*, so the markers are written again
- * (harmless) and the transaction completes. The next transaction of the id then need not
- * wait for this fsync (one fsync less per transaction). */
+/* COMPLETE_* is appended without an fsync of its own and applies at once: the markers
+ * are durable already, the fsync any later record of the log asks for covers it, and
+ * after a crash before that the log still says PREPARE_*, so the markers are written
+ * again (harmless) and the transaction completes. Neither the next transaction of the id
+ * nor the flusher waits for it: the next AddPartitionsToTxn's fsync does not queue behind
+ * one for this record (docs/transactions.md, "Durability"). */
 static void persist_complete(gr_broker_t *b, gr_txn_t *t) {
-    char *id = gr_xstrdup(t->id);
-    gr_err_t err = b->shutting_down ? GR_ERR_KAFKA_STORAGE_ERROR : write_record(b, t, complete_synced, id);
-    if (err) { /* not written: the callback does not run (gr_cstore_commit) */
-        free(id);
+    gr_err_t err = b->shutting_down ? GR_ERR_KAFKA_STORAGE_ERROR : write_record(b, t, NULL, NULL);
+    if (err) {
         gr_txn_cancel(t);
         retry_later(b); /* still PREPARE_*: the markers and the completion go again */
         return;
