@@ -15,13 +15,16 @@
 #include "txn/txn_record.h"
 
 /* Per-id broker state (t->user): the markers in flight and the produce checks
- * waiting for a pending add to be written. */
+ * waiting for a pending add to be written, or (retry_until, a transaction-version-2
+ * produce) for the previous transaction to complete. */
 typedef struct waiter {
     struct waiter *next;
     char *topic;
     int32_t partition;
     int64_t pid;
     int16_t epoch;
+    int64_t retry_until; /* loop ms; 0: CONCURRENT_TRANSACTIONS is answered at once */
+    bool waited;         /* parked at least once (metrics) */
     gr_txn_verify_cb *cb;
     void *arg;
 } waiter_t;
@@ -29,15 +32,37 @@ typedef struct waiter {
 typedef struct aux {
     bool markers_busy;
     waiter_t *waiters, **tail;
+    gr_broker_t *b;
+    gr_txn_t *t;
+    gr_timer_t retry_timer; /* the first retry_until of the parked checks */
 } aux_t;
 
-static aux_t *aux_of(gr_txn_t *t) {
+static void run_waiters(gr_broker_t *b, gr_txn_t *t);
+
+static void aux_retry_fire(gr_timer_t *tm, int64_t now) {
+    (void)now;
+    aux_t *a = tm->data;
+    run_waiters(a->b, a->t);
+}
+
+static aux_t *aux_of(gr_broker_t *b, gr_txn_t *t) {
     if (!t->user) {
         aux_t *a = gr_xcalloc(1, sizeof(*a));
         a->tail = &a->waiters;
+        a->b = b;
+        a->t = t;
+        gr_timer_init(b->loop, &a->retry_timer, aux_retry_fire, a);
         t->user = a;
     }
     return t->user;
+}
+
+static void aux_free(gr_txn_t *t) {
+    aux_t *a = t->user;
+    if (!a) return;
+    gr_timer_stop(&a->retry_timer);
+    free(a);
+    t->user = NULL;
 }
 
 static int64_t cfg_i64(const gr_broker_t *b, const char *name) {
@@ -83,8 +108,6 @@ static gr_err_t map_write_err(gr_err_t err) {
     return err == GR_ERR_KAFKA_STORAGE_ERROR ? GR_ERR_NOT_COORDINATOR : GR_ERR_COORDINATOR_NOT_AVAILABLE;
 }
 
-static void run_waiters(gr_broker_t *b, gr_txn_t *t);
-
 static void persisted(void *arg, gr_err_t err) {
     persist_ctx_t *pc = arg;
     gr_broker_t *b = pc->b;
@@ -103,8 +126,7 @@ static void persisted(void *arg, gr_err_t err) {
             t->transit = keep;
             gr_txn_coord_persist(b, t, NULL, NULL);
         } else {
-            free(a);
-            t->user = NULL;
+            aux_free(t);
             b->txn->n_expired++;
             gr_txn_remove(&b->txn->reg, t);
             t = NULL;
@@ -169,20 +191,42 @@ static int add_need(const gr_txn_t *t, const waiter_t *w) {
     return 1;
 }
 
+/* Kafka 4.4.0's ReplicaManager retries a transaction-version-2 produce's add that
+ * got CONCURRENT_TRANSACTIONS (the previous transaction's markers are being written)
+ * for add.partitions.to.txn.retry.backoff.max.ms before answering the producer; here
+ * the check waits, in arrival order, and goes on as soon as the transaction completes
+ * (run_waiters after COMPLETE_*), or gets the error when its time is up. */
+static bool park(aux_t *a, waiter_t *w, int e, waiter_t ***parked_tail) {
+    struct gr_txn_ctx *c = a->b->txn;
+    int64_t now = gr_loop_now(a->b->loop);
+    if (e != GR_ERR_CONCURRENT_TRANSACTIONS || w->retry_until <= now) {
+        if (w->waited) e == GR_ERR_CONCURRENT_TRANSACTIONS ? c->n_add_waits_timed_out++ : c->n_add_waits_done++;
+        return false;
+    }
+    w->waited = true;
+    **parked_tail = w;
+    *parked_tail = &w->next;
+    if (!gr_timer_is_active(&a->retry_timer) || gr_timer_due(&a->retry_timer) > w->retry_until)
+        gr_timer_start(&a->retry_timer, w->retry_until - now, 0);
+    return true;
+}
+
 /* Checks wait while t has a pending write; then those that need an add go on in
  * one write (several partitions of one produce request share it). */
 static void run_waiters(gr_broker_t *b, gr_txn_t *t) {
     aux_t *a = t->user;
     if (!a || !a->waiters || t->pending) return;
-    waiter_t *list = a->waiters, *adds = NULL, **adds_tail = &adds;
+    waiter_t *list = a->waiters, *adds = NULL, **adds_tail = &adds, *parked = NULL, **parked_tail = &parked;
     a->waiters = NULL;
     a->tail = &a->waiters;
+    gr_timer_stop(&a->retry_timer);
     gr_txn_tpart_t *parts = NULL;
     int32_t n = 0;
     for (waiter_t *w = list, *next; w; w = next) {
         next = w->next;
         w->next = NULL;
         int e = add_need(t, w);
+        if (park(a, w, e, &parked_tail)) continue;
         if (e != 1 && !(e == 0 && n > 0)) {
             waiter_answer(w, (gr_err_t)e);
             continue;
@@ -197,6 +241,11 @@ static void run_waiters(gr_broker_t *b, gr_txn_t *t) {
         *adds_tail = w;
         adds_tail = &w->next;
     }
+    if (parked) { /* ahead of any check that arrived meanwhile */
+        *parked_tail = a->waiters;
+        if (!a->waiters) a->tail = parked_tail;
+        a->waiters = parked;
+    }
     if (!n) return;
     int e = gr_txn_add_partitions(&b->txn->reg, t, t->m.pid, t->m.epoch, parts, n, 2, gr_clock_wall_ms());
     free(parts);
@@ -207,8 +256,8 @@ static void run_waiters(gr_broker_t *b, gr_txn_t *t) {
     gr_txn_coord_persist(b, t, added, adds);
 }
 
-void gr_txn_coord_check(gr_broker_t *b, gr_str_t txn_id, int64_t pid, int16_t epoch, const char *topic,
-                        int32_t partition, bool add, gr_txn_verify_cb *cb, void *arg) {
+static void check(gr_broker_t *b, gr_str_t txn_id, int64_t pid, int16_t epoch, const char *topic, int32_t partition,
+                  bool add, int64_t retry_ms, gr_txn_verify_cb *cb, void *arg) {
     if (gr_str_is_null(txn_id) || txn_id.len == 0) {
         cb(arg, GR_ERR_INVALID_REQUEST);
         return;
@@ -219,11 +268,17 @@ void gr_txn_coord_check(gr_broker_t *b, gr_str_t txn_id, int64_t pid, int16_t ep
         return;
     }
     waiter_t *w = gr_xcalloc(1, sizeof(*w));
-    *w = (waiter_t){NULL, gr_xstrdup(topic), partition, pid, epoch, cb, arg};
-    aux_t *a = aux_of(t);
+    int64_t until = retry_ms > 0 ? gr_loop_now(b->loop) + retry_ms : 0;
+    *w = (waiter_t){NULL, gr_xstrdup(topic), partition, pid, epoch, until, false, cb, arg};
+    aux_t *a = aux_of(b, t);
     *a->tail = w;
     a->tail = &w->next;
     run_waiters(b, t);
+}
+
+void gr_txn_coord_check(gr_broker_t *b, gr_str_t txn_id, int64_t pid, int16_t epoch, const char *topic,
+                        int32_t partition, bool add, gr_txn_verify_cb *cb, void *arg) {
+    check(b, txn_id, pid, epoch, topic, partition, add, 0, cb, arg);
 }
 
 /* What Kafka's AddPartitionsToTxnManager hands the produce path: a fenced producer is
@@ -250,7 +305,8 @@ void gr_txn_coord_verify(gr_broker_t *b, gr_str_t txn_id, int64_t pid, int16_t e
                          int32_t partition, int16_t produce_version, gr_txn_verify_cb *cb, void *arg) {
     verify_ctx_t *vc = gr_xmalloc(sizeof(*vc));
     *vc = (verify_ctx_t){cb, arg, produce_version};
-    gr_txn_coord_check(b, txn_id, pid, epoch, topic, partition, produce_version >= 12, verified, vc);
+    bool add = produce_version >= 12;
+    check(b, txn_id, pid, epoch, topic, partition, add, add && b->txn ? b->txn->add_retry_ms : 0, verified, vc);
 }
 
 /* ------------------------------------------------------------------ markers and completion */
@@ -272,22 +328,15 @@ static void retry_later(gr_broker_t *b) {
     if (!gr_timer_is_active(&b->txn->retry_timer)) gr_timer_start(&b->txn->retry_timer, b->txn->retry_backoff_ms, 0);
 }
 
-static void complete_synced(void *arg, gr_err_t err) {
-    char *id = arg;
-    if (err) GR_ERROR("txn", "transaction log: the completion of %s was not fsynced: %s", id, gr_err_str(err));
-    free(id);
-}
-
-/* COMPLETE_* applies as soon as it is written, without waiting for its fsync: the markers
- * are durable already, the fsync of any later record of the log covers it, and after a
- * crash before that the log still says PREPARE_*, so the markers are written again
- * (harmless) and the transaction completes. The next transaction of the id then need not
- * wait for this fsync (one fsync less per transaction). */
+/* COMPLETE_* is appended without an fsync of its own and applies at once: the markers
+ * are durable already, the fsync any later record of the log asks for covers it, and
+ * after a crash before that the log still says PREPARE_*, so the markers are written
+ * again (harmless) and the transaction completes. Neither the next transaction of the id
+ * nor the flusher waits for it: the next AddPartitionsToTxn's fsync does not queue behind
+ * one for this record (docs/transactions.md, "Durability"). */
 static void persist_complete(gr_broker_t *b, gr_txn_t *t) {
-    char *id = gr_xstrdup(t->id);
-    gr_err_t err = b->shutting_down ? GR_ERR_KAFKA_STORAGE_ERROR : write_record(b, t, complete_synced, id);
-    if (err) { /* not written: the callback does not run (gr_cstore_commit) */
-        free(id);
+    gr_err_t err = b->shutting_down ? GR_ERR_KAFKA_STORAGE_ERROR : write_record(b, t, NULL, NULL);
+    if (err) {
         gr_txn_cancel(t);
         retry_later(b); /* still PREPARE_*: the markers and the completion go again */
         return;
@@ -369,7 +418,7 @@ static void mk_offsets_done(void *arg, gr_err_t err) {
 }
 
 void gr_txn_coord_markers(gr_broker_t *b, gr_txn_t *t) {
-    aux_t *a = aux_of(t);
+    aux_t *a = aux_of(b, t);
     if (a->markers_busy || b->shutting_down) return;
     mk_t *k = gr_xcalloc(1, sizeof(*k));
     k->b = b;
@@ -502,6 +551,7 @@ gr_err_t gr_txn_coord_open(gr_broker_t *b, char *errstr, size_t errstr_size) {
     gr_txn_reg_init(&c->reg, &cfg, new_pid, b);
     c->offsets_partitions = b->cfg->offsets_topic_num_partitions;
     c->retry_backoff_ms = 100;
+    c->add_retry_ms = cfg_i64(b, "add.partitions.to.txn.retry.backoff.max.ms");
     gr_timer_init(b->loop, &c->abort_timer, abort_fire, b);
     gr_timer_init(b->loop, &c->expire_timer, expire_fire, b);
     gr_timer_init(b->loop, &c->retry_timer, retry_fire, b);
@@ -541,8 +591,7 @@ void gr_txn_coord_close(gr_broker_t *b) {
             next = w->next;
             waiter_answer(w, GR_ERR_NOT_COORDINATOR);
         }
-        free(a);
-        t->user = NULL;
+        aux_free(t);
     }
     gr_txn_reg_free(&c->reg);
     free(c);

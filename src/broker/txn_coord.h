@@ -30,8 +30,10 @@ struct gr_txn_ctx {
     gr_timer_t expire_timer; /* transaction.remove.expired.transaction.cleanup.interval.ms */
     gr_timer_t retry_timer;  /* markers or completions to try again */
     int64_t retry_backoff_ms;
+    int64_t add_retry_ms;       /* add.partitions.to.txn.retry.backoff.max.ms */
     int32_t offsets_partitions; /* offsets.topic.num.partitions (partitionFor of a group) */
     uint64_t n_committed, n_aborted, n_timed_out, n_expired; /* since start-up (txn_metrics.c) */
+    uint64_t n_add_waits_done, n_add_waits_timed_out;        /* produce adds that waited (park) */
 };
 
 gr_err_t gr_txn_coord_open(gr_broker_t *b, char *errstr, size_t errstr_size);

@@ -38,6 +38,19 @@ void gr_broker_collect_txn(gr_broker_t *b, gr_prom_t *p) {
     gr_prom_family(p, "gregor_transactional_ids_expired_total", GR_PROM_COUNTER,
                    "Transactional ids removed after transactional.id.expiration.ms");
     gr_prom_u64(p, "gregor_transactional_ids_expired_total", NULL, c ? c->n_expired : 0);
+    gr_prom_family(p, "gregor_transaction_produce_add_waits_total", GR_PROM_COUNTER,
+                   "Transaction-version-2 produce requests whose partition add waited for the previous "
+                   "transaction to complete, by outcome (add.partitions.to.txn.retry.backoff.max.ms)");
+    static const char *const outcomes[2] = {"completed", "timed_out"};
+    for (int i = 0; i < 2; i++) {
+        gr_prom_labels_t l;
+        gr_prom_labels_init(&l);
+        gr_prom_label(&l, "result", outcomes[i]);
+        gr_prom_u64(p, "gregor_transaction_produce_add_waits_total", &l,
+                    !c  ? 0
+                    : i ? c->n_add_waits_timed_out
+                        : c->n_add_waits_done);
+    }
     gr_prom_family(p, "gregor_transactional_offsets_pending", GR_PROM_GAUGE,
                    "Offsets committed by TxnOffsetCommit whose transaction has not ended");
     gr_prom_u64(p, "gregor_transactional_offsets_pending", NULL,

@@ -249,6 +249,15 @@ const gr_cfgdef_t gr__cfgdefs[] = {
             "partition."},
     {BROKER("producer.id.expiration.check.interval.ms", INT), .dflt = "600000", .min = 1, .flags = F_MIN | F_INTERNAL,
      .importance = GR_CFG_LOW, .doc = "How often expired producer ids are removed."},
+    {BROKER("add.partitions.to.txn.retry.backoff.max.ms", INT), .dflt = "100", .min = 0, .flags = F_MIN,
+     .importance = GR_CFG_HIGH,
+     .doc = "How long a transaction-version-2 produce whose partition cannot join the transaction yet (its "
+            "previous transaction's markers are being written: CONCURRENT_TRANSACTIONS) waits on the broker "
+            "before the producer is told to retry."},
+    {BROKER("add.partitions.to.txn.retry.backoff.ms", INT), .dflt = "20", .min = 1, .flags = F_MIN | F_UNUSED,
+     .importance = GR_CFG_HIGH,
+     .doc = "Accepted for Kafka compatibility: gregord retries the add as soon as the previous transaction "
+            "completes instead of polling."},
     {BROKER("transactional.id.expiration.ms", INT), .dflt = "604800000", .min = 1, .flags = F_MIN,
      .importance = GR_CFG_HIGH, .doc = "A transactional id with no transaction for this long is removed."},
     {BROKER("transaction.abort.timed.out.transaction.cleanup.interval.ms", INT), .dflt = "10000", .min = 1,

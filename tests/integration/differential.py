@@ -581,7 +581,6 @@ KAFKA_ONLY_TOPIC_CONFIGS = ["local.retention.bytes", "local.retention.ms", "remo
 # metrics, ...): 246 names in Kafka 4.4.0, taken from a real run (minus what gregord implements: the 4
 # connection and request-memory limits, the 2 DLQ configs, the 6 classic-group/offset configs, the security keys).
 KAFKA_ONLY_BROKER_CONFIGS = [
-    'add.partitions.to.txn.retry.backoff.max.ms', 'add.partitions.to.txn.retry.backoff.ms',
     'alter.config.policy.class.name', 'alter.log.dirs.replication.quota.window.num',
     'alter.log.dirs.replication.quota.window.size.seconds', 'authorizer.class.name',
     'auto.leader.rebalance.enable', 'background.threads', 'broker.heartbeat.interval.ms', 'broker.rack',

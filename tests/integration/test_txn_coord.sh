@@ -2,7 +2,8 @@
 # The transaction coordinator on the wire (tests/integration/txn_coord_wire.py):
 # FindCoordinator key type 1, InitProducerId with a transactional id (epoch bumps,
 # fencing, KIP-360, timeouts), AddPartitionsToTxn / AddOffsetsToTxn / TxnOffsetCommit /
-# EndTxn (v3 and v5) errors, DescribeTransactions, ListTransactions, the coordinator's
+# EndTxn (v3 and v5) errors, DescribeTransactions, ListTransactions, a transaction-version-2
+# produce right after EndTxn (it waits on the broker for the completion), the coordinator's
 # timeout abort, then kill -9 (gregord: right after an EndTxn answer) and the
 # state recovered (a PREPARE_COMMIT transaction completes: its markers are written
 # again). Runs against the reference Apache Kafka 4.4.0 too (--ref): the same
@@ -43,6 +44,13 @@ wire 60 main "$run"
 tally "$out"
 state=$(printf '%s\n' "$out" | sed -n 's/^STATE //p')
 check "main scenarios ran to the end" test -n "$state"
+if [[ "$GR_TARGET" == gregord ]]; then # the produces that waited for the previous transaction
+  waits=$(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+    "http://127.0.0.1:$admin_port/metrics" | grep '^gregor_transaction_produce_add_waits_total' || true)
+  log "$(tr '\n' ' ' <<<"$waits")"
+  check "metrics: no produce add waited past add.partitions.to.txn.retry.backoff.max.ms" \
+    grep -qx 'gregor_transaction_produce_add_waits_total{result="timed_out"} 0' <<<"$waits"
+fi
 
 # gregord only: Kafka 4.4.0 killed there was seen to lose the markers (its log truncated to
 # the last high-watermark checkpoint) while its coordinator says CompleteCommit, leaving the

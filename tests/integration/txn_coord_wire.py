@@ -194,6 +194,49 @@ def expired(boot, run, pid, step):
         check("expired id starts again: a new producer id at epoch 0", r[0] == 0 and r[1] != pid and r[2] == 0, r)
 
 
+def produce12(txn, topic, part, records):
+    """Produce v12 (transaction version 2: the broker adds the partition) body, acks=-1."""
+    pd = i32(part) + kw.uvarint(len(records) + 1) + records + TAGS
+    return cstr(txn) + i16(-1) + i32(10000) + carr([cstr(topic) + carr([pd], None) + TAGS], None) + TAGS
+
+
+def produce12_err(r):
+    def part(r):
+        idx, err = r.i32(), r.i16()
+        r.i64(), r.i64(), r.i64()
+        r.carr(lambda r: (r.i32(), r.cstr(), r.tags()))
+        r.cstr(), r.tags()
+        return idx, err
+    return r.carr(lambda r: (r.cstr(), r.carr(part), r.tags()))[0][1][0][1]
+
+
+def behind_end_txn(boot, run, topic, group, rounds=8):
+    """Transaction version 2: a transaction with offsets (their completion in the group
+    store follows the EndTxn answer) ends with EndTxn v5, and the next transaction's
+    first Produce v12 goes at once on another connection: it reaches the coordinator while
+    the previous transaction is still being completed (CONCURRENT_TRANSACTIONS). Kafka
+    4.4.0 retries the add on the broker (add.partitions.to.txn.retry.backoff.max.ms,
+    100 ms) and gregord waits for the completion: the produce succeeds, every round."""
+    c, c2 = kw.Conn(boot), kw.Conn(boot)
+    w = "w-" + run
+    _, pw_, ew = init_pid(c, w)
+
+    def produce(epoch):
+        batch = kw.batch([b"w"], pid=pw_, epoch=epoch, seq=0, transactional=True)
+        return produce12_err(c2.call(0, 12, produce12(w, topic, 0, batch)))
+    out = [produce(ew)]
+    for i in range(rounds):
+        a = add_offsets(c, w, pw_, ew, group)
+        o = txn_offset_commit(c, w, group, pw_, ew, topic, {0: i}).get(0)
+        e, _, ew = end_txn(c, w, pw_, ew, True, ver=5)
+        out.append((a, o, e, produce(ew)))
+    check("TV2: a produce right after EndTxn (offsets still being completed) succeeds, %d rounds" % rounds,
+          out == [0] + [(0, 0, 0, 0)] * rounds, out)
+    check("TV2: and its transaction commits", end_txn(c, w, pw_, ew, True, ver=5)[0] == 0)
+    c.close()
+    c2.close()
+
+
 def main(boot, run):
     c = kw.Conn(boot)
     topic, group = "txn-" + run, "g-" + run
@@ -344,6 +387,8 @@ def main(boot, run):
     check("timed-out transaction aborted by the coordinator", d["state"] == "CompleteAbort", d)
     check("its epoch was bumped", d["epoch"] > et, d)
     check("timed-out producer fenced", end_txn(c, t, pt, et, True) == PRODUCER_FENCED)
+
+    behind_end_txn(boot, run, topic, "gw-" + run)
 
     # State left for after_restart: an ongoing transaction with a pending offset.
     k = "k-" + run
