@@ -92,3 +92,14 @@ bench_cpu_ticks() {
   [[ -n "${1:-}" ]] || { echo 0; return; }
   sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'
 }
+# bench_no_external REASON "$@": for the benchmarks that need brokers they start themselves
+# (gregord's /metrics, its RSS, its build options, TLS listeners with their own certificates):
+# --bootstrap-server / BENCH_BOOTSTRAP is refused with REASON (exit 2), so that no one takes a
+# run against another broker for a measurement of it.
+bench_no_external() {
+  local why="$1"; shift
+  bench_parse_bootstrap "$@"
+  [[ -z "$BENCH_EXTERNAL" ]] && return 0
+  echo "$(basename "$0"): cannot measure an already running broker ($BENCH_EXTERNAL): $why" >&2
+  exit 2
+}

@@ -18,7 +18,7 @@ SD_CLIENT="$GR_BUILD_DIR/gregor_bench_client"
 SD_CLI="$GR_BUILD_DIR/gregor"
 
 share_drain_series() { # share_drain_series BROKER
-  local b="$1" topic="bench-share" k
+  local b="$1" topic="bench-share${TS:-}" k
   [[ "${BENCH_SKIP_SHARE:-0}" == 1 ]] && return
   if [[ ! -x "$SD_CLIENT" || ! -x "$SD_CLI" ]]; then
     put "$b.share_drain_c1.note" "no-gregor_bench_client"; return
