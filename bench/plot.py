@@ -257,12 +257,12 @@ def littles_law(doc, out, written):
                [num(p.get("measured_msgs_s")) for p in pts]),
               ("predicted partitions × cap ÷ W", [num(p.get("predicted_msgs_s")) for p in pts])]
     fig, ax = plt.subplots(figsize=(8, 0.8 * len(pts) + 1.6))
-    bars(ax, labels, series, [GREGORD, OTHER[2]])
+    bars(ax, labels, series, [GREGORD, OTHER[2]], legend="lower right")
+    ax.set_xlim(0, ax.get_xlim()[1] * 1.45)
     for k, p in enumerate(pts):
-        ax.text(ax.get_xlim()[1] * 0.99, k, "×%.3f  L %.0f" % (p["ratio"], p["in_flight_mean"]), ha="right",
-                va="center", fontsize=7, color="#333333")
+        ax.text(ax.get_xlim()[1] * 0.99, k - 0.2, "measured ÷ predicted %.3f\nL mean %.0f of %d" % (
+            p["ratio"], p["in_flight_mean"], p.get("window", 0)), ha="right", va="center", fontsize=7, color="#333333")
     ax.set_xlabel("records/s")
-    ax.set_xlim(0, ax.get_xlim()[1] * 1.3)
     ax.set_title("Little's-law ceiling: %d partitions × %d locks ÷ W, consumers holding each batch W"
                  % (doc.get("partitions", 0), doc.get("cap", 0)))
     caption(fig, doc, "bench/littles_law.sh -> littles_law.json")
@@ -273,7 +273,7 @@ def scaling(doc, out, written):
     pts = [p for p in doc.get("points", []) if num(p.get("msgs_s"))]
     if not pts:
         return
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.4))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11.5, 3.6))
     styles = ["-", "--", ":"]
     brokers = list(dict.fromkeys(p["broker"] for p in pts))
     parts = sorted({p["partitions"] for p in pts})
@@ -289,17 +289,27 @@ def scaling(doc, out, written):
             cp = [(p["consumers"], p.get("cpu_us_per_record")) for p in row if num(p.get("cpu_us_per_record"))]
             if cp:
                 a2.plot([x for x, _ in cp], [y for _, y in cp], styles[pi % 3], marker="o", color=color, label=lab)
+    cons = sorted({p["consumers"] for p in pts})
     for ax in (a1, a2):
         ax.set_xscale("log", base=2)
+        ax.set_xticks(cons)
+        ax.set_xticklabels([str(c) for c in cons])
         ax.set_xlabel("consumers in the share group")
     a1.set_ylabel("share drain records/s (median)")
     a1.set_ylim(0, a1.get_ylim()[1] * 1.1)
     a2.set_ylabel("broker CPU µs per record")
     a2.set_yscale("log")
-    a1.legend(frameon=False, fontsize=7)
+    a2.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    a1.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: "{:,.0f}".format(v)))
     fig.suptitle("Share drain scaling, 1 KiB records, libgregor consumers", y=0.99)
     caption(fig, doc, "bench/scaling.sh -> scaling.json")
-    save(fig, out, "scaling", written)
+    fig.tight_layout(rect=(0, 0.06, 0.8, 1))
+    fig.legend(*a1.get_legend_handles_labels(), loc="center right", frameon=False, fontsize=7)
+    for ext in os.environ.get("BENCH_PLOT_FORMATS", "png svg").split():
+        path = os.path.join(out, "scaling.%s" % ext)
+        fig.savefig(path, dpi=130, metadata={"Date": None} if ext == "svg" else None)
+        written.append(path)
+    plt.close(fig)
 
 
 def main(argv):
