@@ -90,6 +90,8 @@ bench: build
 	fi
 	@if [ "$${BENCH_SKIP_CLIENTS:-0}" != 1 ]; then bash bench/clients.sh; fi
 	@if [ "$${BENCH_SKIP_CAPACITY:-0}" != 1 ]; then bash bench/capacity.sh; fi
+	@if [ "$${BENCH_SKIP_LITTLE:-0}" != 1 ]; then bash bench/littles_law.sh; fi
+	@if [ "$${BENCH_SKIP_SCALING:-0}" != 1 ]; then bash bench/scaling.sh; fi
 	@if [ "$${BENCH_SKIP_METRICS_COST:-0}" != 1 ]; then bash bench/metrics_cost.sh; fi
 	@if [ "$${BENCH_SKIP_DLQ:-0}" != 1 ]; then bash bench/share_dlq.sh; fi
 	@if [ "$${BENCH_SKIP_TLS:-0}" != 1 ]; then bash bench/tls.sh; fi

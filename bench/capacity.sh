@@ -29,6 +29,7 @@ source "$BENCH_SRC/../tests/lib.sh"
 # shellcheck source=lib.sh
 source "$BENCH_SRC/lib.sh"
 GR_TEST_NAME=bench-capacity
+bench_no_external "it reads gregord's own /metrics and capacity view through the admin listener it starts" "$@"
 
 WS="${BENCH_CAP_W:-0.2 0.5}"
 P="${BENCH_CAP_PARTITIONS:-2}"

@@ -23,6 +23,9 @@
 # Environment: BENCH_CG_MESSAGES (default 400000), BENCH_CG_ROUNDS (3), BENCH_CG_BROKERS
 # ("gregord kafka"), BENCH_CG_PROTOCOLS ("classic consumer"), BENCH_KAFKA_HEAP ("-Xmx1G -Xms1G"),
 # BENCH_TIMEOUT (1800 s), GR_BUILD_DIR. Writes $GR_BUILD_DIR/bench-results/cgroup.txt.
+# Any broker: --bootstrap-server H:P (or BENCH_BOOTSTRAP=H:P) measures that broker or cluster only,
+# under the name --name / BENCH_NAME (default "external"), without starting anything (no CPU or
+# RSS figures; its group.initial.rebalance.delay.ms is its own).
 set -uo pipefail
 BENCH_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 GR_TEST_TIMEOUT="${BENCH_TIMEOUT:-1800}"
@@ -31,9 +34,12 @@ source "$BENCH_SRC/../tests/lib.sh"
 # shellcheck source=lib.sh
 source "$BENCH_SRC/lib.sh"
 GR_TEST_NAME=bench-cgroup
+bench_parse_bootstrap "$@"
+CGT="cgbench-$$" CGR="cgrebal-$$" # topic names: new ones each run (an external broker keeps them)
 N="${BENCH_CG_MESSAGES:-400000}"
 ROUNDS="${BENCH_CG_ROUNDS:-3}"
 BROKERS="${BENCH_CG_BROKERS:-gregord kafka}"
+[[ -n "$BENCH_EXTERNAL" ]] && BROKERS="$BENCH_NAME"
 PROTOCOLS="${BENCH_CG_PROTOCOLS:-classic consumer}"
 export KAFKA_REF_HEAP="${BENCH_KAFKA_HEAP:--Xmx1G -Xms1G}"
 OUT_DIR="$GR_BUILD_DIR/bench-results"
@@ -49,30 +55,22 @@ TOOLS_DIR="$GR_TMP/tools"; mkdir -p "$TOOLS_DIR"
 FILE="$GR_TMP/in.txt"
 bench_kcat_input "$FILE" $((N / 4)) 1024
 
-cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'; }
+cpu_ticks() { bench_cpu_ticks "$1"; }
 hwm_mb() { awk '$1 == "VmHWM:" {printf "%.1f", $2 * 1024 / 1e6}' "/proc/$1/status" 2>/dev/null; }
 now() { date +%s.%N; }
 BPID=""
 
-start_broker() { # start_broker gregord|kafka: BPID, BOOTSTRAP
-  if [[ "$1" == gregord ]]; then
-    start_gregord --override group.initial.rebalance.delay.ms=0
-    BPID="$GR_GREGORD_PID"
-  else
-    start_ref_kafka group.initial.rebalance.delay.ms=0
-    BPID="$(cat "$GR_REF_DIR/kafka.pid")"
-  fi
-}
-stop_broker() { if [[ "$1" == gregord ]]; then stop_gregord; else stop_ref_kafka; fi; }
+start_broker() { bench_start_broker "$1" group.initial.rebalance.delay.ms=0; } # BPID, BOOTSTRAP
+stop_broker() { bench_stop_broker "$1"; }
 
 # cpu_per_m C0: broker CPU-s per million records since tick count C0
-cpu_per_m() { calc "($(cpu_ticks "$BPID") - $1) / $TICK / ($N / 1e6)"; }
+cpu_per_m() { if [[ -n "$BPID" ]]; then calc "($(cpu_ticks "$BPID") - $1) / $TICK / ($N / 1e6)"; else echo n/a; fi; }
 
 kcat_g() { # kcat_g BROKER MEMBERS
   local b="$1" k="$2" g="cg-kcat-$1-$2-$$" i pids=() t0 c0 got
   c0="$(cpu_ticks "$BPID")"; t0="$(now)"
   for ((i = 0; i < k; i++)); do
-    gr_timeout 300 kcat -b "$BOOTSTRAP" -G "$g" cgbench -X auto.offset.reset=earliest -e -q -f '%p\n' \
+    gr_timeout 300 kcat -b "$BOOTSTRAP" -G "$g" "$CGT" -X auto.offset.reset=earliest -e -q -f '%p\n' \
       >"$GR_TMP/kg.$b.$k.$i" 2>/dev/null &
     pids+=($!)
   done
@@ -91,7 +89,7 @@ perf() { # perf BROKER MEMBERS PROTOCOL
   c0="$(cpu_ticks "$BPID")"
   for ((i = 0; i < k; i++)); do
     gr_timeout 600 bash "$GR_REF_SH" tool "$TOOLS_DIR" org.apache.kafka.tools.ConsumerPerformance \
-      --bootstrap-server "$BOOTSTRAP" --topic cgbench --num-records $((N / k)) --timeout 60000 --hide-header \
+      --bootstrap-server "$BOOTSTRAP" --topic "$CGT" --num-records $((N / k)) --timeout 60000 --hide-header \
       --group "$g" --command-config "$cfg" >"$GR_TMP/perf.$b.$k.$proto.$i" 2>&1 &
     pids+=($!)
   done
@@ -115,7 +113,7 @@ print(n, max(t(r[1]) for r in rows) - min(t(r[0]) for r in rows))')" || rc=1
 
 rebalance() { # rebalance BROKER PROTOCOL
   local b="$1" proto="$2" out
-  out="$(gr_timeout 600 "$PY" "$BENCH_SRC/cgroup_rebalance.py" "$BOOTSTRAP" cgrebal 4 "$proto" "$ROUNDS" 2>"$GR_TMP/rebal.$b.$proto.err" | tail -n 1)"
+  out="$(gr_timeout 600 "$PY" "$BENCH_SRC/cgroup_rebalance.py" "$BOOTSTRAP" "$CGR" 4 "$proto" "$ROUNDS" 2>"$GR_TMP/rebal.$b.$proto.err" | tail -n 1)"
   local med; med="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["median_ms"])' "$out" 2>/dev/null)" ||
     { put "$b.rebalance_$proto.note" "failed"; say "$b rebalance $proto failed: $out $(tail -n 2 "$GR_TMP/rebal.$b.$proto.err")"; return; }
   put "$b.rebalance_$proto.median_ms" "$med"
@@ -128,13 +126,13 @@ has_api() { # has_api KEY: the broker advertises it (ApiVersions through kcat's 
 
 for b in $BROKERS; do
   start_broker "$b"
-  say "$b: producing $N x 1 KiB into cgbench (4 partitions)"
+  say "$b: producing $N x 1 KiB into $CGT (4 partitions)"
   gr_timeout 60 kcat -b "$BOOTSTRAP" -L >/dev/null 2>&1
-  "$GR_BUILD_DIR/gregor" topics --bootstrap-server "$BOOTSTRAP" --create --topic cgbench --partitions 4 \
-    --replication-factor 1 >/dev/null || die "create cgbench"
-  "$GR_BUILD_DIR/gregor" topics --bootstrap-server "$BOOTSTRAP" --create --topic cgrebal --partitions 4 \
-    --replication-factor 1 >/dev/null || die "create cgrebal"
-  for p in 0 1 2 3; do gr_timeout 300 kcat -P -b "$BOOTSTRAP" -t cgbench -p "$p" -X acks=1 -l "$FILE" || die "produce"; done
+  "$GR_BUILD_DIR/gregor" topics --bootstrap-server "$BOOTSTRAP" --create --topic "$CGT" --partitions 4 \
+    --replication-factor 1 >/dev/null || die "create $CGT"
+  "$GR_BUILD_DIR/gregor" topics --bootstrap-server "$BOOTSTRAP" --create --topic "$CGR" --partitions 4 \
+    --replication-factor 1 >/dev/null || die "create $CGR"
+  for p in 0 1 2 3; do gr_timeout 300 kcat -P -b "$BOOTSTRAP" -t "$CGT" -p "$p" -X acks=1 -l "$FILE" || die "produce"; done
   for k in 1 4; do kcat_g "$b" "$k"; done
   for proto in $PROTOCOLS; do
     if [[ "$proto" == consumer ]] && ! has_api 68; then
@@ -143,7 +141,7 @@ for b in $BROKERS; do
     perf "$b" 1 "$proto"
     rebalance "$b" "$proto"
   done
-  put "$b.peak_rss_mb" "$(hwm_mb "$BPID")"
+  [[ -n "$BPID" ]] && put "$b.peak_rss_mb" "$(hwm_mb "$BPID")"
   stop_broker "$b"
 done
 

@@ -39,6 +39,9 @@
 #   BENCH_CLIENT_SKIP_JAVA=1 / BENCH_CLIENT_SKIP_CONFLUENT=1   leave a client out
 #   BENCH_TIMEOUT          watchdog for the whole run, s (default 1800)
 #   GR_BUILD_DIR           where gregord and gregor_bench_client are (default ./build), GR_KEEP_TMP=1
+#   --bootstrap-server H:P (or BENCH_BOOTSTRAP=H:P)  run against that broker or cluster (Apache
+#                          Kafka, a gregord cluster) instead of starting a gregord; --name / BENCH_NAME
+#                          names it in the results ("broker" key)
 # Everything listens on 127.0.0.1 only; every process is started and stopped by PID.
 set -uo pipefail
 
@@ -49,6 +52,7 @@ source "$BENCH_SRC/../tests/lib.sh"
 # shellcheck source=lib.sh
 source "$BENCH_SRC/lib.sh"
 GR_TEST_NAME=bench-clients
+bench_parse_bootstrap "$@"
 
 N="${BENCH_CLIENT_MESSAGES:-1000000}"
 SIZE="${BENCH_CLIENT_SIZE:-1024}"
@@ -132,7 +136,7 @@ drop_topic() { # frees the disk and page cache of a checked topic
 ok_run() { put "$1.ok" 1; }
 
 produce_libgregor() { # VARIANT ACKS CODEC RUN: libgregor (defaults) or libgregor-big (batch.size=$BIG)
-  local v="$1" key="produce.$2.$3.$1.r$4" topic="bc-$1-acks$2-$3-r$4" extra=()
+  local v="$1" key="produce.$2.$3.$1.r$4" topic="bc-$1-acks$2-$3-r$4-$$" extra=()
   [[ "$v" == libgregor-big ]] && extra=(-X "batch.size=$BIG")
   say "$v produce acks=$2 compression=$3, $N x $SIZE B (run $4)"
   if ! timed "$key" "$CLIENT" produce "$BOOTSTRAP" "$topic" "$N" "$SIZE" -X "acks=$2" -X "compression.type=$3" \
@@ -150,7 +154,7 @@ produce_libgregor() { # VARIANT ACKS CODEC RUN: libgregor (defaults) or libgrego
 }
 
 produce_kcat() { # ACKS CODEC RUN
-  local key="produce.$1.$2.kcat.r$3" topic="bc-kcat-acks$1-$2-r$3"
+  local key="produce.$1.$2.kcat.r$3" topic="bc-kcat-acks$1-$2-r$3-$$"
   say "kcat -P acks=$1 compression=$2, $N x $SIZE B (run $3)"
   if ! timed "$key" kcat -P -b "$BOOTSTRAP" -t "$topic" -X "acks=$1" -X "compression.type=$2" -l "$KCAT_FILE"; then
     put "$key.note" "failed"; fail "kcat -P ($key): $(tail -n3 "$GR_TMP/$key.err")"; return
@@ -164,7 +168,7 @@ produce_kcat() { # ACKS CODEC RUN
 }
 
 produce_java() { # VARIANT ACKS CODEC: java (defaults) or java-big (batch.size=$BIG)
-  local v="$1" key="produce.$2.$3.$1.r1" topic="bc-$1-acks$2-$3" line extra=()
+  local v="$1" key="produce.$2.$3.$1.r1" topic="bc-$1-acks$2-$3-$$" line extra=()
   [[ "$v" == java-big ]] && extra=("batch.size=$BIG")
   say "$v: ProducerPerformance acks=$2 compression=$3 ${extra[*]}, $N x $SIZE B"
   if ! timed "$key" bash "$GR_REF_SH" tool "$GR_TMP/tools" org.apache.kafka.tools.ProducerPerformance \
@@ -190,7 +194,7 @@ group_earliest() { # a new share group starting at the earliest offset
 }
 
 drain() { # CLIENT RUN
-  local c="$1" key="drain.$1.r$2" group="bc-share-$1-r$2"
+  local c="$1" key="drain.$1.r$2" group="bc-share-$1-r$2-$$"
   group_earliest "$group"
   say "share drain: $c, group $group, $N records of $DRAIN_TOPIC (run $2)"
   local cmd
@@ -220,8 +224,9 @@ drain() { # CLIENT RUN
 
 # ------------------------------------------------------------------ run
 mkdir -p "$GR_TMP/tools"
-start_gregord
-BPID="$GR_GREGORD_PID"
+BNAME="${BENCH_EXTERNAL:+$BENCH_NAME}"
+bench_start_broker "${BNAME:-gregord}"
+put broker "${BNAME:-gregord}"
 DRAIN_TOPIC=""
 [[ "${BENCH_CLIENT_SKIP_PRODUCE:-0}" == 1 ]] && CODECS=""
 for codec in $CODECS; do
@@ -241,7 +246,7 @@ rm -f "$KCAT_FILE"
 
 # the share drains read one topic of N records
 if [[ -z "$DRAIN_TOPIC" || "$(last_offset "$DRAIN_TOPIC")" != "$((N - 1))" ]]; then
-  DRAIN_TOPIC="bc-drain"
+  DRAIN_TOPIC="bc-drain-$$"
   say "producing $N records to $DRAIN_TOPIC for the share drains"
   "$CLIENT" produce "$BOOTSTRAP" "$DRAIN_TOPIC" "$N" "$SIZE" -X acks=all >"$GR_TMP/drain-produce.out" 2>&1 \
     || die "could not produce the share-drain topic: $(tail -n3 "$GR_TMP/drain-produce.out")"
@@ -253,9 +258,8 @@ for ((r = 1; r <= REPEAT; r++)); do
   [[ "$SKIP_JAVA" != 1 ]] && drain java "$r"
   [[ "$SKIP_CONFLUENT" != 1 ]] && drain confluent "$r"
 done
-alive "$BPID" || fail "gregord died (log: $GR_TMP/gregord.log)"
-stop_gregord
-rm -rf "$GR_DATA_DIR"
+[[ -z "$BPID" ]] || alive "$BPID" || fail "gregord died (log: $GR_TMP/gregord.log)"
+bench_stop_broker "${BNAME:-gregord}"
 
 # ------------------------------------------------------------------ report
 put loadavg_end "$(cut -d' ' -f1 /proc/loadavg)"

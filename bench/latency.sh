@@ -16,8 +16,9 @@
 # libgregor's default linger.ms 5, as the Java producer 4.x, adds about 2.5 ms at 10,000/s on
 # 4 partitions), the same on every broker; client defaults otherwise.
 #
-# Any broker: BENCH_LAT_BOOTSTRAP=host:port measures that broker (or cluster) only, under the
-# name BENCH_LAT_NAME (default "external"), without starting anything (no CPU/RSS figures).
+# Any broker: --bootstrap-server H:P (or BENCH_BOOTSTRAP=H:P; BENCH_LAT_BOOTSTRAP, the older name,
+# too) measures that broker (or cluster) only, under the name --name / BENCH_NAME
+# (BENCH_LAT_NAME; default "external"), without starting anything (no CPU/RSS figures).
 # Environment: BENCH_LAT_BROKERS ("gregord kafka"), BENCH_KAFKA_HEAP ("-Xmx1G -Xms1G"),
 # BENCH_TIMEOUT (3600 s), GR_BUILD_DIR. Writes $GR_BUILD_DIR/bench-results/latency.txt.
 set -uo pipefail
@@ -28,14 +29,16 @@ source "$BENCH_SRC/../tests/lib.sh"
 # shellcheck source=lib.sh
 source "$BENCH_SRC/lib.sh"
 GR_TEST_NAME=bench-latency
+BENCH_NAME="${BENCH_NAME:-${BENCH_LAT_NAME:-external}}"
+bench_parse_bootstrap "$@"
 RATES="${BENCH_LAT_RATES:-1000 10000 50000}"
 SECS="${BENCH_LAT_SECONDS:-60}"
 MAX_S="${BENCH_LAT_MAX_S:-15}"
 BROKERS="${BENCH_LAT_BROKERS:-gregord kafka}"
-EXTERNAL="${BENCH_LAT_BOOTSTRAP:-}"
+EXTERNAL="${BENCH_EXTERNAL:-${BENCH_LAT_BOOTSTRAP:-}}"
 PROPS=()
 for kv in ${BENCH_LAT_PROPS-linger.ms=1}; do PROPS+=(-X "$kv"); done
-[[ -n "$EXTERNAL" ]] && BROKERS="${BENCH_LAT_NAME:-external}"
+[[ -n "$EXTERNAL" ]] && BROKERS="$BENCH_NAME"
 export KAFKA_REF_HEAP="${BENCH_KAFKA_HEAP:--Xmx1G -Xms1G}"
 OUT_DIR="$GR_BUILD_DIR/bench-results"
 TICK="$(getconf CLK_TCK)"

@@ -46,3 +46,60 @@ last_offset() { # last_offset TOPIC: offset of the last record in partition 0 (-
   o="$(gr_timeout 60 kcat -C -b "$BOOTSTRAP" -t "$1" -p 0 -o -1 -e -q -f '%o\n' 2>/dev/null | tail -n1)"
   echo "${o:--1}"
 }
+
+# bench_parse_bootstrap "$@": the options every broker-driving bench script takes.
+#   --bootstrap-server H:P (or BENCH_BOOTSTRAP=H:P): measure that broker or cluster (gregord,
+#   Apache Kafka, several brokers: H:P,H:P) instead of starting one; BENCH_EXTERNAL gets it.
+#   --name NAME (or BENCH_NAME, default "external"): the name its results carry.
+# Without it BENCH_EXTERNAL is empty and the script starts its own brokers.
+bench_parse_bootstrap() {
+  BENCH_EXTERNAL="${BENCH_BOOTSTRAP:-}"
+  BENCH_NAME="${BENCH_NAME:-external}"
+  while (($#)); do
+    case "$1" in
+      --bootstrap-server) [[ $# -ge 2 ]] || { echo "--bootstrap-server needs H:P" >&2; exit 2; }; BENCH_EXTERNAL="$2"; shift ;;
+      --bootstrap-server=*) BENCH_EXTERNAL="${1#*=}" ;;
+      --name) [[ $# -ge 2 ]] || { echo "--name needs a value" >&2; exit 2; }; BENCH_NAME="$2"; shift ;;
+      -h|--help) sed -n '2,/^set -/p' "$0" | sed '$d'; exit 0 ;;
+      *) echo "unknown argument: $1 (--bootstrap-server H:P, --name NAME)" >&2; exit 2 ;;
+    esac
+    shift
+  done
+}
+
+# bench_start_broker NAME [key=value ...]: gregord (--override key=value), kafka (server.properties
+# lines) or, for any other name, the external broker BENCH_EXTERNAL; sets BOOTSTRAP and BPID
+# (empty for an external broker: no CPU or RSS figures then). bench_stop_broker NAME stops it.
+bench_start_broker() {
+  local b="$1" kv ov=(); shift
+  case "$b" in
+    gregord)
+      for kv in "$@"; do ov+=(--override "$kv"); done
+      start_gregord "${ov[@]}"; BPID="$GR_GREGORD_PID" ;;
+    kafka) start_ref_kafka "$@"; BPID="$(cat "$GR_REF_DIR/kafka.pid")" ;;
+    *) [[ -n "${BENCH_EXTERNAL:-}" ]] || die "no broker named $b (gregord, kafka, or --bootstrap-server H:P)"
+       BOOTSTRAP="$BENCH_EXTERNAL"; BPID="" ;;
+  esac
+}
+bench_stop_broker() {
+  case "$1" in
+    gregord) stop_gregord; rm -rf "$GR_DATA_DIR" ;;
+    kafka) stop_ref_kafka; rm -rf "$GR_REF_DIR/data" ;;
+  esac
+}
+# bench_cpu_ticks PID: utime+stime of PID in clock ticks (0 without a PID)
+bench_cpu_ticks() {
+  [[ -n "${1:-}" ]] || { echo 0; return; }
+  sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'
+}
+# bench_no_external REASON "$@": for the benchmarks that need brokers they start themselves
+# (gregord's /metrics, its RSS, its build options, TLS listeners with their own certificates):
+# --bootstrap-server / BENCH_BOOTSTRAP is refused with REASON (exit 2), so that no one takes a
+# run against another broker for a measurement of it.
+bench_no_external() {
+  local why="$1"; shift
+  bench_parse_bootstrap "$@"
+  [[ -z "$BENCH_EXTERNAL" ]] && return 0
+  echo "$(basename "$0"): cannot measure an already running broker ($BENCH_EXTERNAL): $why" >&2
+  exit 2
+}

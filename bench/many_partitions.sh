@@ -10,6 +10,9 @@
 #   MP_PARTITIONS (19000)  MP_WRITE (0)  GR_BUILD_DIR (./build)   bash bench/many_partitions.sh
 set -euo pipefail
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib.sh
+source "$SRC/bench/lib.sh"
+bench_no_external "it times gregord's own CreateTopics, shutdown and restart with many partitions" "$@"
 BIN="${GR_BUILD_DIR:-$SRC/build}/gregord"
 N="${MP_PARTITIONS:-19000}"
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true

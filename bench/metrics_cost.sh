@@ -38,6 +38,7 @@ source "$BENCH_SRC/../tests/lib.sh"
 # shellcheck source=lib.sh
 source "$BENCH_SRC/lib.sh"
 GR_TEST_NAME=bench-metrics-cost
+bench_no_external "it builds and starts gregord with and without GR_METRICS" "$@"
 
 N="${BENCH_COST_MESSAGES:-500000}"
 REPEAT="${BENCH_COST_REPEAT:-3}"

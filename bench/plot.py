@@ -4,7 +4,7 @@
     plot.py RESULTS_DIR OUT_DIR
 
 Reads whichever of these RESULTS_DIR holds (bench/run.sh, bench/clients.sh, bench/capacity.sh,
-bench/metrics_cost.sh write them) and writes one PNG and one SVG per figure:
+bench/metrics_cost.sh, bench/littles_law.sh, bench/scaling.sh write them) and writes one PNG and one SVG per figure:
 
   latest.json       -> throughput_vs_kafka  (gregord / Kafka msgs/s per phase, produce, fetch,
                                              share drain with 1 consumer)
@@ -13,6 +13,10 @@ bench/metrics_cost.sh write them) and writes one PNG and one SVG per figure:
   clients.json      -> clients_share_drain  (share drain per client library: msgs/s, CPU-s, RSS)
   capacity.json     -> capacity_ceiling     (measured throughput vs the Little's-law ceiling, per W)
   metrics_cost.json -> metrics_cost         (GR_METRICS=ON with scraping vs OFF)
+  littles_law.json  -> littles_law          (bench/littles_law.sh: measured vs partitions x cap / W,
+                                             gregord and Kafka)
+  scaling.json      -> scaling              (bench/scaling.sh: share drain records/s and broker CPU
+                                             us per record vs consumers, per partition count)
 
 BENCH_PLOT_FORMATS (default "png svg") chooses the formats. Each figure carries a caption naming its source file, the run's date and machine, and
 the command, from the JSON itself (key "command" if present).
@@ -244,6 +248,70 @@ def metrics_cost(doc, out, written):
     save(fig, out, "metrics_cost", written)
 
 
+def littles_law(doc, out, written):
+    pts = [p for p in doc.get("points", []) if num(p.get("measured_msgs_s"))]
+    if not pts:
+        return
+    labels = ["%s, W = %g ms" % (p["broker"], p["w_ms"]) for p in pts]
+    series = [("measured (median of %s runs)" % "/".join(sorted({str(p["runs"]) for p in pts})),
+               [num(p.get("measured_msgs_s")) for p in pts]),
+              ("predicted partitions × cap ÷ W", [num(p.get("predicted_msgs_s")) for p in pts])]
+    fig, ax = plt.subplots(figsize=(8, 0.8 * len(pts) + 1.6))
+    bars(ax, labels, series, [GREGORD, OTHER[2]], legend="lower right")
+    ax.set_xlim(0, ax.get_xlim()[1] * 1.45)
+    for k, p in enumerate(pts):
+        ax.text(ax.get_xlim()[1] * 0.99, k - 0.2, "measured ÷ predicted %.3f\nL mean %.0f of %d" % (
+            p["ratio"], p["in_flight_mean"], p.get("window", 0)), ha="right", va="center", fontsize=7, color="#333333")
+    ax.set_xlabel("records/s")
+    ax.set_title("Little's-law ceiling: %d partitions × %d locks ÷ W, consumers holding each batch W"
+                 % (doc.get("partitions", 0), doc.get("cap", 0)))
+    caption(fig, doc, "bench/littles_law.sh -> littles_law.json")
+    save(fig, out, "littles_law", written)
+
+
+def scaling(doc, out, written):
+    pts = [p for p in doc.get("points", []) if num(p.get("msgs_s"))]
+    if not pts:
+        return
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11.5, 3.6))
+    styles = ["-", "--", ":"]
+    brokers = list(dict.fromkeys(p["broker"] for p in pts))
+    parts = sorted({p["partitions"] for p in pts})
+    for bi, b in enumerate(brokers):
+        color = GREGORD if b == "gregord" else KAFKA if b == "kafka" else OTHER[bi % 3]
+        for pi, np_ in enumerate(parts):
+            row = sorted((p for p in pts if p["broker"] == b and p["partitions"] == np_), key=lambda p: p["consumers"])
+            if not row:
+                continue
+            xs = [p["consumers"] for p in row]
+            lab = "%s, %d partition%s" % (b, np_, "" if np_ == 1 else "s")
+            a1.plot(xs, [p["msgs_s"] for p in row], styles[pi % 3], marker="o", color=color, label=lab)
+            cp = [(p["consumers"], p.get("cpu_us_per_record")) for p in row if num(p.get("cpu_us_per_record"))]
+            if cp:
+                a2.plot([x for x, _ in cp], [y for _, y in cp], styles[pi % 3], marker="o", color=color, label=lab)
+    cons = sorted({p["consumers"] for p in pts})
+    for ax in (a1, a2):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(cons)
+        ax.set_xticklabels([str(c) for c in cons])
+        ax.set_xlabel("consumers in the share group")
+    a1.set_ylabel("share drain records/s (median)")
+    a1.set_ylim(0, a1.get_ylim()[1] * 1.1)
+    a2.set_ylabel("broker CPU µs per record")
+    a2.set_yscale("log")
+    a2.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    a1.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: "{:,.0f}".format(v)))
+    fig.suptitle("Share drain scaling, 1 KiB records, libgregor consumers", y=0.99)
+    caption(fig, doc, "bench/scaling.sh -> scaling.json")
+    fig.tight_layout(rect=(0, 0.06, 0.8, 1))
+    fig.legend(*a1.get_legend_handles_labels(), loc="center right", frameon=False, fontsize=7)
+    for ext in os.environ.get("BENCH_PLOT_FORMATS", "png svg").split():
+        path = os.path.join(out, "scaling.%s" % ext)
+        fig.savefig(path, dpi=130, metadata={"Date": None} if ext == "svg" else None)
+        written.append(path)
+    plt.close(fig)
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -257,7 +325,8 @@ def main(argv):
         share_drain_consumers(latest, out, written)
         cpu_rss(latest, out, written)
     for name, fn in (("clients.json", clients_share_drain), ("capacity.json", capacity_ceiling),
-                     ("metrics_cost.json", metrics_cost)):
+                     ("metrics_cost.json", metrics_cost), ("littles_law.json", littles_law),
+                     ("scaling.json", scaling)):
         d = load(os.path.join(res, name))
         if d:
             fn(d, out, written)

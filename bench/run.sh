@@ -29,6 +29,10 @@
 #                       drains (bench/share_drain.sh)
 #   BENCH_TIMEOUT       watchdog for the whole run, s (default 1800)
 #   GR_BUILD_DIR        where gregord and bench_loopback are (default ./build), GR_KEEP_TMP=1
+#   --bootstrap-server H:P (or BENCH_BOOTSTRAP=H:P)  run the workload against that broker or cluster
+#                       only (--name / BENCH_NAME, default "external", names it), starting nothing: no
+#                       broker CPU or RSS figures, no start-up test; the figures are printed as they
+#                       are (report.py compare) into $GR_BUILD_DIR/bench-results/latest-NAME.txt
 # Everything listens on 127.0.0.1 only; every process is started and stopped by PID.
 set -uo pipefail
 
@@ -41,6 +45,8 @@ source "$BENCH_SRC/lib.sh"
 # shellcheck source=share_drain.sh
 source "$BENCH_SRC/share_drain.sh"
 GR_TEST_NAME=bench
+bench_parse_bootstrap "$@"
+TS="-$$" # topic name suffix: new topics each run (an external broker keeps them)
 
 N="${BENCH_MESSAGES:-500000}"
 REPEAT="${BENCH_REPEAT:-3}"
@@ -63,9 +69,7 @@ put share_drain_messages "$SD_N"
 put share_drain_partitions "$SD_PARTS"
 put command "bash bench/run.sh (BENCH_MESSAGES=$N BENCH_REPEAT=$REPEAT BENCH_SHARE_MESSAGES=$SD_N)"
 
-cpu_ticks() { # utime+stime of PID, in ticks (fields 14 and 15 after the comm field)
-  sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'
-}
+cpu_ticks() { bench_cpu_ticks "$1"; } # utime+stime of PID, in ticks (0 without a PID)
 status_kb() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status" 2>/dev/null; }
 kb_to_mb() { awk -v x="$1" 'BEGIN {printf "%.1f", x * 1024 / 1e6}'; }
 
@@ -99,6 +103,7 @@ phase_begin() {
   PH_T0=$(cpu_ticks "$BPID")
 }
 phase_end() {
+  [[ -n "$BPID" ]] || { put "$1.$2.loadavg" "$PH_LOAD"; return 0; }
   local t1; t1=$(cpu_ticks "$BPID")
   put "$1.$2.cpu_s" "$(calc "($t1 - $PH_T0) / $TICK")"
   put "$1.$2.loadavg" "$PH_LOAD"
@@ -108,7 +113,7 @@ client_cpu() { awk 'NR == 1 {printf "%.2f", $1 + $2}' "$1"; }
 
 
 produce_java() { # produce_java BROKER ACKS
-  local b="$1" acks="$2" key="produce_java_acks$2" topic="bench-java-acks$2" out line
+  local b="$1" acks="$2" key="produce_java_acks$2" topic="bench-java-acks$2$TS" out line
   say "$b: ProducerPerformance acks=$acks, $N records"
   phase_begin
   out="$GR_TMP/$b.$key.out"
@@ -135,7 +140,7 @@ produce_java() { # produce_java BROKER ACKS
 }
 
 produce_kcat() { # produce_kcat BROKER ACKS RUN
-  local b="$1" acks="$2" key="produce_kcat_acks$2.r$3" topic="bench-kcat-acks$2-r$3"
+  local b="$1" acks="$2" key="produce_kcat_acks$2.r$3" topic="bench-kcat-acks$2-r$3$TS"
   say "$b: kcat -P acks=$acks, $N messages (run $3)"
   phase_begin
   local t0 t1 rc
@@ -156,7 +161,7 @@ produce_kcat() { # produce_kcat BROKER ACKS RUN
 }
 
 fetch_kcat() { # fetch_kcat BROKER RUN: read bench-kcat-acks1-r1 from the beginning to the end
-  local b="$1" key="fetch_kcat.r$2" topic=bench-kcat-acks1-r1 t0 t1 lo
+  local b="$1" key="fetch_kcat.r$2" topic="bench-kcat-acks1-r1$TS" t0 t1 lo
   say "$b: kcat -C from the beginning, $N messages (run $2)"
   phase_begin
   t0=$(date +%s%N)
@@ -174,7 +179,8 @@ fetch_kcat() { # fetch_kcat BROKER RUN: read bench-kcat-acks1-r1 from the beginn
 
 fetch_java() { # fetch_java BROKER: ConsumerPerformance on bench-java-acks1 (needs consumer groups)
   local b="$1" key=fetch_java keys out line
-  keys=" $(python3 "$REPORT" apikeys 127.0.0.1 "${BOOTSTRAP##*:}" 2>/dev/null) "
+  local first="${BOOTSTRAP%%,*}"
+  keys=" $(python3 "$REPORT" apikeys "${first%:*}" "${first##*:}" 2>/dev/null) "
   if [[ "$keys" != *" 11 "* || "$keys" != *" 14 "* ]]; then
     put "$b.$key.note" "no-consumer-groups(JoinGroup/SyncGroup-not-advertised)"
     say "$b: ConsumerPerformance skipped (no JoinGroup/SyncGroup in ApiVersions)"
@@ -184,7 +190,7 @@ fetch_java() { # fetch_java BROKER: ConsumerPerformance on bench-java-acks1 (nee
   out="$GR_TMP/$b.$key.out"
   phase_begin
   gr_timeout 900 /usr/bin/time -f '%U %S' -o "$GR_TMP/$b.$key.time" bash "$GR_REF_SH" tool "$TOOLS_DIR" \
-    org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$BOOTSTRAP" --topic bench-java-acks1 \
+    org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$BOOTSTRAP" --topic "bench-java-acks1$TS" \
     --num-records "$N" --timeout 30000 --hide-header --group "bench-$b-$$" >"$out" 2>&1
   local rc=$?
   phase_end "$b" "$key"
@@ -204,8 +210,10 @@ fetch_java() { # fetch_java BROKER: ConsumerPerformance on bench-java-acks1 (nee
 run_workload() { # run_workload BROKER (BPID and BOOTSTRAP set)
   local b="$1"
   sleep 2
-  put "$b.idle_rss_mb" "$(kb_to_mb "$(status_kb "$BPID" VmRSS)")"
-  say "$b: idle RSS $(status_kb "$BPID" VmRSS) kB"
+  if [[ -n "$BPID" ]]; then
+    put "$b.idle_rss_mb" "$(kb_to_mb "$(status_kb "$BPID" VmRSS)")"
+    say "$b: idle RSS $(status_kb "$BPID" VmRSS) kB"
+  fi
   produce_java "$b" 1
   produce_java "$b" all
   local r
@@ -214,10 +222,25 @@ run_workload() { # run_workload BROKER (BPID and BOOTSTRAP set)
   for ((r = 1; r <= REPEAT; r++)); do fetch_kcat "$b" "$r"; done
   fetch_java "$b"
   share_drain_series "$b"
+  [[ -n "$BPID" ]] || return 0
   put "$b.peak_rss_mb" "$(kb_to_mb "$(status_kb "$BPID" VmHWM)")"
   put "$b.total_cpu_s" "$(calc "$(cpu_ticks "$BPID") / $TICK")"
   say "$b: peak RSS $(status_kb "$BPID" VmHWM) kB"
 }
+
+# ------------------------------------------------------------------ an external broker
+if [[ -n "$BENCH_EXTERNAL" ]]; then
+  bench_start_broker "$BENCH_NAME"
+  run_workload "$BENCH_NAME"
+  put loadavg_end "$(cut -d' ' -f1 /proc/loadavg)"
+  rm -f "$KCAT_FILE"
+  mkdir -p "$OUT_DIR"
+  cp "$RES" "$OUT_DIR/latest-$BENCH_NAME.txt"
+  python3 "$REPORT" compare "$RES"
+  ok "benchmark ran against $BENCH_EXTERNAL"
+  bench_stop_watchdog
+  gr_finish
+fi
 
 # ------------------------------------------------------------------ gregord
 start_gregord

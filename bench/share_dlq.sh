@@ -7,7 +7,7 @@
 # (BENCH_DLQ_PARTITIONS partitions), drained by one libgregor share consumer
 # (bench/gregor_bench_client share-drain, GR_BENCH_REJECT_EVERY=20: explicit acknowledgement,
 # REJECT when offset % 20 == 0, ACCEPT otherwise) in a new share group per run, in two modes:
-#   dlq     the group has errors.deadletterqueue.topic.name=dlq.bench (a 1-partition topic with
+#   dlq     the group has errors.deadletterqueue.topic.name=dlq.bench-PID (a 1-partition topic with
 #           errors.deadletterqueue.group.enable=true; copy.record per BENCH_DLQ_COPY): every
 #           REJECTed record is written to the DLQ; the run ends when the DLQ holds all of them
 #           (its growth is checked: exactly N/20 per run);
@@ -23,6 +23,9 @@
 # Environment: BENCH_DLQ_MESSAGES (default 200000), BENCH_DLQ_RUNS (3), BENCH_DLQ_PARTITIONS (1),
 # BENCH_DLQ_COPY (false), BENCH_DLQ_BROKERS ("gregord kafka"), BENCH_KAFKA_HEAP ("-Xmx1G -Xms1G"),
 # BENCH_TIMEOUT (1800 s), GR_BUILD_DIR. Writes $GR_BUILD_DIR/bench-results/share_dlq.json.
+# Any broker: --bootstrap-server H:P (or BENCH_BOOTSTRAP=H:P) measures that broker or cluster only,
+# under the name --name / BENCH_NAME (default "external"), without starting anything and without
+# changing its features (it needs share.version=2 to dead-letter; no CPU or RSS figures).
 # Everything listens on 127.0.0.1 only; every process is started and stopped by PID.
 set -uo pipefail
 
@@ -33,12 +36,15 @@ source "$BENCH_SRC/../tests/lib.sh"
 # shellcheck source=lib.sh
 source "$BENCH_SRC/lib.sh"
 GR_TEST_NAME=bench-share-dlq
+bench_parse_bootstrap "$@"
+SRCT="bench-dlq-src-$$" DLQT="dlq.bench-$$" # new topics each run (an external broker keeps them)
 
 N="${BENCH_DLQ_MESSAGES:-200000}"
 RUNS="${BENCH_DLQ_RUNS:-3}"
 PARTS="${BENCH_DLQ_PARTITIONS:-1}"
 COPY="${BENCH_DLQ_COPY:-false}"
 BROKERS="${BENCH_DLQ_BROKERS:-gregord kafka}"
+[[ -n "$BENCH_EXTERNAL" ]] && BROKERS="$BENCH_NAME"
 export KAFKA_REF_HEAP="${BENCH_KAFKA_HEAP:--Xmx1G -Xms1G}"
 OUT_DIR="$GR_BUILD_DIR/bench-results"
 CLIENT="$GR_BUILD_DIR/gregor_bench_client"
@@ -53,9 +59,9 @@ gr_require python3 kcat
 bench_results_init
 put command "bash bench/share_dlq.sh (N=$N RUNS=$RUNS PARTS=$PARTS COPY=$COPY BROKERS=\"$BROKERS\")"
 
-cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'; }
+cpu_ticks() { bench_cpu_ticks "$1"; }
 hwm_mb() { awk '$1 == "VmHWM:" {printf "%.1f", $2 * 1024 / 1e6}' "/proc/$1/status" 2>/dev/null; }
-dlq_end() { echo $(($(last_offset dlq.bench) + 1)); } # the DLQ's end offset (kcat, bench/lib.sh)
+dlq_end() { echo $(($(last_offset "$DLQT") + 1)); } # the DLQ's end offset (kcat, bench/lib.sh)
 cfg() { # cfg GROUP CONFIGS: alter a group's configs; the CLI's output in $GR_TMP/cfg.out
   gr_timeout 60 "$CLI" configs --bootstrap-server "$BOOTSTRAP" --alter --entity-type groups --entity-name "$1" \
     --add-config "$2" >"$GR_TMP/cfg.out" 2>&1
@@ -64,7 +70,7 @@ cfg() { # cfg GROUP CONFIGS: alter a group's configs; the CLI's output in $GR_TM
 run_once() { # run_once BROKER MODE RUN: one drain; prints "records_s cpu_per_m dlq_growth" or fails
   local b="$1" mode="$2" r="$3" group="bench-dlq-$1-$2-$3-$$" c0 c1 d0 d1 out
   local conf="share.auto.offset.reset=earliest"
-  [[ "$mode" == dlq ]] && conf="$conf,errors.deadletterqueue.topic.name=dlq.bench"
+  [[ "$mode" == dlq ]] && conf="$conf,errors.deadletterqueue.topic.name=$DLQT"
   cfg "$group" "$conf" || { echo "config-refused"; return 1; }
   [[ "$mode" == dlq && "$COPY" == true ]] && { cfg "$group" errors.deadletterqueue.copy.record.enable=true ||
     { echo "config-refused"; return 1; }; }
@@ -73,7 +79,7 @@ run_once() { # run_once BROKER MODE RUN: one drain; prints "records_s cpu_per_m 
   c0="$(cpu_ticks "$BPID")"
   out="$GR_TMP/$b.$mode.$r.out"
   GR_BENCH_REJECT_EVERY=20 GR_BENCH_IDLE_EXIT_MS=3000 gr_timeout 600 "$CLIENT" share-drain "$BOOTSTRAP" "$group" \
-    bench-dlq-src "$N" >"$out" 2>"$GR_TMP/$b.$mode.$r.err"
+    "$SRCT" "$N" >"$out" 2>"$GR_TMP/$b.$mode.$r.err"
   d1="$d0"
   if [[ "$mode" == dlq ]]; then # the DLQ writes may finish after the consumer: wait for them (30 s at most)
     for _ in $(seq 300); do d1="$(dlq_end)"; ((d1 >= d0 + REJ)) && break; sleep 0.1; done
@@ -97,29 +103,26 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {if (NR) print a
 bench_broker() { # bench_broker gregord|kafka
   local b="$1" mode r line rates cpus grows note
   case "$b" in
-    gregord) start_gregord; BPID="$GR_GREGORD_PID" ;;
-    kafka)
-      start_ref_kafka
-      BPID="$(cat "$GR_REF_DIR/kafka.pid")"
-      ;;
+    gregord|kafka) bench_start_broker "$b" ;;
+    *) bench_start_broker "$b"; say "$b: an external broker: its features are left as they are" ;;
   esac
   # Both start at share.version=1 (gregord's default, and kafka-ref.sh formats so): dead-lettering
   # needs level 2 on both (docs/dlq.md §1).
   mkdir -p "$GR_TMP/tools"
-  gr_timeout 120 bash "$GR_REF_SH" tool "$GR_TMP/tools" org.apache.kafka.tools.FeatureCommand \
+  [[ -z "$BPID" ]] || gr_timeout 120 bash "$GR_REF_SH" tool "$GR_TMP/tools" org.apache.kafka.tools.FeatureCommand \
     --bootstrap-server "$BOOTSTRAP" upgrade --feature share.version=2 >"$GR_TMP/$b.features" 2>&1 ||
     { put "$b.note" "share.version-upgrade-failed"; say "$b: share.version=2 refused"; }
-  put "$b.idle_rss_mb" "$(hwm_mb "$BPID")"
-  gr_timeout 60 "$CLI" topics --bootstrap-server "$BOOTSTRAP" --create --topic bench-dlq-src --partitions "$PARTS" \
+  [[ -n "$BPID" ]] && put "$b.idle_rss_mb" "$(hwm_mb "$BPID")"
+  gr_timeout 60 "$CLI" topics --bootstrap-server "$BOOTSTRAP" --create --topic "$SRCT" --partitions "$PARTS" \
     --replication-factor 1 >/dev/null 2>&1 || { put "$b.note" "topic-create-failed"; return; }
-  if ! gr_timeout 60 "$CLI" topics --bootstrap-server "$BOOTSTRAP" --create --topic dlq.bench --partitions 1 \
+  if ! gr_timeout 60 "$CLI" topics --bootstrap-server "$BOOTSTRAP" --create --topic "$DLQT" --partitions 1 \
     --replication-factor 1 --config errors.deadletterqueue.group.enable=true >"$GR_TMP/$b.dlqtopic" 2>&1; then
     say "$b: the DLQ topic config is refused: $(tail -n1 "$GR_TMP/$b.dlqtopic")"
-    gr_timeout 60 "$CLI" topics --bootstrap-server "$BOOTSTRAP" --create --topic dlq.bench --partitions 1 \
+    gr_timeout 60 "$CLI" topics --bootstrap-server "$BOOTSTRAP" --create --topic "$DLQT" --partitions 1 \
       --replication-factor 1 >/dev/null 2>&1
   fi
-  say "$b: producing $N x 1 KiB to bench-dlq-src ($PARTS partition(s))"
-  gr_timeout 300 "$CLIENT" produce "$BOOTSTRAP" bench-dlq-src "$N" 1024 -X acks=1 >"$GR_TMP/$b.produce.out" 2>&1 ||
+  say "$b: producing $N x 1 KiB to $SRCT ($PARTS partition(s))"
+  gr_timeout 300 "$CLIENT" produce "$BOOTSTRAP" "$SRCT" "$N" 1024 -X acks=1 >"$GR_TMP/$b.produce.out" 2>&1 ||
     { put "$b.note" "produce-failed"; return; }
   for mode in dlq nodlq; do
     rates=() cpus=() grows=() note=""
@@ -137,19 +140,19 @@ bench_broker() { # bench_broker gregord|kafka
     [[ -n "$note" ]] && put "$b.$mode.note" "${note// /_}"
     ((${#rates[@]})) || continue
     put "$b.$mode.records_s" "$(median "${rates[@]}")"
-    put "$b.$mode.cpu_s_per_million" "$(median "${cpus[@]}")"
+    [[ -n "$BPID" ]] && put "$b.$mode.cpu_s_per_million" "$(median "${cpus[@]}")"
     put "$b.$mode.runs" "$(IFS=/; echo "${rates[*]}")"
     put "$b.$mode.dlq_growth" "$(IFS=/; echo "${grows[*]}")"
   done
-  put "$b.peak_rss_mb" "$(hwm_mb "$BPID")"
-  case "$b" in gregord) stop_gregord ;; kafka) stop_ref_kafka ;; esac
+  [[ -n "$BPID" ]] && put "$b.peak_rss_mb" "$(hwm_mb "$BPID")"
+  bench_stop_broker "$b"
 }
 
 for b in $BROKERS; do bench_broker "$b"; done
 put loadavg_end "$(cut -d' ' -f1 /proc/loadavg)"
 
 mkdir -p "$OUT_DIR"
-python3 - "$RES" "$OUT_DIR/share_dlq.json" <<'PY'
+python3 - "$RES" "$OUT_DIR/share_dlq.json" $BROKERS <<'PY'
 import json, sys
 res = {}
 for line in open(sys.argv[1]):
@@ -157,7 +160,7 @@ for line in open(sys.argv[1]):
     res[k] = v
 json.dump(res, open(sys.argv[2], "w"), indent=1, sort_keys=True)
 print("%-8s %-6s %12s %16s %12s  %s" % ("broker", "mode", "records/s", "CPU-s/million", "peak RSS MB", "note"))
-for b in ("gregord", "kafka"):
+for b in sys.argv[3:]:
     for m in ("dlq", "nodlq"):
         g = lambda k: res.get("%s.%s.%s" % (b, m, k), "-")
         if g("records_s") == "-" and g("note") == "-":

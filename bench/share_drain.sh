@@ -18,7 +18,7 @@ SD_CLIENT="$GR_BUILD_DIR/gregor_bench_client"
 SD_CLI="$GR_BUILD_DIR/gregor"
 
 share_drain_series() { # share_drain_series BROKER
-  local b="$1" topic="bench-share" k
+  local b="$1" topic="bench-share${TS:-}" k
   [[ "${BENCH_SKIP_SHARE:-0}" == 1 ]] && return
   if [[ ! -x "$SD_CLIENT" || ! -x "$SD_CLI" ]]; then
     put "$b.share_drain_c1.note" "no-gregor_bench_client"; return
@@ -32,8 +32,12 @@ share_drain_series() { # share_drain_series BROKER
   for k in $SD_CONSUMERS; do share_drain_run "$b" "$topic" "$k"; done
 }
 
-share_drain_run() { # share_drain_run BROKER TOPIC CONSUMERS
-  local b="$1" topic="$2" k="$3" key="share_drain_c$3" group="bench-share-$1-c$3-$$" i pids=() t0
+# share_drain_run BROKER TOPIC CONSUMERS [KEY [N]]: KEY (default share_drain_cCONSUMERS) names the
+# results ($b.KEY.msgs_s, .mb_s, .client_cpu_s, .first_s, .first_epoch, .last_epoch, or .note),
+# N (default SD_N) the records the topic holds.
+share_drain_run() {
+  local b="$1" topic="$2" k="$3" key="${4:-share_drain_c$3}" SD_N="${5:-$SD_N}" i pids=() t0
+  local group="bench-share-$1-$key-$$"
   gr_timeout 60 "$SD_CLI" configs --bootstrap-server "$BOOTSTRAP" --alter --entity-type groups --entity-name "$group" \
     --add-config share.auto.offset.reset=earliest >"$GR_TMP/$b.$key.cfg" 2>&1 \
     || { put "$b.$key.note" "group-config-failed"; return; }
@@ -57,11 +61,12 @@ done = sum(d["done"] for d in docs)
 last = max(d["last_epoch"] for d in docs)
 first = min((d["first_epoch"] for d in docs if d["first_epoch"] > 0), default=last)
 cpu = sum(d["cpu_s"] for d in docs)
-print("%d %.3f %.3f %.2f %s" % (done, max(last - first, 1e-3), first - t0, cpu, "/".join(str(d["done"]) for d in docs)))
+print("%d %.3f %.3f %.2f %s %.3f %.3f" % (done, max(last - first, 1e-3), first - t0, cpu,
+                                        "/".join(str(d["done"]) for d in docs), first, last))
 PY
 )" || { put "$b.$key.note" "no-client-output"; return; }
-  local done_ secs first ccpu split
-  read -r done_ secs first ccpu split <<<"$sum"
+  local done_ secs first ccpu split e0 e1
+  read -r done_ secs first ccpu split e0 e1 <<<"$sum"
   if ((rc != 0)) || ((done_ != SD_N)); then
     put "$b.$key.note" "received-$done_-of-$SD_N(rc=$rc)"; say "$b: $key received $done_ of $SD_N (rc $rc)"; return
   fi
@@ -69,5 +74,7 @@ PY
   put "$b.$key.mb_s" "$(calc "$SD_N * 1024 / 1e6 / $secs")"
   put "$b.$key.client_cpu_s" "$ccpu"
   put "$b.$key.first_s" "$first"
+  put "$b.$key.first_epoch" "$e0"
+  put "$b.$key.last_epoch" "$e1"
   say "$b: $k consumer(s): $SD_N in $secs s after the first record ($first s after launch) = $(calc "$SD_N / $secs") records/s (per consumer: $split)"
 }

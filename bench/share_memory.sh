@@ -39,6 +39,7 @@ source "$BENCH_SRC/../tests/lib.sh"
 # shellcheck source=lib.sh
 source "$BENCH_SRC/lib.sh"
 GR_TEST_NAME=bench-share-memory
+bench_no_external "it measures the RSS of the gregord process it starts (raised bounds, restarts)" "$@"
 RUNS="${BENCH_SM_RUNS:-3}"
 P="${BENCH_SM_PARTITIONS:-100}"
 L="${BENCH_SM_LOCKS:-10000}"

@@ -47,6 +47,7 @@ source "$BENCH_SRC/../tests/lib.sh"
 # shellcheck source=lib.sh
 source "$BENCH_SRC/lib.sh"
 GR_TEST_NAME=soak
+bench_no_external "it watches the RSS and file descriptors of the gregord process it starts" "$@"
 
 gr_init
 gr_require python3 kcat

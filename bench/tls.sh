@@ -20,8 +20,9 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../tests/lib.sh"
 GR_TEST_TIMEOUT="${BENCH_TIMEOUT:-2400}"
-gr_init "$@"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_no_external "it starts each broker with its own certificates and SSL / SASL_SSL listeners" "$@"
+gr_init
 gr_require kcat openssl python3
 N="${BENCH_TLS_MESSAGES:-300000}"
 R="${BENCH_REPEAT:-3}"

@@ -14,7 +14,9 @@
 # CPU-s per million records (/proc/PID/stat) and the broker's peak RSS; then gregord / Kafka.
 # Environment: BENCH_TXN_MESSAGES (100000), BENCH_TXN_RUNS (3), BENCH_TXN_BROKERS ("gregord
 # kafka"), BENCH_KAFKA_HEAP ("-Xmx1G -Xms1G"), BENCH_TIMEOUT (1800 s), GR_BUILD_DIR.
-# Writes $GR_BUILD_DIR/bench-results/txn.txt.
+# Any broker: --bootstrap-server H:P (or BENCH_BOOTSTRAP=H:P) measures that broker or cluster only,
+# under the name --name / BENCH_NAME (default "external"), without starting anything (no CPU or
+# RSS figures). Writes $GR_BUILD_DIR/bench-results/txn.txt.
 set -uo pipefail
 BENCH_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 GR_TEST_TIMEOUT="${BENCH_TIMEOUT:-1800}"
@@ -23,9 +25,11 @@ source "$BENCH_SRC/../tests/lib.sh"
 # shellcheck source=lib.sh
 source "$BENCH_SRC/lib.sh"
 GR_TEST_NAME=bench-txn
+bench_parse_bootstrap "$@"
 N="${BENCH_TXN_MESSAGES:-100000}"
 RUNS="${BENCH_TXN_RUNS:-3}"
 BROKERS="${BENCH_TXN_BROKERS:-gregord kafka}"
+[[ -n "$BENCH_EXTERNAL" ]] && BROKERS="$BENCH_NAME"
 export KAFKA_REF_HEAP="${BENCH_KAFKA_HEAP:--Xmx1G -Xms1G}"
 OUT_DIR="$GR_BUILD_DIR/bench-results"
 TICK="$(getconf CLK_TCK)"
@@ -36,21 +40,18 @@ gr_require kcat python3
 bench_results_init
 put command "bash bench/txn.sh (N=$N RUNS=$RUNS BROKERS=\"$BROKERS\")"
 
-cpu_ticks() { sed 's/^.*) //' "/proc/$BPID/stat" 2>/dev/null | awk '{print $12 + $13}'; }
+cpu_ticks() { bench_cpu_ticks "$BPID"; }
 hwm_mb() { awk '$1 == "VmHWM:" {printf "%.1f", $2 * 1024 / 1e6}' "/proc/$BPID/status" 2>/dev/null; }
 median() { sort -n | awk '{v[NR] = $1} END {if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
 BPID=""
-start_broker() {
-  if [[ "$1" == gregord ]]; then start_gregord; BPID="$GR_GREGORD_PID"
-  else start_ref_kafka; BPID="$(cat "$GR_REF_DIR/kafka.pid")"; fi
-}
-stop_broker() { if [[ "$1" == gregord ]]; then stop_gregord; else stop_ref_kafka; fi; }
+start_broker() { bench_start_broker "$1"; }
+stop_broker() { bench_stop_broker "$1"; }
 create() { gr_timeout 60 "$GR_BUILD_DIR/gregor" topics --bootstrap-server "$BOOTSTRAP" --create --topic "$1" \
   --partitions 4 --replication-factor 1 >/dev/null || die "create $1"; }
 
 # produce BROKER SIZE RUN: one transactional produce run; prints "records/s cpu_s_per_million"
 produce() {
-  local b="$1" k="$2" r="$3" t="txn$2-$3" c0 out
+  local b="$1" k="$2" r="$3" t="txn$2-$3-$$" c0 out
   create "$t"
   c0="$(cpu_ticks)"
   out="$(GR_BENCH_TXN_SIZE="$k" gr_timeout 600 "$CLIENT" produce "$BOOTSTRAP" "$t" "$N" 1024 \
@@ -58,14 +59,14 @@ produce() {
   local done_; done_="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["done"])' "$out" 2>/dev/null)"
   [[ "$done_" == "$N" ]] || { say "$b txn$k run $r failed: $out $(tail -n 2 "$GR_TMP/client.err")"; return 1; }
   python3 -c 'import json,sys; d = json.loads(sys.argv[1]); print(d["msgs_per_s"])' "$out"
-  calc "($(cpu_ticks) - $c0) / $TICK / ($N / 1e6)"
+  if [[ -n "$BPID" ]]; then calc "($(cpu_ticks) - $c0) / $TICK / ($N / 1e6)"; else echo nan; fi
 }
 
 # consume BROKER RUN: kcat read_committed over txn1000-RUN; prints "records/s" (or fails)
 consume() {
   local b="$1" r="$2" t0 got secs
   t0="$(date +%s.%N)"
-  got="$(gr_timeout 600 kcat -b "$BOOTSTRAP" -C -t "txn1000-$r" -o beginning -e -q -X isolation.level=read_committed \
+  got="$(gr_timeout 600 kcat -b "$BOOTSTRAP" -C -t "txn1000-$r-$$" -o beginning -e -q -X isolation.level=read_committed \
     -f '.\n' 2>/dev/null | wc -l)"
   secs="$(calc "$(date +%s.%N) - $t0")"
   [[ "$got" == "$N" ]] || { say "$b read_committed run $r: $got of $N records"; return 1; }
@@ -85,7 +86,7 @@ for b in $BROKERS; do
     done
     if ((${#rates[@]})); then
       put "$b.txn$k.msgs_s" "$(printf '%s\n' "${rates[@]}" | median)"
-      put "$b.txn$k.cpu_s_per_million" "$(printf '%s\n' "${cpus[@]}" | median)"
+      [[ -n "$BPID" ]] && put "$b.txn$k.cpu_s_per_million" "$(printf '%s\n' "${cpus[@]}" | median)"
     else
       put "$b.txn$k.note" "failed"
     fi
@@ -96,7 +97,7 @@ for b in $BROKERS; do
   done
   if ((${#rates[@]})); then put "$b.rc_consume.msgs_s" "$(printf '%s\n' "${rates[@]}" | median)"
   else put "$b.rc_consume.note" "failed"; fi
-  put "$b.peak_rss_mb" "$(hwm_mb)"
+  [[ -n "$BPID" ]] && put "$b.peak_rss_mb" "$(hwm_mb)"
   stop_broker "$b"
 done
 
