@@ -37,19 +37,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_clock.h"
+
 #define MAX_CONSUMERS 256
-
-static int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void sleep_until(int64_t t) {
-    struct timespec ts = {t / 1000000000, t % 1000000000};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)) {
-    }
-}
 
 static struct {
     const char *bootstrap, *topic, *group;

@@ -39,19 +39,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
+
 #define MAX_CONSUMERS 64
 #define HDR           24 /* value prefix: uint64 run id, uint64 sequence, int64 due time (ns, monotonic) */
-
-static int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void sleep_until(int64_t t) {
-    struct timespec ts = {t / 1000000000, t % 1000000000};
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-}
 
 /* A growable array of samples (µs). */
 typedef struct samples {
