@@ -73,15 +73,16 @@ static gr_conf_t *consumer_conf(void) {
     for (const char *const *f = fixed; *f; f += 2)
         if (gr_conf_set(c, f[0], f[1], errstr, sizeof(errstr))) goto bad;
     for (int i = 0; i < G.ncx; i++) {
-        char *eq = strchr(G.cx[i], '=');
-        if (!eq) {
+        /* The consumer threads build their configurations at once: G.cx is only read. */
+        const char *eq = strchr(G.cx[i], '=');
+        char name[256];
+        if (!eq || (size_t)(eq - G.cx[i]) >= sizeof(name)) {
             snprintf(errstr, sizeof(errstr), "expected name=value: %s", G.cx[i]);
             goto bad;
         }
-        *eq = 0;
-        gr_err_t e = gr_conf_set(c, G.cx[i], eq + 1, errstr, sizeof(errstr));
-        *eq = '=';
-        if (e) goto bad;
+        memcpy(name, G.cx[i], (size_t)(eq - G.cx[i]));
+        name[eq - G.cx[i]] = 0;
+        if (gr_conf_set(c, name, eq + 1, errstr, sizeof(errstr))) goto bad;
     }
     return c;
 bad:
