@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "bench_clock.h"
+#include "bench_conf.h"
 
 #define MAX_CONSUMERS 256
 
@@ -73,16 +74,7 @@ static gr_conf_t *consumer_conf(void) {
     for (const char *const *f = fixed; *f; f += 2)
         if (gr_conf_set(c, f[0], f[1], errstr, sizeof(errstr))) goto bad;
     for (int i = 0; i < G.ncx; i++) {
-        /* The consumer threads build their configurations at once: G.cx is only read. */
-        const char *eq = strchr(G.cx[i], '=');
-        char name[256];
-        if (!eq || (size_t)(eq - G.cx[i]) >= sizeof(name)) {
-            snprintf(errstr, sizeof(errstr), "expected name=value: %s", G.cx[i]);
-            goto bad;
-        }
-        memcpy(name, G.cx[i], (size_t)(eq - G.cx[i]));
-        name[eq - G.cx[i]] = 0;
-        if (gr_conf_set(c, name, eq + 1, errstr, sizeof(errstr))) goto bad;
+        if (bench_conf_set_kv(c, G.cx[i], errstr, sizeof(errstr))) goto bad;
     }
     return c;
 bad:

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "bench_clock.h"
+#include "bench_conf.h"
 
 #define MAX_CONSUMERS 64
 #define HDR           24 /* value prefix: uint64 run id, uint64 sequence, int64 due time (ns, monotonic) */
@@ -97,15 +98,7 @@ static gr_conf_t *conf_from(gr_conf_scope_t scope, const char *const *fixed, cha
     for (; *fixed; fixed += 2)
         if (gr_conf_set(c, fixed[0], fixed[1], errstr, sizeof(errstr))) goto bad;
     for (int i = 0; i < n; i++) {
-        char *eq = strchr(kv[i], '=');
-        if (!eq) {
-            snprintf(errstr, sizeof(errstr), "expected name=value: %s", kv[i]);
-            goto bad;
-        }
-        *eq = 0;
-        gr_err_t e = gr_conf_set(c, kv[i], eq + 1, errstr, sizeof(errstr));
-        *eq = '=';
-        if (e) goto bad;
+        if (bench_conf_set_kv(c, kv[i], errstr, sizeof(errstr))) goto bad;
     }
     return c;
 bad:
