@@ -13,8 +13,8 @@
 #           (its growth is checked: exactly N/20 per run);
 #   nodlq   REJECT without a DLQ (the records are only archived): the cost of the DLQ write is
 #           dlq minus nodlq.
-# Both brokers need share.version=2 to dead-letter (docs/dlq.md §1): FeatureCommand upgrades it after
-# each start. Reported per broker and mode, the median of BENCH_DLQ_RUNS runs: records/s (N / first ->
+# Both brokers need share.version=2 to dead-letter (docs/dlq.md §1), what a fresh node of either
+# finalizes; FeatureCommand upgrades it after each start anyway (a no-op then). Reported per broker and mode, the median of BENCH_DLQ_RUNS runs: records/s (N / first ->
 # last record of the consumer), broker CPU-s per million records (/proc/PID/stat utime+stime over
 # the drain and the DLQ wait), and the broker's peak RSS (VmHWM) after all runs.
 # gregord without a DLQ implementation refuses the group config: the dlq mode is then reported as
@@ -106,8 +106,8 @@ bench_broker() { # bench_broker gregord|kafka
     gregord|kafka) bench_start_broker "$b" ;;
     *) bench_start_broker "$b"; say "$b: an external broker: its features are left as they are" ;;
   esac
-  # Both start at share.version=1 (gregord's default, and kafka-ref.sh formats so): dead-lettering
-  # needs level 2 on both (docs/dlq.md §1).
+  # Dead-lettering needs level 2 on both (docs/dlq.md §1); fresh nodes have it, so this upgrade is a
+  # no-op unless KAFKA_REF_FEATURES asked for less.
   mkdir -p "$GR_TMP/tools"
   [[ -z "$BPID" ]] || gr_timeout 120 bash "$GR_REF_SH" tool "$GR_TMP/tools" org.apache.kafka.tools.FeatureCommand \
     --bootstrap-server "$BOOTSTRAP" upgrade --feature share.version=2 >"$GR_TMP/$b.features" 2>&1 ||
