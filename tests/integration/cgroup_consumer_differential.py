@@ -304,7 +304,17 @@ def s_group_config(ctx):
                                                           "share.delivery.count.limit": "3"}))
     o["set"] = list(scw.incr_alter_group_configs(c, g, [("consumer.heartbeat.interval.ms", 0, "2000"),
                                                         ("consumer.assignment.interval.ms", 0, "0")]))
-    o["describe_set"] = consumer_configs(c, g)
+    # Kafka applies the change through its metadata log, asynchronously: wait (up to 5 s, both
+    # brokers) until describe shows it, so that the join below sees it too (a CI run under load
+    # described Kafka's defaults here).
+    deadline = time.monotonic() + 5
+    while True:
+        o["describe_set"] = consumer_configs(c, g)
+        got = o["describe_set"]["configs"]
+        if (got.get("consumer.heartbeat.interval.ms", [None])[0] == "2000" and
+                got.get("consumer.assignment.interval.ms", [None])[0] == "0") or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
     o["join"] = brief(join(c, g, M[0], ["c8-gc"]))
     o["heartbeat"] = brief(w.heartbeat(c, g, M[0], o["join"].get("epoch", 1)))
     o["describe_group"] = desc(c, g)
