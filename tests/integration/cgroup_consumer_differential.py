@@ -341,12 +341,15 @@ def s_group_config(ctx):
     # Kafka's coordinator sees the new group configs a moment later (asynchronously): heartbeat
     # until the answer carries the group's 1000 ms interval (up to 5 s), so that the session
     # timer runs with the group's 2.5 s on both brokers, then stay silent.
-    epoch, deadline = j.get("epoch", 1), time.monotonic() + 5
+    # The assignment comes in whichever of those answers Kafka's reconciliation reached first
+    # (later answers carry null for "unchanged"): keep the last one given.
+    epoch, deadline, assigned = j.get("epoch", 1), time.monotonic() + 5, j.get("assigned")
     while j.get("interval") != 1000 and time.monotonic() < deadline:
         time.sleep(0.2)
         j = brief(w.heartbeat(c, g2, M[1], epoch))
         epoch = j.get("epoch", epoch)
-    o["session_join"] = j
+        assigned = j.get("assigned") if j.get("assigned") is not None else assigned
+    o["session_join"] = dict(j, assigned=assigned) if isinstance(j, dict) else j
     time.sleep(4.5)
     o["session_after_expiry"] = brief(w.heartbeat(c, g2, M[1], epoch))
     o["session_describe"] = desc(c, g2)
