@@ -20,4 +20,20 @@ static inline int bench_conf_set_kv(gr_conf_t *c, const char *kv, char *errstr, 
     return gr_conf_set(c, name, eq + 1, errstr, errstr_size) ? -1 : 0;
 }
 
+/* A configuration of scope from fixed (name, value, ..., NULL) and then kv[0..n) ("name=value",
+ * later ones win). NULL, with the reason on stderr, when a property is malformed or refused. */
+static inline gr_conf_t *bench_conf_from(gr_conf_scope_t scope, const char *const *fixed, char *const *kv, int n) {
+    char errstr[512];
+    gr_conf_t *c = gr_conf_new(scope);
+    for (; *fixed; fixed += 2)
+        if (gr_conf_set(c, fixed[0], fixed[1], errstr, sizeof(errstr))) goto bad;
+    for (int i = 0; i < n; i++)
+        if (bench_conf_set_kv(c, kv[i], errstr, sizeof(errstr))) goto bad;
+    return c;
+bad:
+    fprintf(stderr, "configuration error: %s\n", errstr);
+    gr_conf_destroy(c);
+    return NULL;
+}
+
 #endif

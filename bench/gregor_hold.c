@@ -66,23 +66,6 @@ typedef struct consumer_arg {
     char err[256];
 } consumer_arg_t;
 
-static gr_conf_t *consumer_conf(void) {
-    char errstr[512];
-    gr_conf_t *c = gr_conf_new(GR_CONF_CONSUMER);
-    const char *fixed[] = {"bootstrap.servers",          G.bootstrap, "group.id", G.group,
-                           "share.acknowledgement.mode", "explicit",  NULL};
-    for (const char *const *f = fixed; *f; f += 2)
-        if (gr_conf_set(c, f[0], f[1], errstr, sizeof(errstr))) goto bad;
-    for (int i = 0; i < G.ncx; i++) {
-        if (bench_conf_set_kv(c, G.cx[i], errstr, sizeof(errstr))) goto bad;
-    }
-    return c;
-bad:
-    fprintf(stderr, "configuration error: %s\n", errstr);
-    gr_conf_destroy(c);
-    return NULL;
-}
-
 static bool in_window(int64_t t) {
     int64_t open = atomic_load(&G.win_open_ns), close = atomic_load(&G.win_close_ns);
     return open && t >= open && (!close || t < close);
@@ -102,7 +85,9 @@ static void accept_batch(gr_share_consumer_t *c, gr_share_batch_t *b, size_t n, 
 
 static void *consumer_main(void *p) {
     consumer_arg_t *a = p;
-    gr_conf_t *conf = consumer_conf();
+    const char *fixed[] = {"bootstrap.servers",          G.bootstrap, "group.id", G.group,
+                           "share.acknowledgement.mode", "explicit",  NULL};
+    gr_conf_t *conf = bench_conf_from(GR_CONF_CONSUMER, fixed, G.cx, G.ncx);
     gr_share_consumer_t *c = NULL;
     if (!conf || gr_share_consumer_new(conf, &c, a->err, sizeof(a->err))) {
         gr_conf_destroy(conf);

@@ -92,26 +92,11 @@ typedef struct consumer_arg {
     char err[256];
 } consumer_arg_t;
 
-static gr_conf_t *conf_from(gr_conf_scope_t scope, const char *const *fixed, char **kv, int n) {
-    char errstr[512];
-    gr_conf_t *c = gr_conf_new(scope);
-    for (; *fixed; fixed += 2)
-        if (gr_conf_set(c, fixed[0], fixed[1], errstr, sizeof(errstr))) goto bad;
-    for (int i = 0; i < n; i++) {
-        if (bench_conf_set_kv(c, kv[i], errstr, sizeof(errstr))) goto bad;
-    }
-    return c;
-bad:
-    fprintf(stderr, "configuration error: %s\n", errstr);
-    gr_conf_destroy(c);
-    return NULL;
-}
-
 static void *consumer_main(void *p) {
     consumer_arg_t *a = p;
     const char *fixed[] = {"bootstrap.servers",          G.bootstrap, "group.id", G.group,
                            "share.acknowledgement.mode", "explicit",  NULL};
-    gr_conf_t *conf = conf_from(GR_CONF_CONSUMER, fixed, G.cx, G.ncx);
+    gr_conf_t *conf = bench_conf_from(GR_CONF_CONSUMER, fixed, G.cx, G.ncx);
     gr_share_consumer_t *c = NULL;
     if (!conf || gr_share_consumer_new(conf, &c, a->err, sizeof(a->err))) {
         gr_conf_destroy(conf);
@@ -258,7 +243,7 @@ int main(int argc, char **argv) {
     G.seen = calloc((size_t)G.max_seq, 1);
     G.run_id = (uint64_t)now_ns() ^ ((uint64_t)getpid() << 40);
     const char *pfixed[] = {"bootstrap.servers", G.bootstrap, "acks", "all", NULL};
-    gr_conf_t *pc = conf_from(GR_CONF_PRODUCER, pfixed, G.px, G.npx);
+    gr_conf_t *pc = bench_conf_from(GR_CONF_PRODUCER, pfixed, G.px, G.npx);
     if (!pc) return 1;
     gr_producer_t *p;
     char errstr[512];
