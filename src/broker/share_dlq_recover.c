@@ -76,7 +76,7 @@ static int64_t check_record(gr_broker_t *b, const gr_record_t *rec) {
     if (gr_dlq_committed(st.start_offset, st.batches, st.n_batches, s.offset)) return 0;
     gr_sstore_batch_t bt;
     gr_sstore_update_t up;
-    gr_dlq_rollforward(&st, st.state_epoch, s.offset, s.delivery_count, &bt, &up);
+    gr_dlq_rollforward(&st, s.offset, s.delivery_count, &bt, &up);
     gr_err_t err = gr_sstore_write(b->share.sstore, &key, &up, NULL, NULL);
     GR_WARN("share", "DLQ recovery: %.*s %s-%d offset %" PRId64 " is in the DLQ but its archive was not written: %s",
             s.group_len, s.group, topic, s.partition, s.offset, err ? gr_err_name(err) : "archived now");

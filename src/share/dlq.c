@@ -119,8 +119,8 @@ bool gr_dlq_committed(int64_t start_offset, const gr_sstore_batch_t *b, size_t n
 
 static bool sstore_terminal(int8_t state) { return state == GR_SSTORE_ACKNOWLEDGED || state == GR_SSTORE_ARCHIVED; }
 
-void gr_dlq_rollforward(const gr_sstore_state_t *st, int32_t state_epoch, int64_t offset, int16_t delivery_count,
-                        gr_sstore_batch_t *bt, gr_sstore_update_t *up) {
+void gr_dlq_rollforward(const gr_sstore_state_t *st, int64_t offset, int16_t delivery_count, gr_sstore_batch_t *bt,
+                        gr_sstore_update_t *up) {
     *bt = (gr_sstore_batch_t){offset, offset, GR_SSTORE_ARCHIVED, delivery_count, 0};
     bool was_terminal = false;
     for (size_t i = 0; i < st->n_batches; i++)
@@ -139,7 +139,7 @@ void gr_dlq_rollforward(const gr_sstore_state_t *st, int32_t state_epoch, int64_
         }
         if (dcc >= 0) dcc = dcc > start - offset ? dcc - (start - offset) : 0;
     }
-    *up = (gr_sstore_update_t){.state_epoch = state_epoch,
+    *up = (gr_sstore_update_t){.state_epoch = st->state_epoch,
                                .leader_epoch = -1,
                                .start_offset = start,
                                .delivery_complete_count = dcc > INT32_MAX ? INT32_MAX : (int32_t)dcc,

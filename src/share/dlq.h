@@ -95,7 +95,7 @@ bool gr_dlq_committed(int64_t start_offset, const gr_sstore_batch_t *batches, si
  *  moves past it and past the terminal batches that follow, and the delivery-complete
  *  count drops what the start passed (unknown, -1, stays unknown). Without that the
  *  state would keep a start offset whose record is done, and its lag would never reach 0. */
-void gr_dlq_rollforward(const gr_sstore_state_t *st, int32_t state_epoch, int64_t offset, int16_t delivery_count,
-                        gr_sstore_batch_t *bt, gr_sstore_update_t *up);
+void gr_dlq_rollforward(const gr_sstore_state_t *st, int64_t offset, int16_t delivery_count, gr_sstore_batch_t *bt,
+                        gr_sstore_update_t *up);
 
 #endif

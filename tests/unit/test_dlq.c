@@ -154,7 +154,7 @@ static void test_rollforward(void) {
         .state_epoch = 3, .start_offset = 10, .delivery_complete_count = 3, .batches = b, .n_batches = 3};
     gr_sstore_batch_t bt;
     gr_sstore_update_t up;
-    gr_dlq_rollforward(&st, 3, 10, 2, &bt, &up); /* the start record: past it and 11-13 */
+    gr_dlq_rollforward(&st, 10, 2, &bt, &up); /* the start record: past it and 11-13 */
     ASSERT_EQ(up.n_batches, 1);
     ASSERT_EQ(up.batches[0].first_offset, 10);
     ASSERT_EQ(up.batches[0].state, GR_SSTORE_ARCHIVED);
@@ -162,16 +162,16 @@ static void test_rollforward(void) {
     ASSERT_EQ(up.start_offset, 14);
     ASSERT_EQ(up.delivery_complete_count, 0); /* 3 + 1 - 4 passed */
     ASSERT_EQ(up.state_epoch, 3);
-    gr_dlq_rollforward(&st, 3, 15, 2, &bt, &up); /* inside the window: the start stays */
+    gr_dlq_rollforward(&st, 15, 2, &bt, &up); /* inside the window: the start stays */
     ASSERT_EQ(up.start_offset, -1);
     ASSERT_EQ(up.delivery_complete_count, 4);
     st.delivery_complete_count = -1; /* unknown stays unknown */
-    gr_dlq_rollforward(&st, 3, 10, 2, &bt, &up);
+    gr_dlq_rollforward(&st, 10, 2, &bt, &up);
     ASSERT_EQ(up.start_offset, 14);
     ASSERT_EQ(up.delivery_complete_count, -1);
     gr_sstore_batch_t tail[1] = {{10, 10, GR_SSTORE_AVAILABLE, 1, 0}}; /* the record itself, then nothing */
     gr_sstore_state_t st2 = {.start_offset = 10, .delivery_complete_count = 0, .batches = tail, .n_batches = 1};
-    gr_dlq_rollforward(&st2, 0, 10, 2, &bt, &up);
+    gr_dlq_rollforward(&st2, 10, 2, &bt, &up);
     ASSERT_EQ(up.start_offset, 11);
     ASSERT_EQ(up.delivery_complete_count, 0);
 }
