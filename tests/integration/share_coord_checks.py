@@ -166,19 +166,23 @@ def check_group_configs(w, c):
     e = w.incr_alter_group_configs(c, "g-cfg", [("share.record.lock.duration.ms", 0, "20000"),
                                                 ("share.auto.offset.reset", 0, "earliest")])
     w.check("set lock duration 20000 + earliest on a group that does not exist", e[0] == NONE, e)
-    m = w.describe_group_configs(c, "g-cfg", ["share.record.lock.duration.ms"])["map"]
+    m = w.describe_group_configs_until(c, "g-cfg", ["share.record.lock.duration.ms"],
+                                       lambda d: "share.record.lock.duration.ms" in d["map"] and
+                                       d["map"]["share.record.lock.duration.ms"]["source"] == 8)["map"]
     w.check("DescribeConfigs GROUP with keys: stored value, source GROUP_CONFIG (8)",
             list(m) == ["share.record.lock.duration.ms"] and m["share.record.lock.duration.ms"]["value"] == "20000"
             and m["share.record.lock.duration.ms"]["source"] == 8, m)
     _e, gs = w.list_groups(c)
     w.check("group configs alone do not create a group", "g-cfg" not in gs, gs)
     e = w.alter_group_configs(c, "g-cfg", {"share.delivery.count.limit": "3"})
-    m = w.describe_group_configs(c, "g-cfg")["map"]
+    m = w.describe_group_configs_until(c, "g-cfg", None,
+                                       lambda d: d["map"]["share.record.lock.duration.ms"]["source"] == 5)["map"]
     w.check("AlterConfigs GROUP replaces every override",
             e[0] == NONE and m["share.delivery.count.limit"]["value"] == "3" and
             m["share.record.lock.duration.ms"]["source"] == 5, (e, m.get("share.delivery.count.limit")))
     e = w.incr_alter_group_configs(c, "g-cfg", [("share.delivery.count.limit", 1, None)])
-    m = w.describe_group_configs(c, "g-cfg")["map"]
+    m = w.describe_group_configs_until(c, "g-cfg", None,
+                                       lambda d: d["map"]["share.delivery.count.limit"]["source"] == 5)["map"]
     w.check("DELETE restores the default", e[0] == NONE and m["share.delivery.count.limit"]["source"] == 5, m)
 
 

@@ -192,6 +192,18 @@ def describe_group_configs(c, group, keys=None):
     return d
 
 
+def describe_group_configs_until(c, group, keys, settled, timeout=10.0):
+    """Describes until settled(result) holds or timeout seconds pass; returns the last result.
+    Apache Kafka applies an IncrementalAlterConfigs change to the broker's view through its
+    metadata log, after it answers: a describe right behind it may still show the old value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        d = describe_group_configs(c, group, keys)
+        if settled(d) or time.monotonic() > deadline:
+            return d
+        time.sleep(0.1)
+
+
 def incr_alter_group_configs(c, group, ops, validate_only=False):
     """ops: [(name, op, value)]; op 0 SET, 1 DELETE, 2 APPEND, 3 SUBTRACT."""
     cfgs = carr(ops, lambda o: cstr(o[0]) + i8(o[1]) + cstr(o[2]) + TAGS)

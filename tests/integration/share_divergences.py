@@ -199,14 +199,14 @@ def s_assign_cfg(ctx):
         o["validate %s" % v] = list(scw.incr_alter_group_configs(ctx.c, g, [(key, 0, v)], validate_only=True))
     o["describe_default"] = describe_one(ctx, g, key)
     o["set_2500"] = list(scw.incr_alter_group_configs(ctx.c, g, [(key, 0, "2500")]))
-    o["describe_set"] = describe_one(ctx, g, key)
+    o["describe_set"] = describe_one(ctx, g, key, lambda e: e and e["value"] == "2500")
     o["delete"] = list(scw.incr_alter_group_configs(ctx.c, g, [(key, 1, "")]))
-    o["describe_deleted"] = describe_one(ctx, g, key)
+    o["describe_deleted"] = describe_one(ctx, g, key, lambda e: e and e["value"] != "2500")
     return o
 
 
-def describe_one(ctx, g, key):
-    d = scw.describe_group_configs(ctx.c, g, [key])
+def describe_one(ctx, g, key, settled=lambda e: True):
+    d = scw.describe_group_configs_until(ctx.c, g, [key], lambda d: settled(d["map"].get(key)))
     e = d["map"].get(key)
     return dict(error=d["err"], message=d["msg"],
                 entry=e and dict(value=e["value"], source=e["source"], read_only=e["read_only"], type=e["type"]))
