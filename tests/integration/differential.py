@@ -175,6 +175,17 @@ class Broker:
         r.tags()
         return out[0]
 
+    def describe_configs_until(self, rtype, name, keys, settled, timeout=10.0):
+        """Describes until settled(configs) holds or timeout seconds pass. Apache Kafka answers an
+        alter before its broker's metadata image has the change: a describe right behind it may
+        still show the old values."""
+        deadline = time.monotonic() + timeout
+        while True:
+            d = self.describe_configs(rtype, name, keys=keys)
+            if settled(d["configs"]) or time.monotonic() > deadline:
+                return d
+            time.sleep(0.1)
+
     # ---------------------------------------------------------------- IncrementalAlterConfigs v1
     def incremental_alter(self, rtype, name, ops, validate_only=False):
         """ops: list of (name, op, value); op 0 SET, 1 DELETE, 2 APPEND, 3 SUBTRACT."""
@@ -509,9 +520,12 @@ def s_configs(b):
     o["inc_validate_only"] = b.incremental_alter(TOPIC, "diff-cfg", [("retention.ms", 0, "1")], validate_only=True)
     o["inc_unknown_topic"] = b.incremental_alter(TOPIC, "diff-cfg-nope", [("retention.ms", 0, "1")])
     keys = ["retention.ms", "max.message.bytes", "cleanup.policy", "segment.bytes", "message.timestamp.type"]
-    o["after_incremental"] = b.describe_configs(TOPIC, "diff-cfg", keys=keys)["configs"]
+    o["after_incremental"] = b.describe_configs_until(
+        TOPIC, "diff-cfg", keys, lambda c: c["retention.ms"]["value"] == "3600000" and
+        c["max.message.bytes"]["source"] != 1)["configs"]
     o["alter_replace"] = b.alter_configs(TOPIC, "diff-cfg", {"retention.ms": "7200000"})
-    o["after_alter"] = b.describe_configs(TOPIC, "diff-cfg", keys=keys)["configs"]
+    o["after_alter"] = b.describe_configs_until(TOPIC, "diff-cfg", keys,
+                                                lambda c: c["retention.ms"]["value"] == "7200000")["configs"]
     o["alter_not_a_number"] = b.alter_configs(TOPIC, "diff-cfg", {"retention.ms": "x"})
     o["alter_unknown_name"] = b.alter_configs(TOPIC, "diff-cfg", {"foo.bar": "1"})
     o["alter_validate_only"] = b.alter_configs(TOPIC, "diff-cfg", {"retention.ms": "5"}, validate_only=True)
