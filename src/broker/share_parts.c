@@ -193,6 +193,8 @@ void gr_share_part_wait(gr_share_part_t *part, gr_share_waiter_t *w, void (*fn)(
     gr_share_waiter_link(&part->waiters, w, fn, arg);
 }
 
+bool gr_share_part_has_waiters(const gr_share_part_t *part) { return gr_share_waiters_any(&part->waiters); }
+
 /* ---------------------------------------------------------------- acknowledgements */
 
 gr_err_t gr_share_part_ack(gr_share_part_t *part, const gr_sp_ack_req_t *ar, gr_share_ackwait_t *w, int16_t *err_slot,

@@ -102,6 +102,8 @@ bool gr_share_state_failed(const gr_broker_t *b);
 /** Waiters (delayed share fetches, share/sp_waiters.h): fn(arg) runs once per change
  *  while linked; when the SP goes away the waiter is unlinked before fn runs. */
 void gr_share_part_wait(gr_share_part_t *part, gr_share_waiter_t *w, void (*fn)(void *arg), void *arg);
+/** Whether a delayed share fetch waits on part. */
+bool gr_share_part_has_waiters(const gr_share_part_t *part);
 
 /** Release the member's acquired records on every SP of the group (§1.3 rule 3),
  *  each as one transition with its write (a refused write keeps the records

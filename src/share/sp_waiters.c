@@ -25,6 +25,8 @@ void gr_share_waiter_unlink(gr_share_waiter_t *w) {
     w->linked = false;
 }
 
+bool gr_share_waiters_any(const gr_share_waiter_t *head) { return head->next != head; }
+
 void gr_share_waiters_notify(gr_share_waiter_t *head) {
     for (gr_share_waiter_t *w = head->next; w != head;) {
         gr_share_waiter_t *next = w->next; /* fn may unlink w */

@@ -21,6 +21,8 @@ void gr_share_waiters_init(gr_share_waiter_t *head);
 void gr_share_waiter_link(gr_share_waiter_t *head, gr_share_waiter_t *w, void (*fn)(void *arg), void *arg);
 /** Unlink w (no-op when it is not linked). */
 void gr_share_waiter_unlink(gr_share_waiter_t *w);
+/** Whether anyone waits on head's list. */
+bool gr_share_waiters_any(const gr_share_waiter_t *head);
 /** The share-partition changed: fn of every waiter, in order; a fn may unlink its own
  *  waiter (not others). */
 void gr_share_waiters_notify(gr_share_waiter_t *head);

@@ -150,6 +150,18 @@ class Member:
             self.epoch = -1 if e == -1 else e + 1
         return self.obs_fetch(r)
 
+    def fetch_send(self, ver=1, max_wait=0, **kw_):
+        """Sends a ShareFetch without reading the answer (a fetch left waiting): fetch_recv reads it."""
+        body = sfw.share_fetch_body(self.group, self.member, self.epoch, [(self.tid, [(0, [])])], ver=ver,
+                                    max_wait=max_wait, **kw_)
+        self.c.send(78, ver, body, True)
+
+    def fetch_recv(self):
+        r = sfw.parse_fetch(self.c.recv(True))
+        if r["err"] == 0:
+            self.epoch += 1
+        return self.obs_fetch(r)
+
     def ack(self, batches, epoch=None, ver=1, renew=False):
         e = self.epoch if epoch is None else epoch
         a = sfw.share_ack(self.c, self.group, self.member, e, [(self.tid, [(0, batches)])], renew=renew, ver=ver)

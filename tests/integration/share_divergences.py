@@ -18,6 +18,8 @@ Scenarios:
                 acknowledgement), after the acknowledgements; and of a group without members
                 after AlterShareGroupOffsets (named partition and all partitions)
   assign_cfg    group config share.assignment.interval.ms: validation, bounds, describe
+  fair_release  records one member releases (piggybacked on its ShareFetch) go to the fetch of
+                another member already waiting for them, not back to the member that released them
   assignor      SimpleAssignor with more members than partitions (5 x 3, 4 x 3): members per
                 partition and partitions per member
 Member ids are client-chosen (at most 36 characters) and the same on both brokers.
@@ -190,6 +192,28 @@ def s_lag_init(ctx):
     return o
 
 
+# ------------------------------------------------------------------ fairness among members
+def s_fair_release(ctx):
+    """Kafka 4.4.0 applies a ShareFetch's acknowledgements first and then completes the delayed
+    share fetches waiting on the share-partition (SharePartitionManager.acknowledge), before the
+    acknowledging member's own fetch is tried: a waiting member takes what another released."""
+    o = {}
+    topic = "sdv-fair"
+    err, tid = ctx.topic(topic)
+    o["create_topic"] = err
+    o["produce"] = ctx.produce(topic, [b"f%d" % i for i in range(10)])
+    g = "sdv-fair-g"
+    a = member(ctx, g, topic, tid, "sdv-fair-a")
+    o["a_fetch"] = [p["acquired"] for p in a.acquired_retry()["partitions"].values()]
+    b = sd.Member(ctx, g, "sdv-fair-b", tid)
+    b.fetch_send(max_wait=10000)
+    time.sleep(1)  # b's fetch is waiting (nothing acquirable)
+    o["a_release_and_fetch"] = a.fetch(acks=[(0, 9, [RELEASE])], max_wait=0)
+    o["b_waiting_fetch"] = b.fetch_recv()
+    o["a_fetch_after"] = a.fetch(max_wait=0)
+    return o
+
+
 # ------------------------------------------------------------------ (b) share.assignment.interval.ms
 def s_assign_cfg(ctx):
     o = {}
@@ -283,7 +307,8 @@ def s_assignor(ctx):
 
 
 SCENARIOS = [("ack_overlap", s_ack_overlap), ("ack_texts", s_ack_texts), ("request_texts", s_request_texts),
-             ("lag", s_lag), ("lag_init", s_lag_init), ("assign_cfg", s_assign_cfg), ("assignor", s_assignor)]
+             ("lag", s_lag), ("lag_init", s_lag_init), ("assign_cfg", s_assign_cfg), ("fair_release", s_fair_release),
+             ("assignor", s_assignor)]
 
 ALLOW = [
     ("*/throttle_ms", "ignore", "throttle times depend on quotas and load"),

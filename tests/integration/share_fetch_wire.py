@@ -34,6 +34,14 @@ def _acks(batches):
 def share_fetch(c, group, member, epoch, topics=(), forgotten=(), max_wait=0, min_bytes=1, max_bytes=1 << 20,
                 max_records=500, batch_size=500, mode=0, renew=False, ver=1):
     """topics: [(topic_id, [(partition, [(first, last, [types])])])]."""
+    body = share_fetch_body(group, member, epoch, topics, forgotten, max_wait, min_bytes, max_bytes, max_records,
+                            batch_size, mode, renew, ver)
+    return parse_fetch(c.call(78, ver, body))
+
+
+def share_fetch_body(group, member, epoch, topics=(), forgotten=(), max_wait=0, min_bytes=1, max_bytes=1 << 20,
+                     max_records=500, batch_size=500, mode=0, renew=False, ver=1):
+    """The body of a ShareFetch: send it with c.send(78, ver, body, True), read parse_fetch(c.recv(True))."""
     def part(p):
         return i32(p[0]) + _acks(p[1] if len(p) > 1 else []) + TAGS
 
@@ -45,8 +53,7 @@ def share_fetch(c, group, member, epoch, topics=(), forgotten=(), max_wait=0, mi
     if ver >= 2:
         body += i8(mode) + boolean(renew)
     body += carr(list(topics), topic)
-    body += carr(list(forgotten), lambda f: f[0] + carr(f[1], i32) + TAGS) + TAGS
-    return parse_fetch(c.call(78, ver, body))
+    return body + carr(list(forgotten), lambda f: f[0] + carr(f[1], i32) + TAGS) + TAGS
 
 
 def parse_fetch(r):
