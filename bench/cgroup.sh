@@ -3,12 +3,17 @@
 # `make bench` unless BENCH_SKIP_CGROUP=1; alone: GR_BUILD_DIR=build bash bench/cgroup.sh).
 #
 # Workload, the same on both brokers: a topic of 4 partitions with N/4 records of 1 KiB each
-# (kcat -P per partition), both brokers with group.initial.rebalance.delay.ms=0 (Kafka's shipped
-# server.properties; the default is 3 s). Phases, each in a new group:
+# (kcat -P per partition), both brokers with group.initial.rebalance.delay.ms=BENCH_CG_INITIAL_DELAY_MS
+# (default 300: members started together make the first generation together on both brokers; with
+# 0, as Kafka's shipped server.properties, which generation a member makes is a race, see
+# docs/benchmarks.md). Phases, each in a new group:
 #   kcat_g    1 and 4 kcat -G (librdkafka, classic protocol) members started together, each exits at the
-#             end of its partitions (-e); rate = N / (first start -> last exit), join included;
+#             end of its partitions (-e); two rates: N / (first start -> last exit), join and the
+#             final empty long poll included (msgs_s), and N / (first record of any member -> last
+#             record of any member) (msgs_s_first_last: their output through bench/stamp_lines.py);
 #   perf      ConsumerPerformance (the Java KafkaConsumer of kafka-tools 4.4.0), 1 member, reading
-#             N records; rate = N / (start.time -> end.time it prints), join included; with
+#             N records; rate = N / (start.time -> end.time it prints), join included, and the
+#             fetch.nMsg.sec it prints (its window without the join: fetch_msgs_s); with
 #             BENCH_CG_PROTOCOLS containing "consumer", also with group.protocol=consumer (KIP-848)
 #             when the broker advertises ConsumerGroupHeartbeat. Not with 4 members: each
 #             ConsumerPerformance stops at a record count, so the records re-read after a
@@ -20,7 +25,7 @@
 #             2,000/s), per protocol, the median of BENCH_CG_ROUNDS rounds.
 # Reported per broker: records/s, broker CPU-s per million records (/proc/PID/stat) for the
 # consumption phases, the rebalance latency, and the broker's peak RSS; then gregord / Kafka.
-# Environment: BENCH_CG_MESSAGES (default 400000), BENCH_CG_ROUNDS (3), BENCH_CG_BROKERS
+# Environment: BENCH_CG_MESSAGES (default 400000), BENCH_CG_ROUNDS (3), BENCH_CG_INITIAL_DELAY_MS (300), BENCH_CG_BROKERS
 # ("gregord kafka"), BENCH_CG_PROTOCOLS ("classic consumer"), BENCH_KAFKA_HEAP ("-Xmx1G -Xms1G"),
 # BENCH_TIMEOUT (1800 s), GR_BUILD_DIR. Writes $GR_BUILD_DIR/bench-results/cgroup.txt.
 # Any broker: --bootstrap-server H:P (or BENCH_BOOTSTRAP=H:P) measures that broker or cluster only,
@@ -41,6 +46,7 @@ ROUNDS="${BENCH_CG_ROUNDS:-3}"
 BROKERS="${BENCH_CG_BROKERS:-gregord kafka}"
 [[ -n "$BENCH_EXTERNAL" ]] && BROKERS="$BENCH_NAME"
 PROTOCOLS="${BENCH_CG_PROTOCOLS:-classic consumer}"
+DELAY_MS="${BENCH_CG_INITIAL_DELAY_MS:-300}"
 export KAFKA_REF_HEAP="${BENCH_KAFKA_HEAP:--Xmx1G -Xms1G}"
 OUT_DIR="$GR_BUILD_DIR/bench-results"
 TICK="$(getconf CLK_TCK)"
@@ -50,7 +56,7 @@ PY="$(gr_venv_dir)/bin/python"
 [[ -x "$PY" ]] || die "python venv missing ($PY): run scripts/install-deps.sh"
 ((N % 4 == 0)) || die "BENCH_CG_MESSAGES must be a multiple of 4"
 bench_results_init
-put command "bash bench/cgroup.sh (N=$N ROUNDS=$ROUNDS BROKERS=\"$BROKERS\" PROTOCOLS=\"$PROTOCOLS\")"
+put command "bash bench/cgroup.sh (N=$N ROUNDS=$ROUNDS DELAY_MS=$DELAY_MS BROKERS=\"$BROKERS\" PROTOCOLS=\"$PROTOCOLS\")"
 TOOLS_DIR="$GR_TMP/tools"; mkdir -p "$TOOLS_DIR"
 FILE="$GR_TMP/in.txt"
 bench_kcat_input "$FILE" $((N / 4)) 1024
@@ -60,27 +66,30 @@ hwm_mb() { awk '$1 == "VmHWM:" {printf "%.1f", $2 * 1024 / 1e6}' "/proc/$1/statu
 now() { date +%s.%N; }
 BPID=""
 
-start_broker() { bench_start_broker "$1" group.initial.rebalance.delay.ms=0; } # BPID, BOOTSTRAP
+start_broker() { bench_start_broker "$1" group.initial.rebalance.delay.ms="$DELAY_MS"; } # BPID, BOOTSTRAP
 stop_broker() { bench_stop_broker "$1"; }
 
 # cpu_per_m C0: broker CPU-s per million records since tick count C0
 cpu_per_m() { if [[ -n "$BPID" ]]; then calc "($(cpu_ticks "$BPID") - $1) / $TICK / ($N / 1e6)"; else echo n/a; fi; }
 
 kcat_g() { # kcat_g BROKER MEMBERS
-  local b="$1" k="$2" g="cg-kcat-$1-$2-$$" i pids=() t0 c0 got
+  local b="$1" k="$2" g="cg-kcat-$1-$2-$$" i pids=() t0 c0 got window
   c0="$(cpu_ticks "$BPID")"; t0="$(now)"
   for ((i = 0; i < k; i++)); do
-    gr_timeout 300 kcat -b "$BOOTSTRAP" -G "$g" "$CGT" -X auto.offset.reset=earliest -e -q -f '%p\n' \
-      >"$GR_TMP/kg.$b.$k.$i" 2>/dev/null &
+    gr_timeout 300 kcat -b "$BOOTSTRAP" -G "$g" "$CGT" -X auto.offset.reset=earliest -e -q -f '%p\n' 2>/dev/null |
+      python3 "$BENCH_SRC/stamp_lines.py" "$GR_TMP/kg.$b.$k.$i" &
     pids+=($!)
   done
   for i in "${pids[@]}"; do wait "$i"; done
   local secs; secs="$(calc "$(now) - $t0")"
-  got="$(cat "$GR_TMP/kg.$b.$k".* | wc -l)"
+  # every member's "LINES FIRST LAST": records received, first and last record times
+  read -r got window <<<"$(cat "$GR_TMP/kg.$b.$k".* | awk '$1 > 0 {
+      n += $1; if (!f || $2 < f) f = $2; if ($3 > l) l = $3 } END {printf "%d %.6f\n", n, l - f}')"
   if ((got < N)); then put "$b.kcat_g_m$k.note" "consumed-$got-of-$N"; say "$b kcat -G x$k: only $got of $N"; return; fi
   put "$b.kcat_g_m$k.msgs_s" "$(calc "$N / $secs")"
+  put "$b.kcat_g_m$k.msgs_s_first_last" "$(calc "$N / $window")"
   put "$b.kcat_g_m$k.cpu_s_per_million" "$(cpu_per_m "$c0")"
-  say "$b kcat -G x$k: $N in $secs s = $(calc "$N / $secs") records/s ($got received: duplicates after rebalances count once)"
+  say "$b kcat -G x$k: $N in $secs s = $(calc "$N / $secs") records/s; first -> last record $window s = $(calc "$N / $window") records/s ($got received: duplicates after rebalances count once)"
 }
 
 perf() { # perf BROKER MEMBERS PROTOCOL
@@ -103,12 +112,14 @@ rows = [l.split(", ") for l in sys.stdin if l[:2] == "20"]
 t = lambda s: datetime.datetime.strptime(s.strip(), "%Y-%m-%d %H:%M:%S:%f").timestamp()
 if not rows: sys.exit(1)
 n = sum(int(r[4]) for r in rows)
-print(n, max(t(r[1]) for r in rows) - min(t(r[0]) for r in rows))')" || rc=1
+# fetch.nMsg.sec (column 10) is per member: their sum
+print(n, max(t(r[1]) for r in rows) - min(t(r[0]) for r in rows), sum(float(r[9]) for r in rows))')" || rc=1
   if ((rc)); then put "$b.$key.note" "failed"; say "$b perf $proto x$k failed: $(tail -n 2 "$GR_TMP/perf.$b.$k.$proto.0")"; return; fi
-  local n secs; read -r n secs <<<"$r"
+  local n secs fetch_rate; read -r n secs fetch_rate <<<"$r"
   put "$b.$key.msgs_s" "$(calc "$N / $secs")"
+  put "$b.$key.fetch_msgs_s" "$fetch_rate"
   put "$b.$key.cpu_s_per_million" "$(cpu_per_m "$c0")"
-  say "$b ConsumerPerformance $proto x$k: $n records, window $secs s = $(calc "$N / $secs") records/s"
+  say "$b ConsumerPerformance $proto x$k: $n records, window $secs s = $(calc "$N / $secs") records/s (without the join: $fetch_rate)"
 }
 
 rebalance() { # rebalance BROKER PROTOCOL
