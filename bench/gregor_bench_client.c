@@ -23,6 +23,10 @@
  *       last record arrived: first_epoch, last_epoch.
  *       GR_BENCH_HOLD_MS=w: hold every batch w ms before the next poll acknowledges it (a
  *       consumer whose processing takes W; bench/capacity.sh).
+ *       GR_BENCH_START_DIR=d: a start barrier for several consumers launched together: once
+ *       its consumer exists, the process creates d/ready.PID and waits (at most 60 s) for
+ *       d/go before it subscribes, so that process start-up (tens of ms each on a loaded
+ *       machine, 64 of them in turn) is not measured as the broker's drain.
  *       GR_BENCH_REJECT_EVERY=k: explicit acknowledgement instead: REJECT every record whose
  *       offset is a multiple of k, ACCEPT the others (bench/share_dlq.sh: k = 20, 5 %); the
  *       JSON then has "rejected".
@@ -42,6 +46,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #define POOL 257
 
@@ -235,6 +240,19 @@ static int ack_explicit(gr_share_consumer_t *c, const gr_share_record_t *r, long
     return reject;
 }
 
+/* GR_BENCH_START_DIR: say ready, then wait for the go file (bench/share_drain.sh). */
+static void start_barrier(void) {
+    const char *dir = getenv("GR_BENCH_START_DIR");
+    if (!dir || !*dir) return;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/ready.%ld", dir, (long)getpid());
+    FILE *f = fopen(path, "w");
+    if (f) fclose(f);
+    snprintf(path, sizeof(path), "%s/go", dir);
+    struct timespec tick = {0, 1000000};
+    for (double t0 = now_s(); access(path, F_OK) != 0 && now_s() - t0 < 60;) nanosleep(&tick, NULL);
+}
+
 static int run_share_drain(int argc, char **argv) {
     if (argc < 6) return usage(argv[0]), 2;
     const char *bootstrap = argv[2], *group = argv[3], *topic = argv[4];
@@ -265,6 +283,7 @@ static int run_share_drain(int argc, char **argv) {
     long hold_ms = hold_env ? atol(hold_env) : 0;
     const char *idle_env = getenv("GR_BENCH_IDLE_EXIT_MS");
     double idle_exit = idle_env ? atof(idle_env) / 1000.0 : 0;
+    start_barrier();
     double t0 = now_s(), first = -1, last = t0, idle_since = t0;
     const char *topics[] = {topic};
     gr_share_consumer_subscribe(c, topics, 1);

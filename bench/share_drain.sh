@@ -2,7 +2,8 @@
 # The share-drain phases of bench/run.sh (sourced; uses its put/say/calc, phase_begin/phase_end,
 # BOOTSTRAP): the same libgregor share consumers (bench/gregor_bench_client share-drain, implicit
 # acknowledgement, client defaults) drain one topic on each broker, with 1, 2 and 4 consumers in
-# one share group. Each consumer stops after GR_BENCH_IDLE_EXIT_MS without records and prints the
+# one share group. The consumer processes start behind a barrier (GR_BENCH_START_DIR): all are up
+# before any subscribes, so process start-up is not counted. Each consumer stops after GR_BENCH_IDLE_EXIT_MS without records and prints the
 # wall-clock times of its first and last records; rate = N / (the first record of any consumer ->
 # the last record of any), so that the group's join and assignment time (seconds on Apache Kafka,
 # milliseconds on gregord) is left out of the rate and reported apart (first_s: launch -> first
@@ -42,13 +43,21 @@ share_drain_run() {
     --add-config share.auto.offset.reset=earliest >"$GR_TMP/$b.$key.cfg" 2>&1 \
     || { put "$b.$key.note" "group-config-failed"; return; }
   say "$b: share drain of $SD_N records with $k consumer(s), group $group"
-  phase_begin
-  t0="$(date +%s.%N)"
+  # start barrier: every consumer process is up before any subscribes (GR_BENCH_START_DIR)
+  local start_dir="$GR_TMP/start.$b.$key"
+  rm -rf "$start_dir" && mkdir -p "$start_dir"
   for ((i = 1; i <= k; i++)); do
-    GR_BENCH_IDLE_EXIT_MS=2000 gr_timeout 600 "$SD_CLIENT" share-drain "$BOOTSTRAP" "$group" "$topic" "$SD_N" \
-      >"$GR_TMP/$b.$key.$i.out" 2>"$GR_TMP/$b.$key.$i.err" &
+    GR_BENCH_START_DIR="$start_dir" GR_BENCH_IDLE_EXIT_MS=2000 gr_timeout 600 "$SD_CLIENT" share-drain "$BOOTSTRAP" \
+      "$group" "$topic" "$SD_N" >"$GR_TMP/$b.$key.$i.out" 2>"$GR_TMP/$b.$key.$i.err" &
     pids+=($!)
   done
+  for ((i = 0; i < 6000; i++)); do # up to 60 s
+    (($(find "$start_dir" -name 'ready.*' | wc -l) >= k)) && break
+    sleep 0.01
+  done
+  phase_begin
+  t0="$(date +%s.%N)"
+  touch "$start_dir/go"
   local rc=0
   for i in "${pids[@]}"; do wait "$i" || rc=1; done
   phase_end "$b" "$key"
