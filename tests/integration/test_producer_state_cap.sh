@@ -10,7 +10,7 @@
 #  - 10 ongoing transactions fill it: a new producer gets NOT_ENOUGH_REPLICAS with a message,
 #    and gets in once a transaction ends; the same producers come back after a restart;
 #  - the evictions and the refusal are logged, rate-limited (30 lines per 10 s per site);
-#    gregord's RSS is reported (a sanity bound only: 500 entries are ~110 KB either way).
+#    gregord's RSS is only reported (500 entries are ~110 KB either way).
 #   bash tests/integration/test_producer_state_cap.sh [--keep]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -30,8 +30,9 @@ rc=0
 gr_timeout 60 python3 "$D" "$BOOTSTRAP" "http://127.0.0.1:$ADMIN_PORT" main >"$GR_TMP/main.out" 2>&1 || rc=$?
 gr_relay_checks producer_state_cap.py "$GR_TMP/main.out" "$rc" 60
 rss1="$(rss)"
+# Reported, not checked: 500 entries are ~110 KB with or without the cap, below RSS noise
+# (ASan alone adds MBs); DescribeProducers and gregor_producer_ids above show the cap held.
 log "gregord RSS ${rss0} kB before, ${rss1} kB after 500 producer ids"
-check "gregord's RSS grew by less than 8 MiB (${rss0} -> ${rss1} kB)" test $((rss1 - rss0)) -lt 8192
 warn='gregor.producer.state.max.producers=50 producers: the least recently used one'
 n_warn="$(grep -c "$warn" "$GR_TMP/gregord.log" || true)"
 check "evictions logged, rate-limited ($n_warn lines for 452 evictions)" test "$n_warn" -ge 1 -a "$n_warn" -le 31
