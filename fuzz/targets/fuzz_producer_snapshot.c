@@ -3,7 +3,8 @@
  *
  * Invariants: decoding never crashes; a snapshot that decodes re-encodes to bytes
  * of the same length that decode again to the same state (same counts, same first
- * unstable offset, same aborted index) and re-encode to the same bytes; the aborted
+ * unstable offset, same aborted index) and re-encode to the same bytes; decoded under
+ * a cap of 3 it keeps every ongoing transaction and at most the cap otherwise; the aborted
  * index answers the full-range query with its size; a control batch's marker is
  * decoded without reading outside the input. Every input is tried as it is and
  * again with its checksum patched in, so the body decoder is reached. */
@@ -21,7 +22,7 @@ static void fuzz_snapshot(const uint8_t *data, size_t size) {
     gr_producer_state_t *ps = NULL;
     int64_t vt;
     const char *why;
-    if (gr_producers_snapshot_decode(data, size, &ps, &vt, &why) != GR_ERR_NONE) {
+    if (gr_producers_snapshot_decode(data, size, SIZE_MAX, &ps, &vt, &why) != GR_ERR_NONE) {
         assert(ps == NULL && why != NULL);
         return;
     }
@@ -33,7 +34,7 @@ static void fuzz_snapshot(const uint8_t *data, size_t size) {
     assert(w1.len == size);
     gr_producer_state_t *ps2 = NULL;
     int64_t vt2;
-    assert(gr_producers_snapshot_decode(w1.mem, w1.len, &ps2, &vt2, &why) == GR_ERR_NONE);
+    assert(gr_producers_snapshot_decode(w1.mem, w1.len, SIZE_MAX, &ps2, &vt2, &why) == GR_ERR_NONE);
     assert(vt2 == vt);
     assert(gr_producers_count(ps2) == gr_producers_count(ps));
     assert(gr_producers_ongoing(ps2) == gr_producers_ongoing(ps));
@@ -42,10 +43,18 @@ static void fuzz_snapshot(const uint8_t *data, size_t size) {
     assert(gr_producers_aborted(ps2, INT64_MIN, INT64_MAX, NULL, 0) == na);
     gr_producers_snapshot_encode(ps2, vt2, &w2);
     assert(w2.len == w1.len && !memcmp(w1.mem, w2.mem, w1.len));
+    /* Under a cap of 3: every ongoing transaction stays, and at most one idle producer
+     * beyond the cap (the last one decoded when the others are all ongoing). */
+    gr_producer_state_t *ps3 = NULL;
+    assert(gr_producers_snapshot_decode(w1.mem, w1.len, 3, &ps3, &vt2, &why) == GR_ERR_NONE);
+    size_t on = gr_producers_ongoing(ps3), bound = on + 1 > 3 ? on + 1 : 3;
+    assert(on == gr_producers_ongoing(ps) && gr_producers_count(ps3) <= bound);
+    assert(gr_producers_first_unstable(ps3) == gr_producers_first_unstable(ps));
     gr_wbuf_free(&w1);
     gr_wbuf_free(&w2);
     gr_producers_free(ps);
     gr_producers_free(ps2);
+    gr_producers_free(ps3);
 }
 
 static void fuzz_control(const uint8_t *data, size_t size) {

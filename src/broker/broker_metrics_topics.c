@@ -11,10 +11,12 @@
 
 #include "broker/broker_int.h"
 #include "broker/broker_metrics.h"
+#include "broker/producers.h"
 
 typedef struct topic_row {
     const char *name;
     uint64_t bytes_in, records_in, bytes_out, records_out;
+    uint64_t producers_evicted, producers_refused; /* gregor.producer.state.max.producers */
 } topic_row_t;
 
 typedef struct rows {
@@ -42,6 +44,10 @@ static void gather(gr_broker_t *b, size_t cap, rows_t *r) {
             row.records_in += p->records_in;
             row.bytes_out += p->bytes_out;
             row.records_out += p->records_out;
+            uint64_t ev = 0, rf = 0;
+            if (p->producers) gr_producers_counters(p->producers, &ev, &rf);
+            row.producers_evicted += ev;
+            row.producers_refused += rf;
             if (r->n_p < cap)
                 r->p[r->n_p++] = p;
             else
@@ -81,9 +87,11 @@ static void partition_family(gr_prom_t *p, const rows_t *r, const char *name, co
 
 static void totals(gr_broker_t *b, gr_prom_t *p) {
     size_t np = gr_parts_count(b->parts), offline = 0;
+    uint64_t producers = 0;
     for (size_t i = 0; i < np; i++) {
         gr_partition_t *part = gr_parts_at(b->parts, i);
         if (part->offline || gr_plog_offline(part->plog)) offline++;
+        if (part->producers) producers += gr_producers_count(part->producers);
     }
     gr_prom_family(p, "gregor_topics", GR_PROM_GAUGE, "Topics");
     gr_prom_u64(p, "gregor_topics", NULL, gr_meta_topic_count(b->meta));
@@ -93,6 +101,10 @@ static void totals(gr_broker_t *b, gr_prom_t *p) {
     gr_prom_family(p, "gregor_partitions_offline", GR_PROM_GAUGE,
                    "Partitions offline after a storage error (Kafka: KafkaController OfflinePartitionsCount)");
     gr_prom_u64(p, "gregor_partitions_offline", NULL, offline);
+    gr_prom_family(p, "gregor_producer_ids", GR_PROM_GAUGE,
+                   "Producer ids whose state the partitions keep, summed (each partition at most "
+                   "gregor.producer.state.max.producers; Kafka: ProducerIdCount)");
+    gr_prom_u64(p, "gregor_producer_ids", NULL, producers);
 }
 
 void gr_cm_collect_topics(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dropped) {
@@ -112,6 +124,13 @@ void gr_cm_collect_topics(gr_broker_t *b, gr_prom_t *p, gr_metrics_dropped_t *dr
     topic_family(p, &r, "gregor_topic_records_out_total",
                  "Records sent: Fetch, the records of the whole batches sent; ShareFetch, the records acquired",
                  offsetof(topic_row_t, records_out));
+    topic_family(p, &r, "gregor_topic_producer_ids_evicted_total",
+                 "Producer ids forgotten early because a partition held gregor.producer.state.max.producers",
+                 offsetof(topic_row_t, producers_evicted));
+    topic_family(p, &r, "gregor_topic_producer_ids_refused_total",
+                 "Produce batches of a new producer id refused (NOT_ENOUGH_REPLICAS) because every producer a "
+                 "partition tracks at its cap had an ongoing transaction",
+                 offsetof(topic_row_t, producers_refused));
     partition_family(p, &r, "gregor_partition_log_end_offset", "Log end offset (Kafka: Log LogEndOffset)",
                      gr_plog_end_offset);
     partition_family(p, &r, "gregor_partition_log_start_offset", "Log start offset (Kafka: Log LogStartOffset)",

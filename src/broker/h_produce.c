@@ -194,6 +194,10 @@ static bool check_producer(produce_run_t *run, gr_partition_t *p, const gr_batch
     if (chk.err) {
         part_error(pr, chk.err);
         pr->LogStartOffset = gr_plog_start_offset(p->plog);
+        if (chk.err == GR_ERR_NOT_ENOUGH_REPLICAS) { /* the producer-state cap: gregord only, say why */
+            pr->ErrorMessage = gr_req_msg(run->req, "%s", chk.msg);
+            GR_LOG_LIMITED(GR_LOG_WARN, "produce", "%s-%d: %s", p->topic, p->index, chk.msg);
+        }
         return false;
     }
     if (chk.duplicate) {
@@ -206,6 +210,26 @@ static bool check_producer(produce_run_t *run, gr_partition_t *p, const gr_batch
         return false;
     }
     return true;
+}
+
+/* Note the appended batch in the producer state; a new producer id may evict the least
+ * recently used one (gregor.producer.state.max.producers), which the log says at a
+ * bounded rate. */
+static void record_producer(gr_partition_t *p, const gr_batch_view_t *bv, const gr_plog_append_result_t *ar,
+                            int64_t max_timestamp) {
+    uint64_t ev0, ev1, refused;
+    gr_producers_counters(p->producers, &ev0, &refused);
+    gr_producers_record(p->producers, bv->producer_id, bv->producer_epoch, bv->base_sequence, bv->last_offset_delta + 1,
+                        ar->base_offset, ar->last_offset, max_timestamp,
+                        (bv->attributes & GR_BATCH_ATTR_TRANSACTIONAL) != 0, gr_clock_wall_ms());
+    gr_producers_counters(p->producers, &ev1, &refused);
+    if (ev1 > ev0)
+        GR_LOG_LIMITED(GR_LOG_WARN, "produce",
+                       "%s-%d: producer %lld is new and the partition already tracks "
+                       "gregor.producer.state.max.producers=%zu producers: the least recently used one was "
+                       "forgotten (%llu so far); its next batch is accepted as after producer.id.expiration.ms",
+                       p->topic, p->index, (long long)bv->producer_id, gr_producers_max(p->producers),
+                       (unsigned long long)ev1);
 }
 
 static void append_batch(produce_run_t *run, gr_partition_t *p, const gr_produce_validate_result_t *res,
@@ -235,10 +259,7 @@ static void append_batch(produce_run_t *run, gr_partition_t *p, const gr_produce
         return;
     }
     const gr_batch_view_t *bv = &res->batch;
-    if (bv->producer_id >= 0)
-        gr_producers_record(p->producers, bv->producer_id, bv->producer_epoch, bv->base_sequence,
-                            bv->last_offset_delta + 1, ar.base_offset, ar.last_offset, res->max_timestamp,
-                            (bv->attributes & GR_BATCH_ATTR_TRANSACTIONAL) != 0, gr_clock_wall_ms());
+    if (bv->producer_id >= 0) record_producer(p, bv, &ar, res->max_timestamp);
     gr_partition_appended(p, res->valid_bytes);
     GR_METRIC(p->bytes_in += res->valid_bytes);
     GR_METRIC(p->records_in += (uint64_t)(ar.last_offset - ar.base_offset + 1));

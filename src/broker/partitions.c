@@ -120,9 +120,22 @@ static void all_remove_topic(gr_parts_t *ps, const gr_uuid_t *id) {
  * one (rename), which makes the open read the whole log, never as a missing file. */
 #define SNAPSHOT_EVERY_MIN (16u << 20)
 
-static void load_producers(gr_partition_t *p) {
+static size_t producers_max(gr_parts_t *ps) {
+    int64_t max = gr_meta_broker_config_i64(ps->meta, "gregor.producer.state.max.producers");
+    return max > 0 ? (size_t)max : GR_PRODUCERS_DEFAULT_MAX;
+}
+
+static void load_producers(gr_parts_t *ps, gr_partition_t *p) {
     gr_producers_load_info_t li;
-    p->producers = gr_producers_load(p->plog, p->dir, &li);
+    size_t max = producers_max(ps);
+    p->producers = gr_producers_load(p->plog, p->dir, max, &li);
+    uint64_t evicted, refused;
+    gr_producers_counters(p->producers, &evicted, &refused);
+    if (evicted)
+        GR_WARN("partitions",
+                "%s-%d: %llu producer id(s) left out of the rebuilt producer state "
+                "(gregor.producer.state.max.producers=%zu); the most recent were kept",
+                p->topic, p->index, (unsigned long long)evicted, max);
     p->snap_every = SNAPSHOT_EVERY_MIN;
     p->snap_exists = li.had_snapshot || li.full_scan;
     if (li.full_scan) {
@@ -175,7 +188,7 @@ static gr_err_t open_partition(gr_parts_t *ps, parts_topic_t *t, const gr_meta_t
     p->plog = plog;
     p->dir = strdup(dir);
     p->waiters.next = p->waiters.prev = &p->waiters;
-    load_producers(p);
+    load_producers(ps, p);
     t->p[i] = p;
     all_push(ps, p);
     if (ps->progress) ps->progress(ps->progress_arg);
@@ -515,7 +528,15 @@ void gr_parts_reconfigure(gr_parts_t *ps, const gr_meta_topic_t *mt) {
     if (!t) return;
     gr_plog_config_t cfg;
     plog_config_for(ps, mt, &cfg);
-    for (int32_t i = 0; i < t->n; i++) gr_plog_set_config(t->p[i]->plog, &cfg);
+    size_t max = producers_max(ps);
+    for (int32_t i = 0; i < t->n; i++) {
+        gr_plog_set_config(t->p[i]->plog, &cfg);
+        if (!t->p[i]->producers) continue;
+        size_t n = gr_producers_set_max(t->p[i]->producers, max);
+        if (n)
+            GR_INFO("partitions", "%s-%d: %zu producer id(s) evicted (gregor.producer.state.max.producers=%zu)",
+                    t->p[i]->topic, t->p[i]->index, n, max);
+    }
 }
 
 void gr_parts_reconfigure_all(gr_parts_t *ps) {

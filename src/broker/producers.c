@@ -8,34 +8,97 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "broker/producers_int.h"
 
 gr_producer_state_t *gr_producers_new(void) {
     gr_producer_state_t *ps = calloc(1, sizeof(*ps));
     if (!ps) abort();
+    gr_htab_init(&ps->tab, 8);
+    ps->max = SIZE_MAX;
     return ps;
+}
+
+static void free_list(gr_plru_t *l) {
+    for (gr_pentry_t *e = l->head, *n; e; e = n) {
+        n = e->lru_next;
+        free(e);
+    }
 }
 
 void gr_producers_free(gr_producer_state_t *ps) {
     if (!ps) return;
-    for (int i = 0; i < GR_PRODUCER_BUCKETS; i++) {
-        gr_pentry_t *e = ps->buckets[i];
-        while (e) {
-            gr_pentry_t *n = e->next;
-            free(e);
-            e = n;
-        }
-    }
+    free_list(&ps->idle);
+    free_list(&ps->busy);
+    gr_htab_free(&ps->tab);
     free(ps->ongoing);
     free(ps->aborted);
     free(ps);
 }
 
+/* ---------------------------------------------------------------- table and LRU lists */
+
+static bool pid_eq(const gr_hnode_t *node, const void *key) {
+    return GR_HTAB_ENTRY(node, gr_pentry_t, node)->pid == *(const int64_t *)key;
+}
+
+/* Keyed: producer ids are whatever a client writes into its batches. */
+static uint64_t pid_hash(int64_t pid) { return gr_hash(&pid, sizeof(pid)); }
+
+static void lru_unlink(gr_producer_state_t *ps, gr_pentry_t *e) {
+    gr_plru_t *l = e->busy ? &ps->busy : &ps->idle;
+    if (e->lru_prev)
+        e->lru_prev->lru_next = e->lru_next;
+    else
+        l->head = e->lru_next;
+    if (e->lru_next)
+        e->lru_next->lru_prev = e->lru_prev;
+    else
+        l->tail = e->lru_prev;
+    e->lru_prev = e->lru_next = NULL;
+}
+
+static void lru_append(gr_producer_state_t *ps, gr_pentry_t *e) {
+    e->busy = e->txn_first >= 0;
+    gr_plru_t *l = e->busy ? &ps->busy : &ps->idle;
+    e->lru_prev = l->tail;
+    e->lru_next = NULL;
+    if (l->tail)
+        l->tail->lru_next = e;
+    else
+        l->head = e;
+    l->tail = e;
+}
+
+void gr_producers_touch(gr_producer_state_t *ps, gr_pentry_t *e) {
+    lru_unlink(ps, e);
+    lru_append(ps, e);
+}
+
+/* Forget an entry (expiry, eviction). It has no ongoing transaction. */
+static void entry_remove(gr_producer_state_t *ps, gr_pentry_t *e) {
+    gr_hnode_t **slot = gr_htab_slot(&ps->tab, e->node.hash, pid_eq, &e->pid);
+    gr_htab_unlink(&ps->tab, slot);
+    lru_unlink(ps, e);
+    free(e);
+}
+
+/* Evict least recently used idle entries until fewer than `below` remain (or none is idle). */
+static size_t evict_to(gr_producer_state_t *ps, size_t below) {
+    size_t n = 0;
+    while (ps->tab.n >= below && ps->idle.head) {
+        entry_remove(ps, ps->idle.head);
+        n++;
+    }
+    ps->n_evicted += n;
+    return n;
+}
+
 gr_pentry_t *gr_producers_entry(gr_producer_state_t *ps, int64_t pid, bool create) {
-    uint64_t bk = (uint64_t)pid % GR_PRODUCER_BUCKETS;
-    for (gr_pentry_t *e = ps->buckets[bk]; e; e = e->next)
-        if (e->pid == pid) return e;
-    if (!create) return NULL;
+    uint64_t h = pid_hash(pid);
+    gr_hnode_t **slot = gr_htab_slot(&ps->tab, h, pid_eq, &pid);
+    if (*slot || !create) return GR_HTAB_ENTRY(*slot, gr_pentry_t, node);
+    if (ps->tab.n >= ps->max) evict_to(ps, ps->max);
     gr_pentry_t *e = calloc(1, sizeof(*e));
     if (!e) abort();
     e->pid = pid;
@@ -44,10 +107,21 @@ gr_pentry_t *gr_producers_entry(gr_producer_state_t *ps, int64_t pid, bool creat
     e->last_ts = -1;
     e->txn_first = -1;
     e->touched_ms = -1;
-    e->next = ps->buckets[bk];
-    ps->buckets[bk] = e;
-    ps->n_producers++;
+    gr_htab_insert(&ps->tab, &e->node, h);
+    lru_append(ps, e);
     return e;
+}
+
+size_t gr_producers_set_max(gr_producer_state_t *ps, size_t max) {
+    ps->max = max ? max : 1;
+    return ps->tab.n > ps->max ? evict_to(ps, ps->max + 1) : 0;
+}
+
+size_t gr_producers_max(const gr_producer_state_t *ps) { return ps->max; }
+
+void gr_producers_counters(const gr_producer_state_t *ps, uint64_t *evicted, uint64_t *refused) {
+    *evicted = ps->n_evicted;
+    *refused = ps->n_refused;
 }
 
 static int32_t seq_add(int32_t seq, int32_t n) {
@@ -90,7 +164,19 @@ void gr_producers_check(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int
                         bool transactional, gr_producer_check_t *out) {
     memset(out, 0, sizeof(*out));
     gr_pentry_t *e = gr_producers_entry(ps, pid, false);
-    if (!e) return; /* unknown producer (new, or state lost): accept any sequence */
+    if (!e) {
+        /* Unknown producer (new, or its state expired or was evicted): any sequence is
+         * accepted, as Kafka does, unless the state is full of ongoing transactions. */
+        if (ps->tab.n >= ps->max && !ps->idle.head) {
+            ps->n_refused++;
+            out->err = GR_ERR_NOT_ENOUGH_REPLICAS;
+            snprintf(out->msg, sizeof(out->msg),
+                     "Producer %lld refused: the partition tracks %zu producers, all with an ongoing transaction "
+                     "(gregor.producer.state.max.producers=%zu); retry once one ends",
+                     (long long)pid, ps->tab.n, ps->max);
+        }
+        return;
+    }
     if (epoch < e->epoch) {
         out->err = GR_ERR_INVALID_PRODUCER_EPOCH;
         snprintf(out->msg, sizeof(out->msg),
@@ -160,6 +246,7 @@ void gr_producers_record(gr_producer_state_t *ps, int64_t pid, int16_t epoch, in
         e->txn_first = base_offset;
         gr_producers_ongoing_add(ps, pid, base_offset);
     }
+    gr_producers_touch(ps, e);
 }
 
 gr_err_t gr_producers_check_marker(gr_producer_state_t *ps, int64_t pid, int16_t epoch, int32_t coordinator_epoch) {
@@ -189,6 +276,7 @@ void gr_producers_complete(gr_producer_state_t *ps, int64_t pid, int16_t epoch, 
     }
     e->coord_epoch = coordinator_epoch;
     e->last_ts = timestamp;
+    gr_producers_touch(ps, e);
 }
 
 int64_t gr_producers_first_unstable(const gr_producer_state_t *ps) {
@@ -232,35 +320,34 @@ void gr_producers_prune(gr_producer_state_t *ps, int64_t log_start) {
     ps->n_aborted -= k;
 }
 
-void gr_producers_foreach(const gr_producer_state_t *ps, gr_producer_info_cb *cb, void *arg) {
-    for (int i = 0; i < GR_PRODUCER_BUCKETS; i++)
-        for (const gr_pentry_t *e = ps->buckets[i]; e; e = e->next) {
-            gr_producer_info_t info = {.pid = e->pid,
-                                       .epoch = e->epoch,
-                                       .last_sequence = e->n ? e->b[e->n - 1].last_seq : -1,
-                                       .last_timestamp = e->last_ts,
-                                       .coordinator_epoch = e->coord_epoch,
-                                       .txn_start_offset = e->txn_first};
-            cb(arg, &info);
-        }
+static void foreach_list(const gr_plru_t *l, gr_producer_info_cb *cb, void *arg) {
+    for (const gr_pentry_t *e = l->tail; e; e = e->lru_prev) {
+        gr_producer_info_t info = {.pid = e->pid,
+                                   .epoch = e->epoch,
+                                   .last_sequence = e->n ? e->b[e->n - 1].last_seq : -1,
+                                   .last_timestamp = e->last_ts,
+                                   .coordinator_epoch = e->coord_epoch,
+                                   .txn_start_offset = e->txn_first};
+        cb(arg, &info);
+    }
 }
 
-size_t gr_producers_count(const gr_producer_state_t *ps) { return ps->n_producers; }
+void gr_producers_foreach(const gr_producer_state_t *ps, gr_producer_info_cb *cb, void *arg) {
+    foreach_list(&ps->busy, cb, arg);
+    foreach_list(&ps->idle, cb, arg);
+}
+
+size_t gr_producers_count(const gr_producer_state_t *ps) { return ps->tab.n; }
 
 size_t gr_producers_expire(gr_producer_state_t *ps, int64_t now_ms, int64_t expiration_ms) {
     size_t n = 0;
-    for (int i = 0; i < GR_PRODUCER_BUCKETS; i++)
-        for (gr_pentry_t **link = &ps->buckets[i]; *link;) {
-            gr_pentry_t *e = *link;
-            if (e->touched_ms < 0) e->touched_ms = now_ms; /* rebuilt at start-up: count from now */
-            if (e->txn_first >= 0 || now_ms - e->touched_ms < expiration_ms) {
-                link = &e->next;
-                continue;
-            }
-            *link = e->next;
-            free(e);
-            ps->n_producers--;
-            n++;
-        }
+    /* Only idle entries expire. Not necessarily in list order: the wall clock may step. */
+    for (gr_pentry_t *e = ps->idle.head, *next; e; e = next) {
+        next = e->lru_next;
+        if (e->touched_ms < 0) e->touched_ms = now_ms; /* rebuilt at start-up: count from now */
+        if (now_ms - e->touched_ms < expiration_ms) continue;
+        entry_remove(ps, e);
+        n++;
+    }
     return n;
 }

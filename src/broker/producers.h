@@ -6,6 +6,14 @@
  * first of them bounds the last stable offset) and the aborted-transactions index.
  * A snapshot form (producers_snap.c) lets a restart rebuild it without reading the
  * whole log (docs/storage.md, "Producer state and transactions").
+ *
+ * The entries live in a hash table keyed by a keyed hash of the producer id (clients
+ * choose ids), so a lookup costs the same at any count, and their number is capped
+ * (gregor.producer.state.max.producers): a new producer id beyond the cap evicts the
+ * least recently used producer (by its last batch or marker) that has no ongoing
+ * transaction, which is what producer.id.expiration.ms does to it later anyway. When
+ * every tracked producer has an ongoing transaction, a new producer's batch is refused
+ * (NOT_ENOUGH_REPLICAS, retriable) instead.
  * @locality loop thread. */
 #ifndef GR_BROKER_PRODUCERS_H
 #define GR_BROKER_PRODUCERS_H
@@ -19,12 +27,25 @@
 
 typedef struct gr_producer_state gr_producer_state_t;
 
+/** An empty state without a cap (gr_producers_set_max sets one). */
 gr_producer_state_t *gr_producers_new(void);
 void gr_producers_free(gr_producer_state_t *ps);
 
+/** Default of gregor.producer.state.max.producers. */
+#define GR_PRODUCERS_DEFAULT_MAX 10000
+
+/** Cap the number of producers kept (0 counts as 1); a lower cap evicts the least
+ *  recently used idle producers at once. Returns how many were evicted. */
+size_t gr_producers_set_max(gr_producer_state_t *ps, size_t max);
+size_t gr_producers_max(const gr_producer_state_t *ps);
+/** Since the state was created: producers evicted by the cap, and new producers'
+ *  batches refused because every tracked producer had an ongoing transaction. */
+void gr_producers_counters(const gr_producer_state_t *ps, uint64_t *evicted, uint64_t *refused);
+
 /** Outcome of checking one batch before it is appended. */
 typedef struct gr_producer_check {
-    gr_err_t err;   /* NONE, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, INVALID_TXN_STATE */
+    gr_err_t err;   /* NONE, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, INVALID_TXN_STATE,
+                       NOT_ENOUGH_REPLICAS (a new producer and the cap is full of ongoing transactions) */
     bool duplicate; /* a retry of a batch already appended: answer with these offsets */
     int64_t dup_base_offset;
     int64_t dup_last_offset;
@@ -95,17 +116,21 @@ typedef struct gr_producer_info {
 } gr_producer_info_t;
 
 typedef void gr_producer_info_cb(void *arg, const gr_producer_info_t *info);
-/** Every producer, in no particular order. */
+/** Every producer: those with an ongoing transaction, then the others, each most recent first. */
 void gr_producers_foreach(const gr_producer_state_t *ps, gr_producer_info_cb *cb, void *arg);
 size_t gr_producers_count(const gr_producer_state_t *ps);
 
 /* ---- snapshot (producers_snap.c) ---- */
 
-/** Append the whole state, valid for the log up to (exclusive) valid_to, to out. */
+/** Append the whole state, valid for the log up to (exclusive) valid_to, to out. The
+ *  producers are written least recently used first (idle ones, then those with an
+ *  ongoing transaction), so that decoding restores the eviction order. */
 void gr_producers_snapshot_encode(const gr_producer_state_t *ps, int64_t valid_to, gr_wbuf_t *out);
-/** Decode a snapshot into a new state. GR_ERR_CORRUPT_MESSAGE (with *why) when it is
- *  truncated, inconsistent or its checksum does not match. */
-gr_err_t gr_producers_snapshot_decode(const uint8_t *buf, size_t len, gr_producer_state_t **out, int64_t *valid_to,
-                                      const char **why);
+/** Decode a snapshot into a new state capped at max producers: of more, the last ones
+ *  written (the most recent) and all with an ongoing transaction are kept.
+ *  GR_ERR_CORRUPT_MESSAGE (with *why) when it is truncated, inconsistent or its
+ *  checksum does not match. */
+gr_err_t gr_producers_snapshot_decode(const uint8_t *buf, size_t len, size_t max, gr_producer_state_t **out,
+                                      int64_t *valid_to, const char **why);
 
 #endif

@@ -53,7 +53,7 @@ static void scan(gr_producer_state_t *ps, gr_plog_t *plog, int64_t off) {
     gr_wbuf_free(&wb);
 }
 
-static gr_producer_state_t *read_snapshot(const char *dir, int64_t end, bool *exists, int64_t *valid_to) {
+static gr_producer_state_t *read_snapshot(const char *dir, int64_t end, size_t max, bool *exists, int64_t *valid_to) {
     char *buf = NULL, errstr[256];
     size_t len = 0;
     *exists = false;
@@ -66,7 +66,7 @@ static gr_producer_state_t *read_snapshot(const char *dir, int64_t end, bool *ex
     *exists = true;
     gr_producer_state_t *ps = NULL;
     const char *why = NULL;
-    if (gr_producers_snapshot_decode((const uint8_t *)buf, len, &ps, valid_to, &why))
+    if (gr_producers_snapshot_decode((const uint8_t *)buf, len, max, &ps, valid_to, &why))
         GR_WARN("producers", "%s/%s: %s; reading the whole log instead", dir, GR_PRODUCERS_SNAPSHOT_FILE, why);
     else if (*valid_to > end) {
         GR_WARN("producers", "%s/%s covers offsets up to %lld, past the log end %lld; reading the whole log instead",
@@ -78,16 +78,17 @@ static gr_producer_state_t *read_snapshot(const char *dir, int64_t end, bool *ex
     return ps;
 }
 
-gr_producer_state_t *gr_producers_load(gr_plog_t *plog, const char *dir, gr_producers_load_info_t *info) {
+gr_producer_state_t *gr_producers_load(gr_plog_t *plog, const char *dir, size_t max, gr_producers_load_info_t *info) {
     int64_t start = gr_plog_start_offset(plog), end = gr_plog_end_offset(plog), valid_to = 0;
     bool exists;
     gr_producers_load_info_t li = {0};
-    gr_producer_state_t *ps = read_snapshot(dir, end, &exists, &valid_to);
+    gr_producer_state_t *ps = read_snapshot(dir, end, max, &exists, &valid_to);
     if (ps) {
         li.had_snapshot = true;
         li.scanned_from = valid_to > start ? valid_to : start;
     } else {
         ps = gr_producers_new();
+        gr_producers_set_max(ps, max);
         li.full_scan = exists;
         li.scanned_from = exists ? start : gr_plog_tail_offset(plog, TAIL_BYTES);
     }

@@ -25,8 +25,10 @@ typedef struct gr_producers_load_info {
  *  No snapshot file at all means a log written before transactions existed here:
  *  only its last MiB is read (idempotent producers' retries). A corrupt snapshot, or
  *  one ahead of the log (the tail lost to a power failure), means reading the whole
- *  log. Never fails: what cannot be read is left out (and logged). */
-gr_producer_state_t *gr_producers_load(gr_plog_t *plog, const char *dir, gr_producers_load_info_t *info);
+ *  log. Never fails: what cannot be read is left out (and logged). At most max producers
+ *  are kept (gr_producers_set_max): the most recent ones, plus all with an ongoing
+ *  transaction. */
+gr_producer_state_t *gr_producers_load(gr_plog_t *plog, const char *dir, size_t max, gr_producers_load_info_t *info);
 
 /** Apply one batch read back from the log (data batches and transaction markers). */
 void gr_producers_apply(gr_producer_state_t *ps, const gr_batch_view_t *bv);

@@ -8,7 +8,11 @@
  *   u32 aborted transactions, each: i64 pid, i64 first, i64 last, i64 lso
  *   u32 CRC-32C of everything before it
  *
- * The ongoing-transactions list is derived from the producers on decode. */
+ * The ongoing-transactions list is derived from the producers on decode. The
+ * producers are in least-recently-used order (those without an ongoing transaction
+ * first); version-1 files written before the cap existed list them by producer id,
+ * which decodes the same way (ids are handed out in increasing order, so that order
+ * approximates recency). Decoding applies the cap as appends do. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,11 +22,6 @@
 
 #define SNAP_MAGIC   0x47525053u /* "GRPS" */
 #define SNAP_VERSION 1
-
-static int by_pid(const void *a, const void *b) {
-    int64_t x = (*(const gr_pentry_t *const *)a)->pid, y = (*(const gr_pentry_t *const *)b)->pid;
-    return x < y ? -1 : x > y;
-}
 
 static void encode_producer(const gr_pentry_t *e, gr_wbuf_t *out) {
     gr_wbuf_i64(out, e->pid);
@@ -44,16 +43,11 @@ void gr_producers_snapshot_encode(const gr_producer_state_t *ps, int64_t valid_t
     gr_wbuf_u32(out, SNAP_MAGIC);
     gr_wbuf_i16(out, SNAP_VERSION);
     gr_wbuf_i64(out, valid_to);
-    gr_wbuf_u32(out, (uint32_t)ps->n_producers);
-    /* By producer id, so that the same state always gives the same bytes. */
-    const gr_pentry_t **v = malloc((ps->n_producers ? ps->n_producers : 1) * sizeof(*v));
-    if (!v) abort();
-    size_t n = 0;
-    for (int i = 0; i < GR_PRODUCER_BUCKETS; i++)
-        for (const gr_pentry_t *e = ps->buckets[i]; e; e = e->next) v[n++] = e;
-    qsort(v, n, sizeof(*v), by_pid);
-    for (size_t i = 0; i < n; i++) encode_producer(v[i], out);
-    free(v);
+    gr_wbuf_u32(out, (uint32_t)ps->tab.n);
+    /* Least recently used first: the same state always gives the same bytes, and a
+     * decode under a smaller cap keeps the most recent. */
+    for (const gr_pentry_t *e = ps->idle.head; e; e = e->lru_next) encode_producer(e, out);
+    for (const gr_pentry_t *e = ps->busy.head; e; e = e->lru_next) encode_producer(e, out);
     gr_wbuf_u32(out, (uint32_t)ps->n_aborted);
     for (size_t i = 0; i < ps->n_aborted; i++) {
         gr_wbuf_i64(out, ps->aborted[i].pid);
@@ -90,6 +84,7 @@ static bool decode_producer(gr_rbuf_t *rb, gr_producer_state_t *ps, int64_t vali
     }
     e->n = n;
     if (first >= 0) gr_producers_ongoing_add(ps, pid, first);
+    gr_producers_touch(ps, e); /* to the busy list if its transaction is ongoing */
     return true;
 }
 
@@ -119,8 +114,8 @@ static bool decode_body(gr_rbuf_t *rb, gr_producer_state_t *ps, int64_t *valid_t
     return true;
 }
 
-gr_err_t gr_producers_snapshot_decode(const uint8_t *buf, size_t len, gr_producer_state_t **out, int64_t *valid_to,
-                                      const char **why) {
+gr_err_t gr_producers_snapshot_decode(const uint8_t *buf, size_t len, size_t max, gr_producer_state_t **out,
+                                      int64_t *valid_to, const char **why) {
     *out = NULL;
     *why = NULL;
     if (len < 4 || gr_crc32c(0, buf, len - 4) != gr_be32(buf + len - 4)) {
@@ -130,6 +125,7 @@ gr_err_t gr_producers_snapshot_decode(const uint8_t *buf, size_t len, gr_produce
     gr_rbuf_t rb;
     gr_rbuf_init(&rb, buf, len - 4);
     gr_producer_state_t *ps = gr_producers_new();
+    gr_producers_set_max(ps, max);
     if (!decode_body(&rb, ps, valid_to, why) || gr_rbuf_remaining(&rb) != 0) {
         if (!*why) *why = "trailing bytes";
         gr_producers_free(ps);

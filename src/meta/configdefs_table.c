@@ -249,6 +249,11 @@ const gr_cfgdef_t gr__cfgdefs[] = {
             "partition."},
     {BROKER("producer.id.expiration.check.interval.ms", INT), .dflt = "600000", .min = 1, .flags = F_MIN | F_INTERNAL,
      .importance = GR_CFG_LOW, .doc = "How often expired producer ids are removed."},
+    /* gregord only (docs/compatibility.md): Kafka bounds producer state by time alone. */
+    {BROKER("gregor.producer.state.max.producers", INT), .dflt = "10000", .min = 10, .max = 1000000,
+     .flags = F_RANGE | F_DYN | F_INTERNAL, .importance = GR_CFG_MEDIUM,
+     .doc = "gregord only: producer ids whose state each partition keeps; past it the least recently used one "
+            "without an ongoing transaction is forgotten (as producer.id.expiration.ms would later)."},
     {BROKER("add.partitions.to.txn.retry.backoff.max.ms", INT), .dflt = "100", .min = 0, .flags = F_MIN,
      .importance = GR_CFG_HIGH,
      .doc = "How long a transaction-version-2 produce whose partition cannot join the transaction yet (its "

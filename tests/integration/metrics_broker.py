@@ -127,7 +127,9 @@ def t_format(s):
             "gregor_connections_open": "gauge", "gregor_connections_accepted_total": "counter",
             "gregor_connections_closed_total": "counter", "gregor_connections_refused_total": "counter",
             "gregor_log_fsync_duration_seconds": "histogram", "gregor_log_fsyncs_total": "counter",
-            "gregor_metrics_series_dropped": "gauge"}
+            "gregor_metrics_series_dropped": "gauge", "gregor_producer_ids": "gauge",
+            "gregor_topic_producer_ids_evicted_total": "counter",
+            "gregor_topic_producer_ids_refused_total": "counter"}
     # The parser names a counter family without its _total suffix.
     got = {}
     for name, typ in want.items():

@@ -127,7 +127,7 @@ static gr_producer_state_t *roundtrip(gr_producer_state_t *ps, int64_t valid_to,
     gr_producer_state_t *out = NULL;
     int64_t vt = -1;
     const char *why = NULL;
-    ASSERT_EQ(gr_producers_snapshot_decode(wb->mem, wb->len, &out, &vt, &why), GR_ERR_NONE);
+    ASSERT_EQ(gr_producers_snapshot_decode(wb->mem, wb->len, SIZE_MAX, &out, &vt, &why), GR_ERR_NONE);
     ASSERT_EQ(vt, valid_to);
     return out;
 }
@@ -153,7 +153,7 @@ static void test_snapshot(void) {
         gr_producer_state_t *bad = NULL;
         int64_t vt;
         const char *why;
-        ASSERT_EQ(gr_producers_snapshot_decode(wb.mem, wb.len, &bad, &vt, &why), GR_ERR_CORRUPT_MESSAGE);
+        ASSERT_EQ(gr_producers_snapshot_decode(wb.mem, wb.len, SIZE_MAX, &bad, &vt, &why), GR_ERR_CORRUPT_MESSAGE);
         ASSERT(bad == NULL);
         wb.mem[i] ^= 0x40;
     }
@@ -255,7 +255,7 @@ static void test_rebuild(void) {
     cfg.segment_bytes = 1 << 20; /* several segments */
     gr_plog_t *plog = tb_open(dir, &cfg, 1000);
     gr_producers_load_info_t li;
-    gr_producer_state_t *ps = gr_producers_load(plog, dir, &li); /* new log: no snapshot */
+    gr_producer_state_t *ps = gr_producers_load(plog, dir, SIZE_MAX, &li); /* new log: no snapshot */
     ASSERT(!li.had_snapshot);
     ASSERT_EQ(gr_producers_save(ps, plog, dir, false), GR_ERR_NONE);
     gr_producers_free(ps);
@@ -264,7 +264,7 @@ static void test_rebuild(void) {
     for (int i = 0; i < 30; i++) append_data(plog, 2, 0, seq++, 1, false, 100000); /* idempotent filler */
     int64_t t2 = append_data(plog, 3, 0, 0, 1, true, 10);                          /* pid 3 txn */
     append_marker(plog, 3, 0, false);                                              /* aborted */
-    ps = gr_producers_load(plog, dir, &li);                                        /* from the empty snapshot */
+    ps = gr_producers_load(plog, dir, SIZE_MAX, &li);                              /* from the empty snapshot */
     ASSERT(li.had_snapshot);
     ASSERT_EQ(li.scanned_from, 0);
     expect_state(ps, t1, 1, t2);
@@ -276,7 +276,7 @@ static void test_rebuild(void) {
     int64_t t4 = append_data(plog, 4, 0, 0, 1, true, 10); /* still open at the crash */
     gr_plog_abandon(plog);                                /* kill -9 */
     plog = tb_open(dir, &cfg, 2000);
-    ps = gr_producers_load(plog, dir, &li);
+    ps = gr_producers_load(plog, dir, SIZE_MAX, &li);
     ASSERT(li.had_snapshot);
     ASSERT_EQ(li.scanned_from, snap_end);
     ASSERT_EQ(gr_producers_first_unstable(ps), t4);
@@ -296,7 +296,7 @@ static void test_rebuild(void) {
     fseek(f, 10, SEEK_SET);
     fputc(0x55, f);
     fclose(f);
-    ps = gr_producers_load(plog, dir, &li);
+    ps = gr_producers_load(plog, dir, SIZE_MAX, &li);
     ASSERT(li.full_scan);
     ASSERT_EQ(gr_producers_first_unstable(ps), t4);
     ASSERT_EQ(gr_producers_aborted(ps, 0, INT64_MAX, a, 4), 2);
@@ -309,13 +309,13 @@ static void test_rebuild(void) {
     fclose(f);
     gr_wbuf_free(&wb);
     gr_producers_free(ps);
-    ps = gr_producers_load(plog, dir, &li);
+    ps = gr_producers_load(plog, dir, SIZE_MAX, &li);
     ASSERT(li.full_scan && !li.had_snapshot);
     ASSERT_EQ(gr_producers_first_unstable(ps), t4);
     gr_producers_free(ps);
     /* no snapshot file at all: a log from before transactions, only its tail is read */
     unlink(path);
-    ps = gr_producers_load(plog, dir, &li);
+    ps = gr_producers_load(plog, dir, SIZE_MAX, &li);
     ASSERT(!li.full_scan && !li.had_snapshot);
     ASSERT(li.scanned_from > 0);
     gr_producers_free(ps);
@@ -348,6 +348,44 @@ static void test_expire(void) {
     gr_producers_free(ps);
 }
 
+static void expect_capped(gr_producer_state_t *ps, int64_t t1) {
+    ASSERT_EQ(gr_producers_count(ps), 5);
+    ASSERT(gr_producers_entry(ps, 1, false)); /* ongoing: kept though the oldest */
+    for (int64_t pid = 100; pid < 120; pid++) ASSERT_EQ(gr_producers_entry(ps, pid, false) != NULL, pid >= 116);
+    ASSERT_EQ(gr_producers_first_unstable(ps), t1);
+    gr_producer_check_t c;
+    gr_producers_check(ps, 119, 0, 0, 1, false, &c); /* a retry: still deduplicated */
+    ASSERT(c.err == GR_ERR_NONE && c.duplicate);
+}
+
+/* gregor.producer.state.max.producers on recovery: a log with one ongoing transaction
+ * and 20 idempotent producers after it, rebuilt under a cap of 5 (from the log, then
+ * from a snapshot written without a cap) keeps the transaction and the 4 most recent. */
+static void test_rebuild_capped(void) {
+    char root[256], dir[300];
+    tb_tmpdir(root, sizeof(root), dir, sizeof(dir));
+    gr_plog_config_t cfg;
+    tb_cfg(&cfg);
+    gr_plog_t *plog = tb_open(dir, &cfg, 1000);
+    int64_t t1 = append_data(plog, 1, 0, 0, 1, true, 10);
+    for (int64_t pid = 100; pid < 120; pid++) append_data(plog, pid, 0, 0, 1, false, 10);
+    gr_producers_load_info_t li;
+    gr_producer_state_t *ps = gr_producers_load(plog, dir, 5, &li); /* no snapshot: the tail */
+    ASSERT(!li.had_snapshot);
+    expect_capped(ps, t1);
+    gr_producers_free(ps);
+    ps = gr_producers_load(plog, dir, SIZE_MAX, &li);
+    ASSERT_EQ(gr_producers_count(ps), 21);
+    ASSERT_EQ(gr_producers_save(ps, plog, dir, false), GR_ERR_NONE);
+    gr_producers_free(ps);
+    ps = gr_producers_load(plog, dir, 5, &li);
+    ASSERT(li.had_snapshot);
+    expect_capped(ps, t1);
+    gr_producers_free(ps);
+    gr_plog_close(plog);
+    tb_rmrf(root);
+}
+
 int main(void) {
     RUN_TEST(test_lso_and_aborted);
     RUN_TEST(test_aborted_overlap);
@@ -357,6 +395,7 @@ int main(void) {
     RUN_TEST(test_control_batch);
     RUN_TEST(test_rebuild);
     RUN_TEST(test_expire);
+    RUN_TEST(test_rebuild_capped);
     fprintf(stderr, "ok\n");
     return 0;
 }
