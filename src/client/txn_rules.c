@@ -10,8 +10,8 @@ bool gr__txn_v2_usable(const gr__txn_caps_t *c) {
 int16_t gr__txn_max_version(bool v2, int16_t api_key) {
     if (v2) return -1;
     switch (api_key) {
-    case GR_API_Produce: return 11; /* v12 announces implicit adds to the broker */
-    case GR_API_EndTxn: return 4;   /* v5 bumps the epoch */
+    case GR_API_Produce: return 11;        /* v12 announces implicit adds to the broker */
+    case GR_API_EndTxn: return 4;          /* v5 bumps the epoch */
     case GR_API_TxnOffsetCommit: return 4; /* v5 adds the group's partition implicitly */
     default: return -1;
     }
