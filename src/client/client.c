@@ -22,7 +22,7 @@ static const struct {
     {GR_API_InitProducerId, 0, 5},
     {GR_API_AddPartitionsToTxn, 0, 3}, /* the client form; v4+ is the brokers' batched form */
     {GR_API_AddOffsetsToTxn, 0, 4},
-    {GR_API_EndTxn, 0, 4},          /* transaction version 1: v5 bumps the epoch (KIP-890) */
+    {GR_API_EndTxn, 0, 5},          /* v5: transaction version 2, the epoch bumps (KIP-890) */
     {GR_API_TxnOffsetCommit, 0, 5}, /* producer_txn.c */
     {GR_API_FindCoordinator, 0, 6},
     {GR_API_CreateTopics, 2, 7},
@@ -194,6 +194,7 @@ gr_err_t gr__client_new(const gr_conf_t *conf, gr__client_t **out, char *errstr,
     cl->conf = gr_conf_dup(conf);
     cl->now = gr_clock_mono_ms();
     cl->controller_id = -1;
+    cl->feat_epoch = -1;
     gr_err_t err = parse_bootstrap(cl, errstr, errstr_size);
     if (!err) err = apply_jaas(cl, errstr, errstr_size);
     if (!err) err = gr__tls_ctx_new(cl->conf, &cl->tls, errstr, errstr_size);
@@ -365,6 +366,12 @@ static gr__node_t *wait_node(gr__client_t *cl, int32_t node_id, int64_t deadline
 
 gr_err_t gr__client_call(gr__client_t *cl, int32_t node_id, int16_t api_key, const void *req, int64_t deadline,
                          gr_arena_t *arena, void **resp, int16_t *ver, char *errbuf, size_t errbuf_size) {
+    return gr__client_call_max(cl, node_id, api_key, -1, req, deadline, arena, resp, ver, errbuf, errbuf_size);
+}
+
+gr_err_t gr__client_call_max(gr__client_t *cl, int32_t node_id, int16_t api_key, int16_t max_ver, const void *req,
+                             int64_t deadline, gr_arena_t *arena, void **resp, int16_t *ver, char *errbuf,
+                             size_t errbuf_size) {
     const gr_msg_desc_t *d = gr_api_response(api_key);
     gr__node_t *node = wait_node(cl, node_id, deadline);
     if (!node && gr__client_unreachable(cl)) return gr__client_unreachable_err(cl, errbuf, errbuf_size);
@@ -374,6 +381,7 @@ gr_err_t gr__client_call(gr__client_t *cl, int32_t node_id, int16_t api_key, con
                        gr__client_unreachable_reason(cl, why, sizeof(why)));
     }
     int16_t v = gr__node_version(node, api_key);
+    if (max_ver >= 0 && v > max_ver) v = max_ver;
     if (v < 0)
         return gr__fmt(GR_ERR_UNSUPPORTED_VERSION, errbuf, errbuf_size, "broker %s does not support %s",
                        gr__node_name(node), gr_api_request(api_key)->name);
@@ -395,6 +403,14 @@ gr_err_t gr__client_call(gr__client_t *cl, int32_t node_id, int16_t api_key, con
 void gr__client_abandon(gr__client_t *cl, void *opaque) {
     for (size_t i = 0; i < cl->n_nodes; i++) gr__node_forget(cl->nodes[i], opaque);
 }
+
+void gr__client_on_features(gr__client_t *cl, int64_t epoch, int16_t txn_version) {
+    if (epoch < 0 || epoch <= cl->feat_epoch) return;
+    cl->feat_epoch = epoch;
+    cl->feat_txn_ver = txn_version;
+}
+
+int16_t gr__client_txn_version(const gr__client_t *cl) { return cl->feat_epoch < 0 ? -1 : cl->feat_txn_ver; }
 
 void gr__client_set_auto_create(gr__client_t *cl, bool on) { cl->auto_create = on; }
 

@@ -138,6 +138,18 @@ uint64_t gr__client_metadata_gen(const gr__client_t *cl);
 gr_err_t gr__client_call(gr__client_t *cl, int32_t node_id, int16_t api_key, const void *req, int64_t deadline,
                          gr_arena_t *arena, void **resp, int16_t *ver, char *errbuf, size_t errbuf_size);
 
+/** gr__client_call capped at max_ver (-1: no cap): a version below what the node offers when a
+ *  newer one would change the protocol (transaction version 1 keeps EndTxn <= v4). */
+gr_err_t gr__client_call_max(gr__client_t *cl, int32_t node_id, int16_t api_key, int16_t max_ver, const void *req,
+                             int64_t deadline, gr_arena_t *arena, void **resp, int16_t *ver, char *errbuf,
+                             size_t errbuf_size);
+/** The finalized feature transaction.version the brokers reported (ApiVersions v3+, the
+ *  answer with the highest FinalizedFeaturesEpoch wins, as Java's ApiVersions keeps it):
+ *  0 if not finalized, -1 while no broker reported finalized features. */
+int16_t gr__client_txn_version(const gr__client_t *cl);
+/** Record one ApiVersions answer's finalized features (node.c). */
+void gr__client_on_features(gr__client_t *cl, int64_t epoch, int16_t txn_version);
+
 /** FindCoordinator for key (key_type 0: a group, 1: a transactional id), retried with
  *  retry.backoff.ms on retriable errors until the deadline; the coordinator becomes a
  *  known node. errbuf explains a failure (coordinator.c). */

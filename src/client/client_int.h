@@ -25,6 +25,9 @@ struct gr__client {
     int32_t controller_id;
     char *cluster_id;
     gr__tls_ctx_t *tls; /* security.protocol=ssl; NULL for plaintext */
+    /* finalized features (ApiVersions v3+), from the answer with the highest epoch */
+    int64_t feat_epoch;   /* -1: no broker reported finalized features yet */
+    int16_t feat_txn_ver; /* transaction.version, 0 if not finalized */
 };
 
 #endif

@@ -342,6 +342,11 @@ static void on_api_versions(gr__client_t *cl, gr_err_t err, const char *errmsg, 
         node_fail(node, (gr_err_t)rs->ErrorCode, "ApiVersions failed: %s", gr_err_str((gr_err_t)rs->ErrorCode));
         return;
     }
+    int16_t txn_ver = 0;
+    for (int32_t i = 0; i < rs->FinalizedFeatures.n; i++)
+        if (gr_str_eq_c(rs->FinalizedFeatures.v[i].Name, "transaction.version"))
+            txn_ver = rs->FinalizedFeatures.v[i].MaxVersionLevel;
+    if (ver >= 3) gr__client_on_features(cl, rs->FinalizedFeaturesEpoch, txn_ver);
     for (int k = 0; k <= GR_API__MAX; k++) node->vmax[k] = -1;
     for (int32_t i = 0; i < rs->ApiKeys.n; i++) {
         const gr_ApiVersionsResponse_ApiVersion_t *av = &rs->ApiKeys.v[i];

@@ -137,6 +137,10 @@ const char *gr__txn_id(const gr_producer_t *p);
 gr_err_t gr__txn_check_send(gr_producer_t *p);
 /** A record went to pp: the partition joins the transaction. */
 void gr__txn_on_append(gr_producer_t *p, gr__ppart_t *pp);
+/** A Produce of the transaction went out (version 2: the broker now knows the transaction). */
+void gr__txn_on_produce(gr_producer_t *p);
+/** The producer speaks transaction version 2 (Produce v12+, no AddPartitionsToTxn). */
+bool gr__txn_v2(const gr_producer_t *p);
 /** May pp's batches be sent (the coordinator added the partition)? */
 bool gr__txn_part_ready(const gr_producer_t *p, const gr__ppart_t *pp);
 /** Send AddPartitionsToTxn for partitions waiting to be added (from the drain). */

@@ -353,8 +353,9 @@ static void send_request(gr_producer_t *p, gr__node_t *node, gr__preq_t *rq) {
         pd->Records.owner = NULL;
     }
     int16_t ver = gr__node_version(node, GR_API_Produce);
-    if (p->txn && ver > 11) ver = 11; /* v12+ announces transaction version 2 (implicit adds, KIP-890) */
+    if (p->txn && !gr__txn_v2(p) && ver > 11) ver = 11; /* v12+ announces transaction version 2 (KIP-890) */
     gr__node_send(node, GR_API_Produce, ver, &r, p->acks != 0, on_produce, rq);
+    if (p->txn) gr__txn_on_produce(p);
     gr_arena_free(&a);
 }
 

@@ -1,27 +1,34 @@
 /* The transactional producer (transactional.id): Kafka's transaction protocol as the
- * Java producer runs it with transaction version 1, which Apache Kafka 4.x and gregord
- * both serve:
+ * Java 4.x producer runs it, version 2 (KIP-890) when the brokers finalized
+ * transaction.version >= 2 and the coordinator has the request versions for it
+ * (txn_rules.h), else version 1:
  *   init       FindCoordinator (key type 1) -> InitProducerId with the transactional id
  *              (the coordinator fences older producers of the id and completes their
- *              transaction);
- *   send       the first record for a partition in a transaction marks it; the drain
- *              sends one AddPartitionsToTxn for the marked partitions and holds their
- *              batches until the coordinator added them; batches carry the
- *              transactional attribute and Produce the transactional id;
- *   offsets    AddOffsetsToTxn (coordinator) then TxnOffsetCommit (group coordinator);
+ *              transaction); the protocol version is chosen then;
+ *   send       the first record for a partition in a transaction marks it. Version 1:
+ *              the drain sends one AddPartitionsToTxn for the marked partitions and
+ *              holds their batches until the coordinator added them. Version 2: the
+ *              batches go at once (Produce v12+), the broker adds the partition;
+ *              batches carry the transactional attribute and Produce the id;
+ *   offsets    version 1: AddOffsetsToTxn (coordinator) then TxnOffsetCommit v<=4
+ *              (group coordinator); version 2: TxnOffsetCommit v5+ alone;
  *   commit     flush, then EndTxn(commit) -- refused if a batch of the transaction
- *              failed: the application must abort;
+ *              failed: the application must abort. Version 2: EndTxn v5 answers a new
+ *              epoch (or producer id), which the next transaction uses from sequence 0;
  *   abort      batches not sent yet fail ("transaction was aborted"), the ones in flight
  *              are waited for, then EndTxn(abort).
- * Errors: PRODUCER_FENCED, INVALID_PRODUCER_EPOCH, TRANSACTIONAL_ID_AUTHORIZATION_FAILED
- * and INVALID_PRODUCER_ID_MAPPING are fatal (the producer must be destroyed); any other
- * failure inside a transaction makes it abortable. The control calls (init, offsets,
- * commit, abort) block the calling thread; do not call them from a delivery callback. */
+ * Errors (txn_rules.c): PRODUCER_FENCED, INVALID_PRODUCER_EPOCH, authorization failures
+ * and INVALID_PRODUCER_ID_MAPPING are fatal (the producer must be destroyed), so are an
+ * EndTxn's INVALID_TXN_STATE and unexpected codes; any other failure inside a transaction
+ * (TRANSACTION_ABORTABLE, ...) makes it abortable; CONCURRENT_TRANSACTIONS is retried.
+ * The control calls (init, offsets, commit, abort) block the calling thread; do not call
+ * them from a delivery callback. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client/producer_int.h"
+#include "client/txn_rules.h"
 #include "proto_msgs.h"
 
 enum { TXN_UNINIT, TXN_READY, TXN_IN_TXN, TXN_ABORTABLE, TXN_FATAL };
@@ -32,6 +39,8 @@ struct gr__ptxn {
     int state;
     int32_t coord; /* node id, -1 unknown */
     bool add_inflight, offsets_added;
+    bool v2;       /* transaction version 2 (chosen by init_transactions) */
+    bool produced; /* a Produce of this transaction went out */
     int64_t add_retry_at;
     int64_t busy_backoff; /* CONCURRENT_TRANSACTIONS: 2 ms, doubling up to 20 ms (the previous
                            * transaction is still being completed: usually a few ms) */
@@ -66,10 +75,12 @@ void gr__txn_free(gr_producer_t *p) {
 
 const char *gr__txn_id(const gr_producer_t *p) { return p->txn ? p->txn->id : NULL; }
 
-static bool fatal_code(gr_err_t e) {
-    return e == GR_ERR_PRODUCER_FENCED || e == GR_ERR_INVALID_PRODUCER_EPOCH ||
-           e == GR_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED || e == GR_ERR_INVALID_PRODUCER_ID_MAPPING ||
-           e == GR_ERR_UNSUPPORTED_VERSION || e == GR_ERR_UNSUPPORTED_FOR_MESSAGE_FORMAT;
+static bool fatal_code(gr_err_t e) { return gr__txn_fatal_code(e); }
+
+bool gr__txn_v2(const gr_producer_t *p) { return p->txn && p->txn->v2; }
+
+void gr__txn_on_produce(gr_producer_t *p) {
+    if (p->txn->state == TXN_IN_TXN || p->txn->state == TXN_ABORTABLE) p->txn->produced = true;
 }
 
 /* The transaction (or, for a fatal code, the producer) failed with err. Errors outside a
@@ -106,7 +117,7 @@ gr_err_t gr__txn_check_send(gr_producer_t *p) {
 }
 
 void gr__txn_on_append(gr_producer_t *p, gr__ppart_t *pp) {
-    if (p->txn && pp->txn == 0) pp->txn = 1;
+    if (p->txn && pp->txn == 0) pp->txn = p->txn->v2 ? 2 : 1; /* version 2: the broker adds it */
 }
 
 bool gr__txn_part_ready(const gr_producer_t *p, const gr__ppart_t *pp) { return !p->txn || pp->txn == 2; }
@@ -231,8 +242,10 @@ static gr_err_t coord_call(gr_producer_t *p, int16_t api, const void *rq, int64_
     gr_err_t err = GR_ERR_NONE;
     if (t->coord < 0)
         err = gr__client_find_coordinator(p->cl, 1, t->id, deadline, &t->coord, p->errbuf, sizeof(p->errbuf));
-    int16_t ver;
-    if (!err) err = gr__client_call(p->cl, t->coord, api, rq, deadline, ar, resp, &ver, p->errbuf, sizeof(p->errbuf));
+    int16_t ver, max = gr__txn_max_version(t->v2, api);
+    if (!err)
+        err =
+            gr__client_call_max(p->cl, t->coord, api, max, rq, deadline, ar, resp, &ver, p->errbuf, sizeof(p->errbuf));
     if (err == GR_ERR__TRANSPORT) t->coord = -1;
     return err;
 }
@@ -277,6 +290,21 @@ static gr_err_t need(gr_producer_t *p, int state, const char *call) {
                    names[t->state], call);
 }
 
+/* Transaction version 2 when the brokers finalized it and the coordinator offers the
+ * request versions it needs (the Java producer decides at initTransactions too). */
+static bool choose_v2(gr_producer_t *p) {
+    gr__node_t *node = gr__client_node(p->cl, p->txn->coord);
+    if (!node || !gr__node_ready(node)) return false;
+    gr__txn_caps_t c = {gr__client_txn_version(p->cl), gr__node_version(node, GR_API_Produce),
+                        gr__node_version(node, GR_API_EndTxn), gr__node_version(node, GR_API_TxnOffsetCommit)};
+    return gr__txn_v2_usable(&c);
+}
+
+static void reset_sequences(gr_producer_t *p) {
+    for (size_t i = 0; i < p->n_topics; i++)
+        for (int32_t j = 0; j < p->topics[i]->n_parts; j++) p->topics[i]->parts[j]->next_seq = 0;
+}
+
 gr_err_t gr_producer_init_transactions(gr_producer_t *p, int timeout_ms) {
     gr_err_t err = need(p, TXN_UNINIT, "init_transactions");
     if (err) return err;
@@ -294,8 +322,8 @@ gr_err_t gr_producer_init_transactions(gr_producer_t *p, int timeout_ms) {
         const gr_InitProducerIdResponse_t *rs = resp;
         p->pid = rs->ProducerId;
         p->epoch = rs->ProducerEpoch;
-        for (size_t i = 0; i < p->n_topics; i++)
-            for (int32_t j = 0; j < p->topics[i]->n_parts; j++) p->topics[i]->parts[j]->next_seq = 0;
+        reset_sequences(p);
+        p->txn->v2 = choose_v2(p);
         p->txn->state = TXN_READY;
     } else if (fatal_code(err)) {
         p->txn->state = TXN_FATAL;
@@ -308,17 +336,28 @@ gr_err_t gr_producer_init_transactions(gr_producer_t *p, int timeout_ms) {
 gr_err_t gr_producer_begin_transaction(gr_producer_t *p) {
     gr_err_t err = need(p, TXN_READY, "begin_transaction");
     if (err) return err;
+    /* The brokers finalized a lower transaction.version since: back to version 1 (going up
+     * waits for the next init_transactions, which starts from a new epoch). */
+    int16_t tv = gr__client_txn_version(p->cl);
+    if (p->txn->v2 && tv >= 0 && tv < 2) p->txn->v2 = false;
     p->txn->state = TXN_IN_TXN;
     p->txn->offsets_added = false;
+    p->txn->produced = false;
     return GR_ERR_NONE;
 }
 
-/* Partitions the coordinator added to this transaction (or that wait for it). */
+/* The coordinator knows the transaction. Version 1: partitions it added (an abort waits
+ * for an AddPartitionsToTxn in flight first; as in Java, an add that never happened
+ * needs no EndTxn, which would answer INVALID_TXN_STATE). Version 2: a Produce went out (the broker adds the partition on its own);
+ * records that never left are failed locally, so an abort of them alone needs no EndTxn
+ * (Java sends one, which bumps the epoch; while the previous transaction's markers are
+ * still being written the coordinator answers it PRODUCER_FENCED). */
 static bool txn_started(gr_producer_t *p) {
     if (p->txn->offsets_added) return true;
+    if (p->txn->v2) return p->txn->produced;
     for (size_t i = 0; i < p->n_topics; i++)
         for (int32_t j = 0; j < p->topics[i]->n_parts; j++)
-            if (p->topics[i]->parts[j]->txn) return true;
+            if (p->topics[i]->parts[j]->txn == 2) return true;
     return false;
 }
 
@@ -336,13 +375,22 @@ static gr_err_t end_txn(gr_producer_t *p, bool commit, int64_t deadline) {
         rq.Committed = commit;
         void *resp;
         err = control(p, "EndTxn", GR_API_EndTxn, &rq, end_code, deadline, &ar, &resp);
+        const gr_EndTxnResponse_t *rs = resp;
+        if (!err && p->txn->v2 && rs->ProducerId >= 0 && rs->ProducerEpoch >= 0) {
+            /* version 2: the coordinator bumped the epoch; the next transaction uses it */
+            p->pid = rs->ProducerId;
+            p->epoch = rs->ProducerEpoch;
+            reset_sequences(p);
+        }
         gr_arena_free(&ar);
     }
     if (err) {
-        if (fatal_code(err))
+        err = gr__txn_reported_code(err);
+        if (gr__txn_end_outcome(err) == GR__TXN_FATAL)
             p->txn->state = TXN_FATAL;
         else if (p->txn->state == TXN_IN_TXN)
             p->txn->state = TXN_ABORTABLE;
+        p->txn->err = err;
         snprintf(p->txn->msg, sizeof(p->txn->msg), "%s", p->errbuf);
         return err;
     }
@@ -374,7 +422,7 @@ gr_err_t gr_producer_abort_transaction(gr_producer_t *p, int timeout_ms) {
     /* Records not sent yet are dropped; those in flight are waited for. */
     gr__producer_fail_unsent(p, "Failing batch since transaction was aborted");
     for (;;) {
-        bool inflight = false;
+        bool inflight = p->txn->add_inflight;
         for (size_t i = 0; i < p->n_topics && !inflight; i++)
             for (int32_t j = 0; j < p->topics[i]->n_parts && !inflight; j++)
                 inflight = p->topics[i]->parts[j]->inflight > 0;
@@ -423,8 +471,9 @@ static gr_err_t txn_offset_commit(gr_producer_t *p, const char *group, const cha
         }
         void *resp;
         int16_t ver;
-        err = gr__client_call(p->cl, node, GR_API_TxnOffsetCommit, &rq, deadline, &ar, &resp, &ver, p->errbuf,
-                              sizeof(p->errbuf));
+        err = gr__client_call_max(p->cl, node, GR_API_TxnOffsetCommit,
+                                  gr__txn_max_version(p->txn->v2, GR_API_TxnOffsetCommit), &rq, deadline, &ar, &resp,
+                                  &ver, p->errbuf, sizeof(p->errbuf));
         gr_err_t worst = err;
         if (!err) {
             const gr_TxnOffsetCommitResponse_t *rs = resp;
@@ -455,17 +504,19 @@ gr_err_t gr_producer_send_offsets_to_transaction(gr_producer_t *p, const char *g
     if (!group || !*group || (n && (!topics || !partitions || !offsets)))
         return gr__fmt(GR_ERR__INVALID_ARG, p->errbuf, sizeof(p->errbuf), "a group id and n offsets are needed");
     int64_t deadline = deadline_of(p, timeout_ms);
-    gr_arena_t ar;
-    gr_arena_init(&ar);
-    gr_AddOffsetsToTxnRequest_t rq;
-    gr_struct_init(&gr_AddOffsetsToTxnRequest_sd, &rq);
-    rq.TransactionalId = gr_str_c(p->txn->id);
-    rq.ProducerId = p->pid;
-    rq.ProducerEpoch = p->epoch;
-    rq.GroupId = gr_str_c(group);
-    void *resp;
-    err = control(p, "AddOffsetsToTxn", GR_API_AddOffsetsToTxn, &rq, add_offsets_code, deadline, &ar, &resp);
-    gr_arena_free(&ar);
+    if (!p->txn->v2) { /* version 2: TxnOffsetCommit v5 adds the group's partition itself */
+        gr_arena_t ar;
+        gr_arena_init(&ar);
+        gr_AddOffsetsToTxnRequest_t rq;
+        gr_struct_init(&gr_AddOffsetsToTxnRequest_sd, &rq);
+        rq.TransactionalId = gr_str_c(p->txn->id);
+        rq.ProducerId = p->pid;
+        rq.ProducerEpoch = p->epoch;
+        rq.GroupId = gr_str_c(group);
+        void *resp;
+        err = control(p, "AddOffsetsToTxn", GR_API_AddOffsetsToTxn, &rq, add_offsets_code, deadline, &ar, &resp);
+        gr_arena_free(&ar);
+    }
     if (!err) {
         p->txn->offsets_added = true;
         err = txn_offset_commit(p, group, topics, partitions, offsets, n, deadline);

@@ -11,6 +11,12 @@
 #  - fencing: a producer holding an open transaction is fenced by a second instance with the same
 #    transactional.id: its commit fails with PRODUCER_FENCED (90), its records are aborted;
 #  - transactional.id with enable.idempotence=false is refused with Kafka's message.
+# All of that with transaction version 2 (both brokers finalize transaction.version=2): the
+# client sends no AddPartitionsToTxn (v0-3) and no AddOffsetsToTxn, only Produce v12 and
+# EndTxn v5 (counted by gregord's gregor_requests_total, by Kafka's request log).
+# Then transaction.version is downgraded to 1 (UpdateFeatures, txn_features.py) and a new
+# producer commits, aborts, sends offsets and is fenced the version-1 way: AddPartitionsToTxn,
+# AddOffsetsToTxn and EndTxn v4 are sent, no EndTxn v5.
 # On gregord (its transaction coordinator) and, with --ref, against Apache Kafka 4.4.0
 # (ctest: ref/test_libgregor_txn): the same checks.
 #   bash tests/integration/test_libgregor_txn.sh [--ref | --bootstrap H:P] [--keep]
@@ -20,7 +26,23 @@ gr_init "$@"
 gr_require kcat python3
 TXN="$GR_BUILD_DIR/client_txn"
 [[ -x "$TXN" ]] || die "client_txn not built in $GR_BUILD_DIR"
-start_target
+case "$GR_TARGET" in
+  gregord) ADMIN_PORT="$(free_port)" && start_target --override "admin.listener=127.0.0.1:$ADMIN_PORT" ;;
+  ref) export KAFKA_REF_REQUEST_LOG=1 && start_target ;;
+  *) start_target ;;
+esac
+# reqs NAME KEY MINVER MAXVER: requests of API NAME (key KEY) the broker received at versions
+# MINVER..MAXVER (the brokers' own AddPartitionsToTxn are v4+, the clients' v0-3)
+reqs() {
+  case "$GR_TARGET" in
+    gregord) curl -sf "http://127.0.0.1:$ADMIN_PORT/metrics" | awk -v k="gregor_requests_total{api=\"$1\"" -v lo="$3" \
+      -v hi="$4" 'index($0, k) == 1 { v = $0; sub(/.*version="/, "", v); sub(/".*/, "", v); if (v + 0 >= lo && v + 0 <= hi) s += $NF }
+      END { print s + 0 }' ;;
+    ref) grep -o "\"requestApiKey\":$2,\"requestApiVersion\":[0-9]*" "$GR_REF_DIR/requests.log" |
+      awk -F: -v lo="$3" -v hi="$4" '$3 + 0 >= lo && $3 + 0 <= hi' | wc -l ;;
+    *) echo unknown ;;
+  esac
+}
 "$GR_BUILD_DIR/gregor" topics --bootstrap-server "$BOOTSTRAP" --create --topic tx --partitions 3 >/dev/null ||
   die "create tx"
 
@@ -50,22 +72,59 @@ check_eq "the transaction committed g1's offset" 42 \
   "$("$GR_BUILD_DIR/gregor" consumer-groups --bootstrap-server "$BOOTSTRAP" --describe --group g1 2>/dev/null |
     awk '$1 == "g1" && $2 == "tx" && $3 == 0 {print $4}')"
 
-# Fencing: z1 holds an open transaction; a second z1 initializes and commits.
-mkfifo "$GR_TMP/hold"
-gr_timeout 90 "$TXN" "$BOOTSTRAP" tx z1 hold:4 <"$GR_TMP/hold" >"$GR_TMP/hold.out" 2>&1 &
-HOLD_PID=$!
-GR_PIDS+=("$HOLD_PID")
-exec 7>"$GR_TMP/hold"
-for _ in $(seq 100); do grep -q holding "$GR_TMP/hold.out" && break; sleep 0.1; done
-check "the first z1 holds an open transaction" grep -q holding "$GR_TMP/hold.out"
-out2="$(gr_timeout 60 "$TXN" "$BOOTSTRAP" tx z1 commit:2)" || true
-check "a second z1 initializes and commits" grep -qx "commit:2 ok" <<<"$out2"
-echo go >&7
-exec 7>&-
-wait "$HOLD_PID" || true
-check "the first z1 is fenced at commit" grep -q "hold:4 error 90 " "$GR_TMP/hold.out"
-check_eq "read_committed: only the second z1's records" "z1-c0 z1-c1 " \
-  "$(readall read_committed | grep '^z1' | tr '\n' ' ')"
+# fence ID: ID holds an open transaction; a second ID initializes and commits 2 records; the
+# first one is fenced at commit and only the second one's records are committed.
+fence() {
+  local id="$1" hold_pid out2
+  rm -f "$GR_TMP/hold"
+  mkfifo "$GR_TMP/hold"
+  gr_timeout 90 "$TXN" "$BOOTSTRAP" tx "$id" hold:4 <"$GR_TMP/hold" >"$GR_TMP/hold.out" 2>&1 &
+  hold_pid=$!
+  GR_PIDS+=("$hold_pid")
+  exec 7>"$GR_TMP/hold"
+  for _ in $(seq 100); do grep -q holding "$GR_TMP/hold.out" && break; sleep 0.1; done
+  check "the first $id holds an open transaction" grep -q holding "$GR_TMP/hold.out"
+  out2="$(gr_timeout 60 "$TXN" "$BOOTSTRAP" tx "$id" commit:2)" || true
+  check "a second $id initializes and commits" grep -qx "commit:2 ok" <<<"$out2"
+  echo go >&7
+  exec 7>&-
+  wait "$hold_pid" || true
+  check "the first $id is fenced at commit" grep -q "hold:4 error 90 " "$GR_TMP/hold.out"
+  check_eq "read_committed: only the second $id's records" "$id-c0 $id-c1 " \
+    "$(readall read_committed | grep "^$id-" | tr '\n' ' ')"
+}
+fence z1
+
+if [[ "$GR_TARGET" != external ]]; then
+  check_eq "transaction version 2: no AddPartitionsToTxn from the client" 0 "$(reqs AddPartitionsToTxn 24 0 3)"
+  check_eq "transaction version 2: no AddOffsetsToTxn" 0 "$(reqs AddOffsetsToTxn 25 0 99)"
+  check_eq "transaction version 2: no Produce below v12" 0 "$(reqs Produce 0 0 11)"
+  check_eq "transaction version 2: no EndTxn below v5" 0 "$(reqs EndTxn 26 0 4)"
+  e5="$(reqs EndTxn 26 5 99)" # t1: 4 ends (its abort of unsent records needs none), z1: 2
+  check "transaction version 2: EndTxn v5 ($e5 requests)" test "$e5" -ge 6
+
+  # Transaction version 1: the same producer code on a node downgraded to transaction.version=1.
+  check "downgrade to transaction.version=1" python3 "$GR_SOURCE_DIR/tests/integration/txn_features.py" \
+    "$BOOTSTRAP" 1
+  a0="$(reqs AddPartitionsToTxn 24 0 3)" o0="$(reqs AddOffsetsToTxn 25 0 99)" e4="$(reqs EndTxn 26 0 4)"
+  out="$(gr_timeout 90 "$TXN" "$BOOTSTRAP" tx v1 commit:3 abort:2 abort-unsent:2 offsets:g2:7)" || true
+  printf '%s\n' "$out" | sed 's/^/  | /'
+  for step in init commit:3 abort:2 abort-unsent:2 offsets:g2:7; do
+    check "transaction version 1: step $step ok" grep -qx "$step ok" <<<"$out"
+  done
+  check_eq "transaction version 1: read_committed: the committed records" "v1-c0 v1-c1 v1-c2 v1-o0 " \
+    "$(readall read_committed | grep '^v1-' | tr '\n' ' ')"
+  check "transaction version 1: AddPartitionsToTxn sent" test "$(reqs AddPartitionsToTxn 24 0 3)" -gt "$a0"
+  # (a retry after CONCURRENT_TRANSACTIONS counts again; the abort of unsent records sends an EndTxn
+  # only if its AddPartitionsToTxn went out before)
+  check "transaction version 1: AddOffsetsToTxn sent" test "$(reqs AddOffsetsToTxn 25 0 99)" -gt "$o0"
+  check "transaction version 1: EndTxn v4 (commit, abort, commit)" test "$(reqs EndTxn 26 0 4)" -ge $((e4 + 3))
+  check_eq "transaction version 1: no EndTxn v5" "$e5" "$(reqs EndTxn 26 5 99)"
+  fence y1
+  check_eq "the committed offset of g2 (transaction version 1)" 7 \
+    "$("$GR_BUILD_DIR/gregor" consumer-groups --bootstrap-server "$BOOTSTRAP" --describe --group g2 2>/dev/null |
+      awk '$1 == "g2" && $2 == "tx" && $3 == 0 {print $4}')"
+fi
 
 out="$(gr_timeout 30 "$TXN" "$BOOTSTRAP" tx t2 commit:1 -X enable.idempotence=false 2>&1)" || true
 check "transactional.id needs idempotence" \

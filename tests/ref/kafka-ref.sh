@@ -16,6 +16,7 @@
 #   tests/ref/kafka-ref.sh tool <dir> <class> [args...]   run a Kafka tool class with the same classpath
 #
 # Environment: KAFKA_REF_HEAP (default -Xmx512m), KAFKA_REF_START_TIMEOUT (s, default 120),
+#              KAFKA_REF_REQUEST_LOG=1 (every request logged to <dir>/requests.log),
 #              JAVA (default: java on PATH).
 set -euo pipefail
 
@@ -80,6 +81,21 @@ logger.kafka.level = info
 logger.state.name = state.change.logger
 logger.state.level = warn
 EOF
+  # KAFKA_REF_REQUEST_LOG=1: every completed request in <dir>/requests.log (kafka.request.logger at
+  # DEBUG: its header names the API key and version), for tests that count requests by API.
+  if [[ -n "${KAFKA_REF_REQUEST_LOG:-}" ]]; then
+    cat >>"$dir/log4j2.properties" <<EOF
+appender.requests.type = File
+appender.requests.name = REQUESTS
+appender.requests.fileName = $dir/requests.log
+appender.requests.layout.type = PatternLayout
+appender.requests.layout.pattern = %m%n
+logger.request.name = kafka.request.logger
+logger.request.level = debug
+logger.request.additivity = false
+logger.request.appenderRef.requests.ref = REQUESTS
+EOF
+  fi
 }
 
 jvm() { # jvm <dir> <main class> args...
