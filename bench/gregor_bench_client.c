@@ -21,6 +21,11 @@
  *       or 15 s after the subscribe: a share group may take seconds to assign), for several consumers draining one topic together
  *       (bench/share_drain.sh); the JSON then says when (wall clock) the first and the
  *       last record arrived: first_epoch, last_epoch.
+ *   gregor_bench_client consume BOOTSTRAP TOPIC N [-X name=value]...
+ *       Reads every partition of TOPIC from the beginning, without a group (assign), until
+ *       N records came (e.g. -X isolation.level=read_committed over a transactional topic:
+ *       N must then be exactly the committed records); seconds run from the first poll to
+ *       the last record. Stops after 30 s without records.
  *       GR_BENCH_HOLD_MS=w: hold every batch w ms before the next poll acknowledges it (a
  *       consumer whose processing takes W; bench/capacity.sh).
  *       GR_BENCH_START_DIR=d: a start barrier for several consumers launched together: once
@@ -59,8 +64,9 @@ static double now_s(void) {
 static void usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s produce BOOTSTRAP TOPIC N SIZE [-X name=value]...\n"
-            "       %s share-drain BOOTSTRAP GROUP TOPIC N [-X name=value]...\n",
-            argv0, argv0);
+            "       %s share-drain BOOTSTRAP GROUP TOPIC N [-X name=value]...\n"
+            "       %s consume BOOTSTRAP TOPIC N [-X name=value]...\n",
+            argv0, argv0, argv0);
 }
 
 /* Applies the -X name=value arguments from argv[first] on; 0 on success. */
@@ -334,9 +340,59 @@ static int run_share_drain(int argc, char **argv) {
     return count >= n && !dup_or_bad ? 0 : 1;
 }
 
+/* ------------------------------------------------------------------ consume */
+
+static int run_consume(int argc, char **argv) {
+    if (argc < 5) return usage(argv[0]), 2;
+    const char *bootstrap = argv[2], *topic = argv[3];
+    long n = atol(argv[4]);
+    if (n <= 0) return usage(argv[0]), 2;
+    int rc;
+    const char *fixed[] = {"bootstrap.servers", bootstrap, NULL};
+    gr_conf_t *conf = make_conf(GR_CONF_CONSUMER, fixed, argc, argv, 5, &rc);
+    if (!conf) return rc;
+    char errstr[512];
+    gr_consumer_t *c;
+    gr_err_t err = gr_consumer_new(conf, &c, errstr, sizeof(errstr));
+    gr_conf_destroy(conf);
+    if (err) {
+        fprintf(stderr, "consumer: %s\n", errstr);
+        return 1;
+    }
+    gr_consumer_assign(c, topic, GR_PARTITION_ALL, GR_OFFSET_BEGINNING);
+    long count = 0, bad = 0;
+    double bytes = 0, t0 = now_s(), first = -1, last = t0;
+    while (count < n) {
+        const gr_consumer_msg_t *m;
+        err = gr_consumer_poll(c, 500, &m);
+        if (err) {
+            fprintf(stderr, "poll: %s: %s\n", gr_err_name(err), gr_consumer_last_error(c));
+            break;
+        }
+        double t = now_s();
+        if (!m) {
+            if (t - last > 30) {
+                fprintf(stderr, "no records for 30 s after %ld\n", count);
+                break;
+            }
+            continue;
+        }
+        size_t len = 0;
+        if (!gr_consumer_msg_value(m, &len)) bad++;
+        bytes += (double)len;
+        if (first < 0) first = t;
+        last = t;
+        count++;
+    }
+    gr_consumer_destroy(c);
+    print_json("consume", n, count, bytes, last - t0, first >= 0 ? first - t0 : -1.0, bad);
+    return count == n && !bad ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "produce") == 0) return run_produce(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "share-drain") == 0) return run_share_drain(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "consume") == 0) return run_consume(argc, argv);
     usage(argv[0]);
     return 2;
 }

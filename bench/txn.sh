@@ -9,7 +9,10 @@
 #                     every commit included;
 #   rc_consume        kcat (librdkafka) reads the txn1000 topic from the start with
 #                     isolation.level=read_committed to the end (-e): records/s, and the count must
-#                     be N (exactly the committed records).
+#                     be N (exactly the committed records); kcat's own speed bounds this figure
+#                     (about 150k records/s here on both brokers);
+#   rc_consume_libgregor  the same read with libgregor (gregor_bench_client consume, no group,
+#                     isolation.level=read_committed): N / (first poll -> the N-th record).
 # Each figure is the median of BENCH_TXN_RUNS runs (default 3), each run on new topics; broker
 # CPU-s per million records (/proc/PID/stat) and the broker's peak RSS; then gregord / Kafka.
 # Environment: BENCH_TXN_MESSAGES (100000), BENCH_TXN_RUNS (3), BENCH_TXN_BROKERS ("gregord
@@ -73,6 +76,14 @@ consume() {
   calc "$N / $secs"
 }
 
+# consume_lg BROKER RUN: libgregor read_committed over txn1000-RUN; prints "records/s" (or fails)
+consume_lg() {
+  local b="$1" r="$2" out
+  out="$(gr_timeout 600 "$CLIENT" consume "$BOOTSTRAP" "txn1000-$r-$$" "$N" -X isolation.level=read_committed \
+    2>"$GR_TMP/consume.err" | tail -n 1)" || { say "$b libgregor read_committed run $r failed: $out $(tail -n 2 "$GR_TMP/consume.err")"; return 1; }
+  python3 -c 'import json,sys; print(json.loads(sys.argv[1])["msgs_per_s"])' "$out"
+}
+
 for b in $BROKERS; do
   start_broker "$b"
   put "$b.loadavg_start" "$(cut -d' ' -f1 /proc/loadavg)"
@@ -97,6 +108,12 @@ for b in $BROKERS; do
   done
   if ((${#rates[@]})); then put "$b.rc_consume.msgs_s" "$(printf '%s\n' "${rates[@]}" | median)"
   else put "$b.rc_consume.note" "failed"; fi
+  rates=()
+  for ((r = 1; r <= RUNS; r++)); do
+    x="$(consume_lg "$b" "$r")" && rates+=("$x") && say "$b libgregor read_committed run $r: $x records/s"
+  done
+  if ((${#rates[@]})); then put "$b.rc_consume_libgregor.msgs_s" "$(printf '%s\n' "${rates[@]}" | median)"
+  else put "$b.rc_consume_libgregor.note" "failed"; fi
   [[ -n "$BPID" ]] && put "$b.peak_rss_mb" "$(hwm_mb)"
   stop_broker "$b"
 done
