@@ -5,7 +5,8 @@
 #    share consumers: every record received once, latency and ack percentiles present and
 #    ordered (p50 <= p99 <= p999 <= max); records of an earlier run in the same topic are
 #    counted as foreign, not as received;
-#  - gregor_bench_client produce / share-drain (bench/clients.sh): 2,000 records each way.
+#  - gregor_bench_client produce / share-drain / consume (bench/clients.sh, bench/txn.sh): 2,000
+#    records each way; the share-drain start barrier (GR_BENCH_START_DIR).
 #   bash tests/integration/test_bench_tools.sh [--keep]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -15,7 +16,7 @@ start_gregord
 G="$GR_BUILD_DIR/gregor"
 LAT="$GR_BUILD_DIR/gregor_latency"
 "$G" topics --bootstrap-server "$BOOTSTRAP" --create --topic lt --partitions 4 >/dev/null || die "create lt"
-for grp in lg1 lg2 dg; do
+for grp in lg1 lg2 dg dg2; do
   "$G" configs --bootstrap-server "$BOOTSTRAP" --alter --group "$grp" --add-config share.auto.offset.reset=earliest \
     >/dev/null || die "group config $grp"
 done
@@ -47,5 +48,20 @@ check_eq "gregor_bench_client produce: 2000 delivered" "2000 0" \
   "$(jget "$out" done 2>/dev/null) $(jget "$out" failed 2>/dev/null)"
 out="$(gr_timeout 60 "$B" share-drain "$BOOTSTRAP" dg bt 2000 | tail -n 1)" || true
 check_eq "gregor_bench_client share-drain: 2000 received" 2000 "$(jget "$out" done 2>/dev/null)"
+out="$(gr_timeout 60 "$B" consume "$BOOTSTRAP" bt 2000 -X isolation.level=read_committed | tail -n 1)" || true
+check_eq "gregor_bench_client consume (read_committed): 2000 received" "2000 0" \
+  "$(jget "$out" done 2>/dev/null) $(jget "$out" failed 2>/dev/null)"
+# and the start barrier of several share-drain processes (bench/share_drain.sh)
+SD="$GR_TMP/start"; mkdir -p "$SD"
+GR_BENCH_START_DIR="$SD" gr_timeout 60 "$B" share-drain "$BOOTSTRAP" dg2 bt 2000 >"$GR_TMP/sd2.out" 2>&1 &
+sd_pid=$!
+for _ in $(seq 1 500); do compgen -G "$SD/ready.*" >/dev/null && break; sleep 0.01; done
+check "share-drain behind GR_BENCH_START_DIR says it is ready" compgen -G "$SD/ready.*"
+sleep 0.3
+check "... and waits for the go file (alive, nothing printed, 0.3 s later)" \
+  bash -c "kill -0 $sd_pid && ! [[ -s '$GR_TMP/sd2.out' ]]"
+touch "$SD/go"
+wait "$sd_pid" || true
+check_eq "... then drains: 2000 received" 2000 "$(jget "$(tail -n 1 "$GR_TMP/sd2.out")" done 2>/dev/null)"
 check_no_sanitizer_report
 gr_finish
