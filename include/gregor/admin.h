@@ -243,9 +243,9 @@ gr_err_t gr_admin_describe_client_quotas(gr_admin_t *a, const char *const *filte
 /** Set or remove quotas of one entity (AlterClientQuotas, any broker): n_parts parts
  *  (parts[2*i] = entity type, parts[2*i+1] = name or NULL for the default) and n_ops
  *  operations (ops[2*i] = key, ops[2*i+1] = value as a decimal number, or NULL to
- *  remove the key). flags: GR_ADMIN_VALIDATE_ONLY. A value that is not a finite
- *  number is GR_ERR__INVALID_ARG before anything is sent. Columns: error,
- *  error_message (one row). */
+ *  remove the key; "nan" and "inf" are sent as such, for the broker to refuse). flags:
+ *  GR_ADMIN_VALIDATE_ONLY. A value that is not a number is GR_ERR__INVALID_ARG before
+ *  anything is sent. Columns: error, error_message (one row, the entity's). */
 gr_err_t gr_admin_alter_client_quotas(gr_admin_t *a, const char *const *parts, size_t n_parts, const char *const *ops,
                                       size_t n_ops, int flags, int timeout_ms, gr_admin_result_t **res);
 

@@ -1,7 +1,6 @@
 /* The admin client: client quotas (DescribeClientQuotas, AlterClientQuotas) and
  * SCRAM credentials (DescribeUserScramCredentials, AlterUserScramCredentials), to
  * any broker, as Kafka's Admin sends them. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,11 +113,12 @@ gr_err_t gr_admin_describe_client_quotas(gr_admin_t *a, const char *const *filte
     return err;
 }
 
-/* A quota value as Kafka's tool reads it: a whole finite number. */
+/* A quota value: a decimal number; NaN and infinities ("nan", "inf") go to the broker,
+ * which judges them, as Kafka's Admin sends whatever double it is given. */
 static bool parse_value(const char *s, double *out) {
     char *end;
     *out = strtod(s, &end);
-    return *s && !*end && isfinite(*out);
+    return *s && !*end;
 }
 
 gr_err_t gr_admin_alter_client_quotas(gr_admin_t *a, const char *const *parts, size_t n_parts, const char *const *ops,
