@@ -143,17 +143,23 @@ static int parse_ops(const cli_vals_t *v, config_ops_t *c) {
     const char *fitems[CLI_MAX_CONFIG_OPS];
     size_t nf = 0;
     c->file = cli_str(v, "add-config-file") ? cli_read_props(cli_str(v, "add-config-file"), fitems, max, &nf) : NULL;
-    char *items[CLI_MAX_CONFIG_OPS];
-    size_t k;
+    char *items[CLI_MAX_CONFIG_OPS], *vals[CLI_MAX_CONFIG_OPS];
+    const char *bad = NULL;
+    int k = 0;
     c->n = 0;
     if (cli_str(v, "add-config-file") && !c->file) return CLI_FAIL;
-    k = cli_split_configs(c->add, items, max);
-    for (size_t i = 0; i < k; i++)
-        if (!add_set(v, items[i], c->ops, &c->n, max)) return CLI_USAGE;
+    if (cli_str(v, "add-config") && (k = cli_parse_add_config(c->add, items, vals, max, &bad)) < 0)
+        return k == CLI_CONFIG_BAD_KEY    ? cli_fail("Invalid character found for config key: %s", bad)
+               : k == CLI_CONFIG_TOO_MANY ? cli_usage_error(v, "More than %zu configs in --add-config", max)
+                                          : cli_fail("Invalid entity config: all configs to be added must be in the "
+                                                     "format \"key=val\" or  \"key=[val1,val2]\" to group values "
+                                                     "which contain commas.");
+    for (int i = 0; i < k; i++)
+        c->ops[3 * c->n] = "set", c->ops[3 * c->n + 1] = items[i], c->ops[3 * c->n + 2] = vals[i], c->n++;
     for (size_t i = 0; i < nf; i++)
         if (!add_set(v, (char *)fitems[i], c->ops, &c->n, max)) return CLI_USAGE;
-    k = cli_split(c->del, ',', items, max);
-    for (size_t i = 0; i < k && c->n < max; i++)
+    size_t nd = cli_split(c->del, ',', items, max);
+    for (size_t i = 0; i < nd && c->n < max; i++)
         c->ops[3 * c->n] = "delete", c->ops[3 * c->n + 1] = items[i], c->ops[3 * c->n + 2] = NULL, c->n++;
     if (!c->n)
         return cli_usage_error(v, "At least one of --add-config, --add-config-file, or --delete-config must be "

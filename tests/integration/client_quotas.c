@@ -32,8 +32,13 @@ static void entity(gr_admin_result_t *r, size_t row, char *out, size_t size) {
         bool dflt = gr_admin_result_int(r, row, dcol, 0) != 0;
         if (!name && !dflt) continue;
         bool ours = name && !strncmp(name, prefix, pl); /* "P-u1": the same on every run */
-        int w = snprintf(out + o, size - o, "%s%s=%s%s", o ? "," : "", cols[i], dflt ? "<default>" : ours ? "P" : "",
-                         dflt ? "" : ours ? name + pl : name);
+        int w = snprintf(out + o, size - o, "%s%s=%s%s", o ? "," : "", cols[i],
+                         dflt   ? "<default>"
+                         : ours ? "P"
+                                : "",
+                         dflt   ? ""
+                         : ours ? name + pl
+                                : name);
         if (w > 0 && (size_t)w < size - o) o += (size_t)w;
     }
 }
