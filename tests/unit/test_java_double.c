@@ -27,6 +27,18 @@ static void test_parse(void) {
     static const char *const bad[] = {"",    "  ",  "abc",       "0x10", "1e",  "e5",  "1.5x",  "5dd", ".", "1,000",
                                       "inf", "nan", "Infinity5", "0x",   "--1", "1 2", "0x.p1", "1e+", "d", "+"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) ASSERT(!cli_java_parse_double(bad[i], &v));
+    srand(11); /* garbage from the grammar's own characters: no crash; no blank inside a number */
+    for (int round = 0; round < 20000; round++) {
+        static const char alpha[] = "0123456789.eE+-xXpPdDfNaI \t";
+        char s[24];
+        size_t len = (size_t)(rand() % 23);
+        for (size_t i = 0; i < len; i++) s[i] = alpha[rand() % (int)(sizeof(alpha) - 1)];
+        s[len] = 0;
+        if (!cli_java_parse_double(s, &v)) continue;
+        const char *p = s + strspn(s, " \t");
+        size_t body = strcspn(p, " \t");
+        ASSERT(body > 0 && strspn(p + body, " \t") == strlen(p + body));
+    }
 }
 
 /* Orders kafka-configs 4.4.0 printed (Admin.describeClientQuotas fills HashMaps sized to
