@@ -240,12 +240,28 @@ gr_err_t gr_admin_delete_acls(gr_admin_t *a, int8_t resource_type, const char *r
  *  same double). A refused filter returns its error and no result. */
 gr_err_t gr_admin_describe_client_quotas(gr_admin_t *a, const char *const *filter, size_t n_filter, bool strict,
                                          int timeout_ms, gr_admin_result_t **res);
-/** Set or remove quotas of one entity (AlterClientQuotas, any broker): n_parts parts
- *  (parts[2*i] = entity type, parts[2*i+1] = name or NULL for the default) and n_ops
- *  operations (ops[2*i] = key, ops[2*i+1] = value as a decimal number, or NULL to
- *  remove the key). flags: GR_ADMIN_VALIDATE_ONLY. A value that is not a finite
- *  number is GR_ERR__INVALID_ARG before anything is sent. Columns: error,
- *  error_message (one row). */
+/** The changes of one entity's quotas: n_parts parts (parts[2*i] = entity type,
+ *  parts[2*i+1] = name or NULL for the default) and n_ops operations (ops[2*i] = key,
+ *  ops[2*i+1] = value as a decimal number, or NULL to remove the key; "nan" and "inf" are
+ *  sent as such, for the broker to refuse). */
+typedef struct gr_client_quota_alteration {
+    const char *const *parts;
+    size_t n_parts;
+    const char *const *ops;
+    size_t n_ops;
+} gr_client_quota_alteration_t;
+
+/** Set or remove quotas of n entities in one request (AlterClientQuotas, any broker).
+ *  flags: GR_ADMIN_VALIDATE_ONLY. A value that is not a number is GR_ERR__INVALID_ARG
+ *  before anything is sent. One row per entity of the response, in the broker's order
+ *  (Kafka's is not the request's). Columns: user, client_id, ip, user_default,
+ *  client_id_default, ip_default (as gr_admin_describe_client_quotas), error,
+ *  error_message. Returns the first error of a row, its message as gr_admin_last_error;
+ *  each entity is applied or refused on its own (check every row). */
+gr_err_t gr_admin_alter_client_quotas_n(gr_admin_t *a, const gr_client_quota_alteration_t *alts, size_t n, int flags,
+                                        int timeout_ms, gr_admin_result_t **res);
+/** gr_admin_alter_client_quotas_n for one entity (parts and ops as in
+ *  gr_client_quota_alteration_t). */
 gr_err_t gr_admin_alter_client_quotas(gr_admin_t *a, const char *const *parts, size_t n_parts, const char *const *ops,
                                       size_t n_ops, int flags, int timeout_ms, gr_admin_result_t **res);
 

@@ -2,6 +2,8 @@
  * the --export CSV fields and Java's HashMap order (cg_plan.h). Pure. */
 #include "cg_plan.h"
 
+#include "java_hash.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,38 +270,7 @@ void cg_csv_field(char *buf, size_t size, size_t *len, const char *field) {
 
 /* ---- Java hash codes and HashMap order ---- */
 
-/* The next code point of UTF-8 at *p (advancing), U+FFFD for a bad byte. */
-static uint32_t utf8_next(const unsigned char **p) {
-    const unsigned char *s = *p;
-    uint32_t c = s[0];
-    size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    if (n == 1) return (*p)++, c;
-    if (n == 0) return (*p)++, 0xfffd;
-    uint32_t cp = c & (0xff >> (n + 1));
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80) return (*p)++, 0xfffd;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        return (*p)++, 0xfffd;
-    *p += n;
-    return cp;
-}
-
-int32_t cg_java_string_hash(const char *s) {
-    uint32_t h = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        uint32_t cp = utf8_next(&p);
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            h = 31 * h + (0xd800 + (cp >> 10));
-            h = 31 * h + (0xdc00 + (cp & 0x3ff));
-        } else {
-            h = 31 * h + cp;
-        }
-    }
-    return (int32_t)h;
-}
+int32_t cg_java_string_hash(const char *s) { return cli_java_string_hash(s); }
 
 int32_t cg_java_tp_hash(const char *topic, int32_t partition) {
     uint32_t r = 31u * 1u + (uint32_t)partition;
@@ -307,26 +278,6 @@ int32_t cg_java_tp_hash(const char *topic, int32_t partition) {
     return (int32_t)r;
 }
 
-static const int32_t *sort_hash;
-static size_t sort_mask;
-
-static size_t bucket(int32_t h) {
-    uint32_t u = (uint32_t)h;
-    return (size_t)((u ^ (u >> 16)) & sort_mask);
-}
-
-static int cmp_bucket(const void *x, const void *y) {
-    size_t a = *(const size_t *)x, b = *(const size_t *)y;
-    size_t ba = bucket(sort_hash[a]), bb = bucket(sort_hash[b]);
-    if (ba != bb) return ba < bb ? -1 : 1;
-    return a < b ? -1 : a > b; /* insertion order within a bucket */
-}
-
 void cg_java_hash_order(const int32_t *hash, size_t n, size_t *idx) {
-    size_t cap = 16;
-    while (n > cap * 3 / 4) cap *= 2; /* HashMap resizes once size exceeds 0.75 * capacity */
-    for (size_t i = 0; i < n; i++) idx[i] = i;
-    sort_hash = hash;
-    sort_mask = cap - 1;
-    qsort(idx, n, sizeof(*idx), cmp_bucket);
+    (void)cli_java_hashmap_order(hash, n, 0, idx); /* out of memory: index order */
 }

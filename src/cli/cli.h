@@ -86,6 +86,7 @@ typedef enum cli_ctype {
     CLI_INT,      /* a JSON number ("-12") */
     CLI_BOOL,     /* true / false */
     CLI_INT_LIST, /* "1,2,3" as [1,2,3] ("" is []) */
+    CLI_NUM,      /* a JSON number with a fraction or exponent ("1024.0", "2.0E7") */
 } cli_ctype_t;
 
 typedef struct cli_col {

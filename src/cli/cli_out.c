@@ -121,6 +121,25 @@ static bool is_int(const char *v) {
     return *d && strspn(d, "0123456789") == strlen(d);
 }
 
+/* A JSON number: -?int(.digits)?([eE][+-]?digits)?, the int without leading zeros. */
+static bool is_json_number(const char *v) {
+    const char *p = v + (*v == '-');
+    size_t n = strspn(p, "0123456789");
+    if (!n || (n > 1 && *p == '0')) return false;
+    p += n;
+    if (*p == '.') {
+        if (!(n = strspn(++p, "0123456789"))) return false;
+        p += n;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        p += *p == '+' || *p == '-';
+        if (!(n = strspn(p, "0123456789"))) return false;
+        p += n;
+    }
+    return !*p;
+}
+
 /* "1,2,3" as [1,2,3]; false (nothing printed) if an item is not an integer. */
 static bool print_int_list(const char *v) {
     char item[32];
@@ -139,7 +158,7 @@ static bool print_int_list(const char *v) {
 }
 
 static void print_cell(const char *v, cli_ctype_t type) {
-    if (v && type == CLI_INT && is_int(v))
+    if (v && ((type == CLI_INT && is_int(v)) || (type == CLI_NUM && is_json_number(v))))
         fputs(v, stdout);
     else if (v && type == CLI_BOOL && (!strcmp(v, "true") || !strcmp(v, "false")))
         fputs(v, stdout);

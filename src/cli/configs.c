@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "config_ops.h"
 #include "configs_quota.h"
 
 static const cli_opt_t opts[] = {
@@ -113,41 +114,14 @@ static int describe(const cli_vals_t *v, gr_admin_t *a, gr_resource_type_t type,
     return CLI_OK;
 }
 
-/* Split s at the commas outside brackets (Kafka's "k=[a,b]" list values); trims blanks. */
-static size_t split_configs(char *s, char **out, size_t max) {
-    size_t n = 0;
-    int depth = 0;
-    char *start = s;
-    for (char *p = s;; p++) {
-        if (*p == '[')
-            depth++;
-        else if (*p == ']' && depth > 0)
-            depth--;
-        if (*p && (*p != ',' || depth)) continue;
-        bool end = !*p;
-        *p = 0;
-        while (*start == ' ') start++;
-        size_t l = strlen(start);
-        while (l && start[l - 1] == ' ') start[--l] = 0;
-        if (*start && n < max) out[n++] = start;
-        if (end) break;
-        start = p + 1;
-    }
-    return n;
-}
-
 /* Add the "set" op of "k=v" (a value in brackets loses them); false on a bad item. */
 static bool add_set(const cli_vals_t *v, char *item, const char **ops, size_t *n, size_t max) {
-    char *eq = strchr(item, '=');
-    if (!eq || eq == item) {
+    char *key, *val;
+    if (!cli_config_kv(item, &key, &val)) {
         cli_usage_error(v, "Invalid config '%s': configs must be given as k=v", item);
         return false;
     }
-    *eq = 0;
-    char *val = eq + 1;
-    size_t l = strlen(val);
-    if (l >= 2 && val[0] == '[' && val[l - 1] == ']') val[l - 1] = 0, val++;
-    if (*n < max) ops[3 * *n] = "set", ops[3 * *n + 1] = item, ops[3 * *n + 2] = val, (*n)++;
+    if (*n < max) ops[3 * *n] = "set", ops[3 * *n + 1] = key, ops[3 * *n + 2] = val, (*n)++;
     return true;
 }
 
@@ -169,17 +143,23 @@ static int parse_ops(const cli_vals_t *v, config_ops_t *c) {
     const char *fitems[CLI_MAX_CONFIG_OPS];
     size_t nf = 0;
     c->file = cli_str(v, "add-config-file") ? cli_read_props(cli_str(v, "add-config-file"), fitems, max, &nf) : NULL;
-    char *items[CLI_MAX_CONFIG_OPS];
-    size_t k;
+    char *items[CLI_MAX_CONFIG_OPS], *vals[CLI_MAX_CONFIG_OPS];
+    const char *bad = NULL;
+    int k = 0;
     c->n = 0;
     if (cli_str(v, "add-config-file") && !c->file) return CLI_FAIL;
-    k = split_configs(c->add, items, max);
-    for (size_t i = 0; i < k; i++)
-        if (!add_set(v, items[i], c->ops, &c->n, max)) return CLI_USAGE;
+    if (cli_str(v, "add-config") && (k = cli_parse_add_config(c->add, items, vals, max, &bad)) < 0)
+        return k == CLI_CONFIG_BAD_KEY    ? cli_fail("Invalid character found for config key: %s", bad)
+               : k == CLI_CONFIG_TOO_MANY ? cli_usage_error(v, "More than %zu configs in --add-config", max)
+                                          : cli_fail("Invalid entity config: all configs to be added must be in the "
+                                                     "format \"key=val\" or  \"key=[val1,val2]\" to group values "
+                                                     "which contain commas.");
+    for (int i = 0; i < k; i++)
+        c->ops[3 * c->n] = "set", c->ops[3 * c->n + 1] = items[i], c->ops[3 * c->n + 2] = vals[i], c->n++;
     for (size_t i = 0; i < nf; i++)
         if (!add_set(v, (char *)fitems[i], c->ops, &c->n, max)) return CLI_USAGE;
-    k = cli_split(c->del, ',', items, max);
-    for (size_t i = 0; i < k && c->n < max; i++)
+    size_t nd = cli_split(c->del, ',', items, max);
+    for (size_t i = 0; i < nd && c->n < max; i++)
         c->ops[3 * c->n] = "delete", c->ops[3 * c->n + 1] = items[i], c->ops[3 * c->n + 2] = NULL, c->n++;
     if (!c->n)
         return cli_usage_error(v, "At least one of --add-config, --add-config-file, or --delete-config must be "
@@ -364,7 +344,6 @@ static int run(const cli_vals_t *v, int argc, char **argv) {
     if (act == 0 && (cli_has(v, "add-config") || cli_has(v, "add-config-file") || cli_has(v, "delete-config")))
         return cli_usage_error(v, "--add-config, --add-config-file and --delete-config are only valid with --alter");
     bool quota = has_type(&e, "users") || has_type(&e, "clients") || has_type(&e, "ips");
-    if (quota && cli_json(v)) return cli_usage_error(v, "--output json is not available for users, clients and ips");
     config_ops_t c = {0};
     if (act == 1 && (rc = parse_ops(v, &c))) {
         free_ops(&c);
@@ -380,7 +359,7 @@ static int run(const cli_vals_t *v, int argc, char **argv) {
     else if (act == 1)
         rc = cli_configs_quota_alter(a, &e, c.ops, c.n, cli_timeout(v));
     else
-        rc = cli_configs_quota_describe(a, &e, cli_timeout(v));
+        rc = cli_configs_quota_describe(a, &e, cli_timeout(v), cli_json(v));
     free_ops(&c);
     gr_admin_destroy(a);
     return rc;

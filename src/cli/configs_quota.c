@@ -15,6 +15,7 @@
 
 #include "configs_quota.h"
 #include "java_double.h"
+#include "java_hash.h"
 
 /* ---- describe ---- */
 
@@ -42,25 +43,56 @@ static void entity_text(gr_admin_result_t *res, size_t r, char *out, size_t size
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Print one entity's line from rows [from, to) of res (keys sorted by name). */
-static void print_entity(gr_admin_result_t *res, size_t from, size_t to) {
+static const char *const name_cols[] = {"user", "client_id", "ip"};
+static const char *const default_cols[] = {"user_default", "client_id_default", "ip_default"};
+static const char *const wire_types[] = {"user", "client-id", "ip"};
+
+/* ClientQuotaEntity.hashCode of row r's entity: 31 + its entries map's hash code. */
+static int32_t entity_hash(gr_admin_result_t *res, size_t r) {
+    uint32_t h = 0;
+    for (int i = 0; i < 3; i++) {
+        const char *name = gr_admin_result_str(res, r, name_cols[i]);
+        if (!name && !gr_admin_result_int(res, r, default_cols[i], 0)) continue;
+        h += (uint32_t)(cli_java_string_hash(wire_types[i]) ^ (name ? cli_java_string_hash(name) : 0));
+    }
+    return (int32_t)(31u + h);
+}
+
+/* Rows [from, to) of res (one entity) in the order of Kafka's HashMap of its quotas. */
+static size_t *key_order(gr_admin_result_t *res, size_t from, size_t to) {
+    size_t n = to - from, *idx = malloc((n ? n : 1) * sizeof(*idx));
+    int32_t *h = malloc((n ? n : 1) * sizeof(*h));
+    if (!idx || !h) abort();
+    for (size_t r = from; r < to; r++) h[r - from] = cli_java_string_hash(gr_admin_result_str(res, r, "key"));
+    if (!cli_java_hashmap_order(h, n, n, idx)) abort();
+    free(h);
+    return idx;
+}
+
+/* One entity's line (text) or rows (json) from rows [from, to) of res. */
+static void print_entity(gr_admin_result_t *res, size_t from, size_t to, cli_table_t *json) {
     char ent[2048];
     entity_text(res, from, ent, sizeof(ent));
-    char **kv = calloc(to - from, sizeof(char *));
-    for (size_t r = from; r < to; r++) {
+    size_t *idx = key_order(res, from, to);
+    if (!json) printf("Quota configs for %s are ", ent);
+    for (size_t i = 0; i < to - from; i++) {
+        size_t r = from + idx[i];
         char num[64];
-        const char *val = gr_admin_result_str(res, r, "value");
+        const char *val = gr_admin_result_str(res, r, "value"), *key = gr_admin_result_str(res, r, "key");
         cli_java_double(val ? strtod(val, NULL) : 0, num, sizeof(num));
-        const char *key = gr_admin_result_str(res, r, "key");
-        size_t l = strlen(key ? key : "") + strlen(num) + 2;
-        kv[r - from] = malloc(l);
-        snprintf(kv[r - from], l, "%s=%s", key ? key : "", num);
+        if (!json) {
+            printf("%s%s=%s", i ? ", " : "", key, num);
+            continue;
+        }
+        const char *cells[9] = {"quota", NULL, NULL, NULL, "false", "false", "false", key, num};
+        for (int k = 0; k < 3; k++) {
+            cells[1 + k] = gr_admin_result_str(res, r, name_cols[k]);
+            if (gr_admin_result_int(res, r, default_cols[k], 0)) cells[4 + k] = "true";
+        }
+        cli_table_add(json, cells);
     }
-    qsort(kv, to - from, sizeof(char *), cmp_str);
-    printf("Quota configs for %s are ", ent);
-    for (size_t i = 0; i < to - from; i++) printf("%s%s", i ? ", " : "", kv[i]), free(kv[i]);
-    printf("\n");
-    free(kv);
+    if (!json) printf("\n");
+    free(idx);
 }
 
 static bool same_entity(gr_admin_result_t *res, size_t a, size_t b) {
@@ -83,7 +115,7 @@ static gr_err_t describe_quotas(gr_admin_t *a, const cli_entities_t *e, int time
     return gr_admin_describe_client_quotas(a, filter, e->n_types, true, timeout, res);
 }
 
-static int describe_scram(gr_admin_t *a, const cli_entities_t *e, int timeout) {
+static int describe_scram(gr_admin_t *a, const cli_entities_t *e, int timeout, cli_table_t *json) {
     gr_admin_result_t *res = NULL;
     gr_err_t err = gr_admin_describe_user_scram_credentials(a, e->names, e->n_names, timeout, &res);
     if (!res) return cli_fail("%s", gr_admin_last_error(a));
@@ -92,12 +124,16 @@ static int describe_scram(gr_admin_t *a, const cli_entities_t *e, int timeout) {
         const char *user = gr_admin_result_str(res, r, "user");
         size_t to = r;
         while (to < n && !strcmp(gr_admin_result_str(res, to, "user"), user)) to++;
-        if (!gr_admin_result_error(res, r)) {
+        if (!gr_admin_result_error(res, r) && !json)
             printf("SCRAM credential configs for user-principal '%s' are ", user);
-            for (size_t k = r; k < to; k++)
-                printf("%s%s=iterations=%s", k > r ? ", " : "", gr_admin_result_str(res, k, "mechanism"),
-                       gr_admin_result_str(res, k, "iterations"));
-            printf("\n");
+        for (size_t k = r; k < to && !gr_admin_result_error(res, r); k++) {
+            const char *mech = gr_admin_result_str(res, k, "mechanism"),
+                       *it = gr_admin_result_str(res, k, "iterations");
+            const char *cells[9] = {"scram", user, NULL, NULL, "false", "false", "false", mech, it};
+            if (json)
+                cli_table_add(json, cells);
+            else
+                printf("%s%s=iterations=%s%s", k > r ? ", " : "", mech, it, k + 1 == to ? "\n" : "");
         }
         r = to;
     }
@@ -105,22 +141,49 @@ static int describe_scram(gr_admin_t *a, const cli_entities_t *e, int timeout) {
     return CLI_OK;
 }
 
-int cli_configs_quota_describe(gr_admin_t *a, const cli_entities_t *e, int timeout) {
+/* The entities of res (rows of one entity are together) in the order of the HashMap
+ * Kafka's Admin returns them in (sized to the response); printed or added to json. */
+static void print_entities(gr_admin_result_t *res, cli_table_t *json) {
+    size_t rows = gr_admin_result_rows(res), n = 0;
+    size_t *from = malloc((rows + 1) * sizeof(*from)), *idx = malloc((rows + 1) * sizeof(*idx));
+    int32_t *h = malloc((rows + 1) * sizeof(*h));
+    if (!from || !idx || !h) abort();
+    for (size_t r = 0; r < rows; r++)
+        if (!r || !same_entity(res, r - 1, r)) h[n] = entity_hash(res, r), from[n++] = r;
+    from[n] = rows;
+    if (!cli_java_hashmap_order(h, n, n, idx)) abort();
+    for (size_t i = 0; i < n; i++) print_entity(res, from[idx[i]], from[idx[i] + 1], json);
+    free(from), free(idx), free(h);
+}
+
+static const cli_col_t json_cols[] = {
+    {"KIND", "kind", 0, CLI_TEXT},
+    {"USER", "user", 0, CLI_TEXT},
+    {"CLIENT-ID", "client_id", 0, CLI_TEXT},
+    {"IP", "ip", 0, CLI_TEXT},
+    {"USER-DEFAULT", "user_default", 0, CLI_BOOL},
+    {"CLIENT-ID-DEFAULT", "client_id_default", 0, CLI_BOOL},
+    {"IP-DEFAULT", "ip_default", 0, CLI_BOOL},
+    {"KEY", "key", 0, CLI_TEXT},
+    {"VALUE", "value", 0, CLI_NUM},
+};
+
+int cli_configs_quota_describe(gr_admin_t *a, const cli_entities_t *e, int timeout, bool json) {
     if (e->n_names > e->n_types) return cli_fail("More entity names specified than entity types");
     gr_admin_result_t *res = NULL;
     if (describe_quotas(a, e, timeout, &res)) return cli_fail("%s", gr_admin_last_error(a));
-    for (size_t r = 0, n = gr_admin_result_rows(res); r < n;) {
-        size_t to = r + 1;
-        while (to < n && same_entity(res, r, to)) to++;
-        print_entity(res, r, to);
-        r = to;
-    }
+    cli_table_t t;
+    cli_table_init(&t, json_cols, 9);
+    print_entities(res, json ? &t : NULL);
     gr_admin_result_destroy(res);
     bool clients = false, dflt = false;
     for (size_t i = 0; i < e->n_types; i++) clients |= !strcmp(e->types[i], "clients");
     for (size_t i = 0; i < e->n_names; i++) dflt |= !*e->names[i];
-    if (strcmp(e->types[0], "ips") && !clients && !dflt) return describe_scram(a, e, timeout);
-    return CLI_OK;
+    int rc = CLI_OK;
+    if (strcmp(e->types[0], "ips") && !clients && !dflt) rc = describe_scram(a, e, timeout, json ? &t : NULL);
+    if (json && !rc) cli_table_print(&t, true, false);
+    cli_table_free(&t);
+    return rc;
 }
 
 /* ---- alter ---- */
@@ -260,8 +323,16 @@ static int alter_quotas(gr_admin_t *a, const cli_entities_t *e, const char *cons
     const char *parts[2 * CLI_MAX_ENTITY_TYPES], *qops[2 * CLI_MAX_CONFIG_OPS];
     for (size_t i = 0; i < e->n_types; i++)
         parts[2 * i] = wire_type(e->types[i]), parts[2 * i + 1] = *e->names[i] ? e->names[i] : NULL;
-    for (size_t i = 0; i < n; i++)
-        qops[2 * i] = ops[3 * i + 1], qops[2 * i + 1] = strcmp(ops[3 * i], "delete") ? ops[3 * i + 2] : NULL;
+    static char nums[CLI_MAX_CONFIG_OPS][32];
+    for (size_t i = 0; i < n && i < CLI_MAX_CONFIG_OPS; i++) {
+        qops[2 * i] = ops[3 * i + 1], qops[2 * i + 1] = NULL;
+        if (!strcmp(ops[3 * i], "delete")) continue;
+        double d;
+        if (!cli_java_parse_double(ops[3 * i + 2], &d)) /* as Kafka's tool reads it: Double.parseDouble */
+            return cli_fail("Cannot parse quota configuration value for %s: %s", ops[3 * i + 1], ops[3 * i + 2]);
+        snprintf(nums[i], sizeof(nums[i]), "%.17g", d);
+        qops[2 * i + 1] = nums[i];
+    }
     gr_admin_result_t *res = NULL;
     gr_err_t err = gr_admin_alter_client_quotas(a, parts, e->n_types, qops, n, 0, timeout, &res);
     gr_admin_result_destroy(res);

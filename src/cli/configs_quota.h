@@ -19,8 +19,10 @@ typedef struct cli_entities {
     size_t n_types, n_names;
 } cli_entities_t;
 
-/** --describe of users / clients / ips entities (quotas, then SCRAM credentials). */
-int cli_configs_quota_describe(gr_admin_t *a, const cli_entities_t *e, int timeout);
+/** --describe of users / clients / ips entities (quotas, then SCRAM credentials), in the
+ *  order kafka-configs prints them; json: one array of objects, one per quota key (kind
+ *  "quota", value the number) or SCRAM mechanism (kind "scram", value the iterations). */
+int cli_configs_quota_describe(gr_admin_t *a, const cli_entities_t *e, int timeout, bool json);
 /** --alter with ops (3 per op: "set" or "delete", key, value) of n ops. */
 int cli_configs_quota_alter(gr_admin_t *a, const cli_entities_t *e, const char *const *ops, size_t n, int timeout);
 /** Kafka's isValidIpEntity: an IP address or a host name that resolves. */

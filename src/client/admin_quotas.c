@@ -1,7 +1,6 @@
 /* The admin client: client quotas (DescribeClientQuotas, AlterClientQuotas) and
  * SCRAM credentials (DescribeUserScramCredentials, AlterUserScramCredentials), to
  * any broker, as Kafka's Admin sends them. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +12,8 @@
 
 static const char *const quota_cols[] = {"user", "client_id", "ip", "user_default", "client_id_default", "ip_default",
                                          "key",  "value",     NULL};
-static const char *const alter_cols[] = {"error", "error_message", NULL};
+static const char *const alter_cols[] = {
+    "user", "client_id", "ip", "user_default", "client_id_default", "ip_default", "error", "error_message", NULL};
 static const char *const scram_cols[] = {"user", "mechanism", "iterations", "error", "error_message", NULL};
 static const char *const scram_alter_cols[] = {"user", "error", "error_message", NULL};
 
@@ -114,50 +114,83 @@ gr_err_t gr_admin_describe_client_quotas(gr_admin_t *a, const char *const *filte
     return err;
 }
 
-/* A quota value as Kafka's tool reads it: a whole finite number. */
+/* A quota value: a decimal number; NaN and infinities ("nan", "inf") go to the broker,
+ * which judges them, as Kafka's Admin sends whatever double it is given. */
 static bool parse_value(const char *s, double *out) {
     char *end;
     *out = strtod(s, &end);
-    return *s && !*end && isfinite(*out);
+    return *s && !*end;
 }
 
-gr_err_t gr_admin_alter_client_quotas(gr_admin_t *a, const char *const *parts, size_t n_parts, const char *const *ops,
-                                      size_t n_ops, int flags, int timeout_ms, gr_admin_result_t **res) {
+/* The parts of the entity of one alteration into en (a part without a type: ""). */
+static void fill_entity(gr_arena_t *ar, const gr_client_quota_alteration_t *x,
+                        gr_AlterClientQuotasRequest_EntryData_t *en) {
+    en->Entity.n = (int32_t)x->n_parts;
+    en->Entity.v = gr_struct_alloc(ar, &gr_AlterClientQuotasRequest_EntityData_sd, (int32_t)x->n_parts);
+    for (size_t i = 0; i < x->n_parts; i++) {
+        en->Entity.v[i].EntityType = gr_str_c(x->parts[2 * i] ? x->parts[2 * i] : "");
+        en->Entity.v[i].EntityName = x->parts[2 * i + 1] ? gr_str_c(x->parts[2 * i + 1]) : GR_STR_NULL;
+    }
+}
+
+/* The operations of one alteration into en; an unparsable value is an error. */
+static gr_err_t fill_ops(gr_admin_t *a, gr_arena_t *ar, const gr_client_quota_alteration_t *x,
+                         gr_AlterClientQuotasRequest_EntryData_t *en) {
+    en->Ops.n = (int32_t)x->n_ops;
+    en->Ops.v = gr_struct_alloc(ar, &gr_AlterClientQuotasRequest_OpData_sd, (int32_t)x->n_ops);
+    for (size_t i = 0; i < x->n_ops; i++) {
+        const char *key = x->ops[2 * i] ? x->ops[2 * i] : "", *val = x->ops[2 * i + 1];
+        en->Ops.v[i].Key = gr_str_c(key);
+        en->Ops.v[i].Remove = val == NULL;
+        if (val && !parse_value(val, &en->Ops.v[i].Value))
+            return gr__fmt(GR_ERR__INVALID_ARG, a->errbuf, sizeof(a->errbuf),
+                           "Cannot parse quota configuration value for %s: %s", key, val);
+    }
+    return GR_ERR_NONE;
+}
+
+/* One row per entity of the response: its parts (as describe's columns) and error. */
+static gr_admin_result_t *alter_rows(const gr_AlterClientQuotasResponse_t *rs) {
+    gr_admin_result_t *r = gr__result_new(alter_cols);
+    for (int32_t e = 0; e < rs->Entries.n; e++) {
+        const gr_AlterClientQuotasResponse_EntryData_t *en = &rs->Entries.v[e];
+        size_t row = gr__result_add_row(r);
+        gr__result_set_int(r, row, "user_default", 0);
+        gr__result_set_int(r, row, "client_id_default", 0);
+        gr__result_set_int(r, row, "ip_default", 0);
+        for (int32_t p = 0; p < en->Entity.n; p++) {
+            gr_str_t name = en->Entity.v[p].EntityName;
+            const char *col = part_col(en->Entity.v[p].EntityType, gr_str_is_null(name));
+            if (!col) continue;
+            if (gr_str_is_null(name))
+                gr__result_set_int(r, row, col, 1);
+            else
+                gr__result_set_str(r, row, col, name);
+        }
+        gr__result_set_error(r, row, en->ErrorCode, en->ErrorMessage);
+    }
+    return r;
+}
+
+gr_err_t gr_admin_alter_client_quotas_n(gr_admin_t *a, const gr_client_quota_alteration_t *alts, size_t n, int flags,
+                                        int timeout_ms, gr_admin_result_t **res) {
     *res = NULL;
     gr_arena_t ar;
     gr_arena_init(&ar);
     gr_AlterClientQuotasRequest_t rq;
     gr_struct_init(&gr_AlterClientQuotasRequest_sd, &rq);
-    rq.Entries.n = 1;
-    rq.Entries.v = gr_struct_alloc(&ar, &gr_AlterClientQuotasRequest_EntryData_sd, 1);
-    gr_AlterClientQuotasRequest_EntryData_t *en = &rq.Entries.v[0];
-    en->Entity.n = (int32_t)n_parts;
-    en->Entity.v = gr_struct_alloc(&ar, &gr_AlterClientQuotasRequest_EntityData_sd, (int32_t)n_parts);
-    for (size_t i = 0; i < n_parts; i++) {
-        en->Entity.v[i].EntityType = gr_str_c(parts[2 * i] ? parts[2 * i] : "");
-        en->Entity.v[i].EntityName = parts[2 * i + 1] ? gr_str_c(parts[2 * i + 1]) : GR_STR_NULL;
-    }
-    en->Ops.n = (int32_t)n_ops;
-    en->Ops.v = gr_struct_alloc(&ar, &gr_AlterClientQuotasRequest_OpData_sd, (int32_t)n_ops);
+    rq.Entries.n = (int32_t)n;
+    rq.Entries.v = gr_struct_alloc(&ar, &gr_AlterClientQuotasRequest_EntryData_sd, (int32_t)n);
     gr_err_t err = GR_ERR_NONE;
-    for (size_t i = 0; i < n_ops && !err; i++) {
-        en->Ops.v[i].Key = gr_str_c(ops[2 * i] ? ops[2 * i] : "");
-        en->Ops.v[i].Remove = ops[2 * i + 1] == NULL;
-        if (ops[2 * i + 1] && !parse_value(ops[2 * i + 1], &en->Ops.v[i].Value))
-            err = gr__fmt(GR_ERR__INVALID_ARG, a->errbuf, sizeof(a->errbuf),
-                          "Cannot parse quota configuration value for %s: %s", ops[2 * i] ? ops[2 * i] : "",
-                          ops[2 * i + 1]);
+    for (size_t i = 0; i < n && !err; i++) {
+        fill_entity(&ar, &alts[i], &rq.Entries.v[i]);
+        err = fill_ops(a, &ar, &alts[i], &rq.Entries.v[i]);
     }
     rq.ValidateOnly = (flags & GR_ADMIN_VALIDATE_ONLY) != 0;
     void *resp;
     if (!err) err = call_any(a, GR_API_AlterClientQuotas, &rq, timeout_ms, &ar, &resp);
     if (!err) {
-        const gr_AlterClientQuotasResponse_t *rs = resp;
-        *res = gr__result_new(alter_cols);
-        for (int32_t i = 0; i < rs->Entries.n; i++) {
-            size_t row = gr__result_add_row(*res);
-            gr__result_set_error(*res, row, rs->Entries.v[i].ErrorCode, rs->Entries.v[i].ErrorMessage);
-        }
+        *res = alter_rows(resp);
         for (size_t r = 0; r < gr_admin_result_rows(*res) && !err; r++)
             if ((err = gr_admin_result_error(*res, r))) {
                 const char *m = gr_admin_result_str(*res, r, "error_message");
@@ -166,6 +199,12 @@ gr_err_t gr_admin_alter_client_quotas(gr_admin_t *a, const char *const *parts, s
     }
     gr_arena_free(&ar);
     return err;
+}
+
+gr_err_t gr_admin_alter_client_quotas(gr_admin_t *a, const char *const *parts, size_t n_parts, const char *const *ops,
+                                      size_t n_ops, int flags, int timeout_ms, gr_admin_result_t **res) {
+    gr_client_quota_alteration_t x = {parts, n_parts, ops, n_ops};
+    return gr_admin_alter_client_quotas_n(a, &x, 1, flags, timeout_ms, res);
 }
 
 gr_err_t gr_admin_describe_user_scram_credentials(gr_admin_t *a, const char *const *users, size_t n, int timeout_ms,

@@ -4,6 +4,8 @@
 # with pass/fail checks, the same expected lines on both brokers.
 #  - topics: create (with configs, again, validate-only, 0 partitions), describe, create
 #    partitions (grow, shrink refused), delete (twice);
+#  - client quotas (tests/integration/client_quotas.c): alterations of several entities in one
+#    request with per-entity errors, validate-only, describe filters (exact, default, any, strict);
 #  - configs: topic describe / incremental alter (and a bad value) / legacy alter; broker
 #    describe, incremental set and delete of message.max.bytes, an unknown broker id refused;
 #    group configs (GROUP resource) alter, describe, bad value, unknown name;
@@ -118,6 +120,27 @@ delete topic: NONE
 WANT
 run_admin "share group" "$GR_TMP/share.want" "lgsh-$RANDOM" share
 check "group errors name the cause" grep -q "Value must be at least 1000" "$GR_TMP/share group.err"
+
+# client quotas (tests/integration/client_quotas.c): per-entity errors, validate-only, filters
+QUOTAS="$GR_BUILD_DIR/client_quotas"
+cat >"$GR_TMP/quotas.want" <<'WANT'
+alter validate-only, one refused: INVALID_REQUEST rows=3 [ip=127.0.0.9 INVALID_REQUEST] [user=P-u1 NONE] [user=P-u1,client_id=P-c1 NONE]
+describe after validate-only: NONE
+alter three entities: NONE rows=3 [client_id=<default> NONE] [user=P-u1 NONE] [user=P-u1,client_id=P-c1 NONE]
+alter an ip: NONE rows=1 [ip=127.0.0.9 NONE]
+describe user exact strict: NONE [user=P-u1 consumer_byte_rate=2e+07] [user=P-u1 producer_byte_rate=1024]
+describe user exact, any other part: NONE [user=P-u1 consumer_byte_rate=2e+07] [user=P-u1 producer_byte_rate=1024] [user=P-u1,client_id=P-c1 request_percentage=12.5]
+describe user exact + any client strict: NONE [user=P-u1,client_id=P-c1 request_percentage=12.5]
+describe default client: NONE [client_id=<default> request_percentage=12.5]
+describe any ip: NONE [ip=127.0.0.9 connection_creation_rate=5]
+remove a key: NONE rows=1 [user=P-u1 NONE]
+describe after the removal: NONE [user=P-u1 producer_byte_rate=1024]
+alter two entities, one refused: INVALID_REQUEST rows=2 [ip=127.0.0.9 INVALID_REQUEST] [user=P-u2 NONE]
+describe the entity that was applied: NONE [user=P-u2 request_percentage=12.5]
+describe an unknown entity type: UNSUPPORTED_VERSION
+WANT
+ADMIN="$QUOTAS" run_admin "client quotas" "$GR_TMP/quotas.want" "lgq-$RANDOM"
+check "quota errors name the cause" grep -q "Invalid configuration key producer_byte_rate" "$GR_TMP/client quotas.err"
 
 if [[ "$GR_TARGET" == gregord ]] && ! alive "$GR_GREGORD_PID"; then fail "gregord died (log: $GR_TMP/gregord.log)"; fi
 stop_target
