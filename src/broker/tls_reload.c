@@ -99,8 +99,8 @@ gr_err_t gr__broker_tls_check_keys(const gr_props_t *map, bool cluster_default, 
         errstr, sz);
     if (!err && cluster_default)
         err = refuse_keys(map, true,
-                          "Cannot update these configs at default cluster level, broker id must be specified: [", errstr,
-                          sz);
+                          "Cannot update these configs at default cluster level, broker id must be specified: [",
+                          errstr, sz);
     return err;
 }
 
@@ -210,8 +210,7 @@ void gr__broker_tls_commit(gr_broker_t *b, gr_tls_reload_t *r) {
         r->fresh[i] = NULL;
         b->lst[i].ks_stamp = r->ks[i];
         b->lst[i].ts_stamp = r->ts[i];
-        GR_INFO("broker", "listener %s: new keystore/truststore in use for new connections",
-                b->cfg->listeners[i].name);
+        GR_INFO("broker", "listener %s: new keystore/truststore in use for new connections", b->cfg->listeners[i].name);
     }
     gr__broker_tls_discard(r);
 }

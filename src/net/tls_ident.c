@@ -77,16 +77,20 @@ bool gr_tls_ctx_same_identity(const gr_tls_ctx_t *cur, const gr_tls_ctx_t *next,
                               char *err, size_t n) {
     X509 *a = SSL_CTX_get0_certificate(cur->ctx), *b = SSL_CTX_get0_certificate(next->ctx);
     if (!a || !b) {
-        snprintf(err, n, "Keystore entries do not match, existing store contains %d entries, new store contains %d "
-                 "entries", a != NULL, b != NULL);
+        snprintf(err, n,
+                 "Keystore entries do not match, existing store contains %d entries, new store contains %d "
+                 "entries",
+                 a != NULL, b != NULL);
         return false;
     }
     if (!allow_dn && !same_dn(a, b)) {
         char d1[1024], d2[1024];
         dn_text(a, d1, sizeof(d1));
         dn_text(b, d2, sizeof(d2));
-        snprintf(err, n, "Keystore DistinguishedName does not match:  existing={alias=kafka, DN=%s}, new={alias=kafka, "
-                 "DN=%s}", d1, d2);
+        snprintf(err, n,
+                 "Keystore DistinguishedName does not match:  existing={alias=kafka, DN=%s}, new={alias=kafka, "
+                 "DN=%s}",
+                 d1, d2);
         return false;
     }
     if (allow_san) return true;
@@ -97,8 +101,10 @@ bool gr_tls_ctx_same_identity(const gr_tls_ctx_t *cur, const gr_tls_ctx_t *next,
         char s1[1024], s2[1024];
         san_text(ga, s1, sizeof(s1));
         san_text(gb, s2, sizeof(s2));
-        snprintf(err, n, "Keystore SubjectAltNames do not match:  existing={alias=kafka, SAN=%s}, new={alias=kafka, "
-                 "SAN=%s}", s1, s2);
+        snprintf(err, n,
+                 "Keystore SubjectAltNames do not match:  existing={alias=kafka, SAN=%s}, new={alias=kafka, "
+                 "SAN=%s}",
+                 s1, s2);
     }
     GENERAL_NAMES_free(ga);
     GENERAL_NAMES_free(gb);
