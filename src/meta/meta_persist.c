@@ -56,7 +56,8 @@ gr_err_t gr__meta_write_atomic(const char *path, const char *text, size_t len, c
     if (!tmp) abort();
     sprintf(tmp, "%s.tmp", path);
     gr_err_t err = GR_ERR_NONE;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* Owner only: dynamic broker configs may hold ssl.key.password or an inline private key. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
         err = io_err(errstr, sz, "cannot create", tmp);
         goto out;

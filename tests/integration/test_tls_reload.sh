@@ -169,9 +169,21 @@ check_eq "after a restart, the dynamically set B2 is served" "$B2" "$(fp)"
 got="$(wire 1 "$KEY=$C/d.pem")"
 check_eq "with ssl.allow.dn.changes=true (static) a new DN is accepted" "0 " "$got"
 check_eq "a new connection gets D" "$D" "$(fp)"
-out="$(cli --broker 1 --alter --delete-config "$KEY" || true)"
-check "deleting the key is validated too: A lacks a SAN of D ($out)" grep -q "Keystore SubjectAltNames do not match" <<<"$out"
-check_eq "D still served" "$D" "$(fp)"
+got="$(wire 1 "listener.name.ssl.ssl.keystore.certificate.chain=$(cat "$C/b2.crt")" \
+  "listener.name.ssl.ssl.keystore.key=$(cat "$C/b2.key")")"
+check "an inline keystore beside a dynamic file is refused (both given) ($got)" \
+  grep -q "^42 .*set either ssl.keystore.location or ssl.keystore.certificate.chain and ssl.keystore.key, not both" <<<"$got"
+got="$(wire 1 "listener.name.ssl.ssl.keystore.certificate.chain=$(cat "$C/b2.crt")" \
+  "listener.name.ssl.ssl.keystore.key=$(cat "$C/b2.key")" "$KEY")"
+check_eq "an inline PEM keystore (chain + key, the file key deleted) replaces the file" "0 " "$got"
+check_eq "a new connection gets B2 from the inline keystore" "$B2" "$(fp "$B2")"
+check_eq "DescribeConfigs hides the inline key (sensitive, null)" \
+  "listener.name.ssl.ssl.keystore.key=None source=2 sensitive=True synonyms=2:listener.name.ssl.ssl.keystore.key=None" \
+  "$("${PY[@]}" describe "$BOOTSTRAP" 1 listener.name.ssl.ssl.keystore.key 2>&1)"
+got="$(wire 1 listener.name.ssl.ssl.keystore.certificate.chain listener.name.ssl.ssl.keystore.key)"
+check "deleting the keys is validated too: the static file (A) lacks a SAN of B2 ($got)" \
+  grep -q "^42 .*Keystore SubjectAltNames do not match" <<<"$got"
+check_eq "B2 still served" "$B2" "$(fp)"
 
 stop_gregord
 check_eq "gregord stops cleanly (exit 0)" 0 "$GR_GREGORD_EXIT"
