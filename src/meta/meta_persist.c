@@ -108,6 +108,25 @@ static gr_err_t read_all(const char *path, char **out, size_t *len, char *errstr
     return GR_ERR_NONE;
 }
 
+bool gr_meta_has_dynamic_tls(const char *log_dir) {
+    char *path = path_join(log_dir, "gregor.metadata"), *text = NULL, why[256];
+    size_t len = 0;
+    bool found = false;
+    if (!read_all(path, &text, &len, why, sizeof(why))) {
+        const char *k = "\nbroker.node.config.listener.name.";
+        for (const char *p = strstr(text, k); p && !found; p = strstr(p + 1, k)) {
+            const char *base;
+            char key[512], lname[128];
+            size_t n = strcspn(p + 20, "=\n");
+            snprintf(key, sizeof(key), "%.*s", (int)n, p + 20);
+            found = gr_cfg_listener_ssl_key(key, &base, lname, sizeof(lname));
+        }
+    }
+    free(text);
+    free(path);
+    return found;
+}
+
 /* ---- meta.properties ---- */
 
 static gr_err_t check_meta_properties(gr_meta_t *meta, const gr_props_t *p, const char *path, char *errstr, size_t sz) {

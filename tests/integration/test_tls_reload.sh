@@ -10,7 +10,7 @@
 #  - the same path re-issued while the file is broken: answered as Kafka answers (no error), the
 #    old certificate kept and an error logged;
 #  - validate-only builds nothing new; DescribeConfigs lists the dynamic key;
-#  - a restart uses the persisted path; with ssl.allow.dn.changes=true a new DN is accepted, and a
+#  - a restart uses the persisted path (the server.properties file removed); with ssl.allow.dn.changes=true a new DN is accepted, and a
 #    deletion of the key (back to the static file) is validated like a change.
 # With --ref the same steps run against Kafka 4.4.0 (tests/ref/kafka-ref.sh, an SSL listener
 # beside PLAINTEXT) and must give the same answers (codes and messages; gregord names the reason
@@ -159,13 +159,17 @@ if [[ "$GR_TARGET" == ref ]]; then
   gr_finish
 fi
 # ---------------------------------------------------------------- restart: the stored path is used
-cp "$C/server.pem" "$LIVE" # the static path now holds A: B2 after the restart comes from the stored config
+rm "$LIVE" # the static file is gone: B2 after the restart comes from the stored config
 stop_gregord
 check_eq "gregord stops cleanly" 0 "$GR_GREGORD_EXIT"
 GR_GREGORD_ARGS+=(--override "listener.name.ssl.ssl.allow.dn.changes=true")
 _gregord_launch
 wait_port "$SP" 10 "$GR_GREGORD_PID" || die "SSL port not listening after the restart"
-check_eq "after a restart, the dynamically set B2 is served" "$B2" "$(fp)"
+check_eq "after a restart, the dynamically set B2 is served (the static file is gone)" "$B2" "$(fp)"
+grep -q "ssl.keystore.location=$LIVE: cannot read: .*(stored dynamic listener.name.\*.ssl.\* settings may replace it" \
+  "$GR_TMP/gregord.log" && ok "start-up warns about the missing static file and goes on" ||
+  fail "no start-up warning for the missing static keystore"
+cp "$C/server.pem" "$LIVE" # the static path holds A again
 got="$(wire 1 "$KEY=$C/d.pem")"
 check_eq "with ssl.allow.dn.changes=true (static) a new DN is accepted" "0 " "$got"
 check_eq "a new connection gets D" "$D" "$(fp)"
