@@ -47,6 +47,12 @@ void gr_sync_queue_run(gr_sync_queue_t *q);
 
 typedef struct gr_topic_job gr_topic_job_t;
 
+/* What a file looked like (zero: no file, or unreadable). */
+typedef struct gr_file_stamp {
+    int64_t mtime_ns, size;
+    uint64_t ino;
+} gr_file_stamp_t;
+
 struct gr_broker {
     gr_loop_t *loop;
     const gr_server_config_t *cfg;
@@ -56,6 +62,8 @@ struct gr_broker {
         gr_listener_t *l;
         struct gr_tls_ctx *tls;     /* SSL, SASL_SSL */
         struct gr_ssl_rules *rules; /* its ssl.principal.mapping.rules */
+        gr_file_stamp_t ks_stamp;   /* keystore / truststore file when the context was built */
+        gr_file_stamp_t ts_stamp;   /* (a re-issued path reloads a file that changed since) */
     } * lst;                        /* one per cfg->listeners entry (broker_listeners.c) */
     size_t n_lst;
     gr_flusher_t *flusher;  /* background fsyncs: flush policy, share state */
@@ -182,6 +190,24 @@ int32_t gr_broker_adv_port(const gr_broker_t *b, const gr_conn_t *conn);
 /** Open / close every client listener (broker_listeners.c). */
 gr_err_t gr__broker_open_listeners(gr_broker_t *b, char *errstr, size_t errstr_size);
 void gr__broker_close_listeners(gr_broker_t *b);
+
+/* ---- dynamic keystores and truststores (tls_reload.c) ---- */
+/* The TLS options of listener i: its static ssl.* with the dynamic listener.name.<l>.ssl.*
+ * of dyn on top (strings borrowed from both). */
+void gr__broker_tls_opts(const gr_broker_t *b, size_t i, const gr_props_t *dyn, gr_tls_opts_t *out);
+void gr__broker_file_stamp(const char *path, gr_file_stamp_t *out);
+/* Kafka's key checks on the resulting BROKER config: SSL store keys need the listener
+ * prefix, and are per broker (not at the cluster default). */
+gr_err_t gr__broker_tls_check_keys(const gr_props_t *map, bool cluster_default, char *errstr, size_t errstr_size);
+/* New contexts for the listeners whose stores `next` changes (refused as Kafka refuses), or
+ * whose files changed on disk since they were loaded (a failure there is logged and the old
+ * context kept, as Kafka does). *out is NULL when nothing changes. */
+typedef struct gr_tls_reload gr_tls_reload_t;
+gr_err_t gr__broker_tls_prepare(gr_broker_t *b, const gr_props_t *next, gr_tls_reload_t **out, char *errstr,
+                                size_t errstr_size);
+/* Swap the new contexts in (new connections only) and free r; _discard only frees. */
+void gr__broker_tls_commit(gr_broker_t *b, gr_tls_reload_t *r);
+void gr__broker_tls_discard(gr_tls_reload_t *r);
 int32_t gr_broker_node_id(const gr_broker_t *b);
 
 #endif

@@ -20,11 +20,11 @@ static bool map_principal(void *arg, const char *dn, char *out, size_t n, char *
     return gr_ssl_rules_map(arg, dn, out, n, err, en);
 }
 
-/* The TLS context of one listener (its rules in *rules, freed by the caller). */
-static gr_err_t tls_ctx(const gr_listener_config_t *lc, gr_tls_ctx_t **ctx, gr_ssl_rules_t **rules, char *errstr,
-                        size_t sz) {
+/* The TLS context of one listener from o (its rules in *rules, freed by the caller). */
+static gr_err_t tls_ctx(const gr_listener_config_t *lc, const gr_tls_opts_t *opts, gr_tls_ctx_t **ctx,
+                        gr_ssl_rules_t **rules, char *errstr, size_t sz) {
     if (gr_ssl_rules_parse(lc->ssl_rules, rules, errstr, sz)) return GR_ERR_INVALID_CONFIG; /* checked at load */
-    gr_tls_opts_t o = lc->tls;
+    gr_tls_opts_t o = *opts;
     o.map_principal = map_principal;
     o.map_arg = *rules;
     return gr_tls_ctx_new(&o, lc->name, ctx, errstr, sz);
@@ -35,7 +35,7 @@ gr_err_t gr_broker_check_tls(const gr_server_config_t *cfg, char *errstr, size_t
         if (!is_tls(&cfg->listeners[i])) continue;
         gr_tls_ctx_t *ctx = NULL;
         gr_ssl_rules_t *rules = NULL;
-        gr_err_t err = tls_ctx(&cfg->listeners[i], &ctx, &rules, errstr, sz);
+        gr_err_t err = tls_ctx(&cfg->listeners[i], &cfg->listeners[i].tls, &ctx, &rules, errstr, sz);
         gr_tls_ctx_free(ctx);
         gr_ssl_rules_free(rules);
         if (err) return err;
@@ -57,7 +57,12 @@ static gr_err_t open_one(gr_broker_t *b, size_t i, char *errstr, size_t sz) {
     opts.sec_proto = (gr_sec_proto_t)lc->sec_proto;
     opts.listener_name = lc->name;
     if (is_tls(lc)) {
-        gr_err_t err = tls_ctx(lc, &b->lst[i].tls, &b->lst[i].rules, errstr, sz);
+        /* server.properties with the dynamic keystore/truststore settings on top (tls_reload.c) */
+        gr_tls_opts_t o;
+        gr__broker_tls_opts(b, i, gr_meta_broker_configs(b->meta, false), &o);
+        gr__broker_file_stamp(o.keystore_location, &b->lst[i].ks_stamp);
+        gr__broker_file_stamp(o.truststore_location, &b->lst[i].ts_stamp);
+        gr_err_t err = tls_ctx(lc, &o, &b->lst[i].tls, &b->lst[i].rules, errstr, sz);
         if (err) return err;
         opts.tls = b->lst[i].tls;
     }

@@ -192,6 +192,29 @@ static void unknown_static_entry(const char *name, gr_cfg_entry_t *e) {
     e->synonyms[0] = (gr_cfg_synonym_t){name, NULL, GR_CFG_SRC_STATIC_BROKER};
 }
 
+/* A dynamic listener.name.<l>.ssl.{keystore,truststore}.* key, as Kafka lists it: typed,
+ * passwords and PEM texts sensitive, with the static values it overrides as synonyms. */
+static void dynamic_ssl_entry(const gr_cfg_layers_t *l, const char *name, const char *value, const char *base,
+                              gr_cfg_entry_t *e) {
+    bool secret = gr_cfg_ssl_sensitive(base);
+    memset(e, 0, sizeof(*e));
+    e->name = name;
+    e->value = secret ? NULL : value;
+    e->source = GR_CFG_SRC_DYNAMIC_BROKER;
+    e->is_sensitive = secret;
+    e->type = secret ? GR_CFG_PASSWORD : GR_CFG_STRING;
+    e->synonyms[e->n_synonyms++] = (gr_cfg_synonym_t){name, e->value, GR_CFG_SRC_DYNAMIC_BROKER};
+    const char *v = gr_props_get(l->static_broker, name);
+    if (v) e->synonyms[e->n_synonyms++] = (gr_cfg_synonym_t){name, secret ? NULL : v, GR_CFG_SRC_STATIC_BROKER};
+    if ((v = gr_props_get(l->static_broker, base)))
+        e->synonyms[e->n_synonyms++] = (gr_cfg_synonym_t){base, secret ? NULL : v, GR_CFG_SRC_STATIC_BROKER};
+}
+
+static bool is_dynamic_ssl(const gr_cfg_layers_t *l, const char *key, const char **base) {
+    char ln[128];
+    return gr_cfg_listener_ssl_key(key, base, ln, sizeof(ln)) && gr_props_get(l->dynamic_broker, key);
+}
+
 static void describe_broker(gr_req_t *req, const keyset_t *rs, bool cluster_default, dcr_t *res) {
     gr_cfg_layers_t layers;
     gr_meta_config_layers(req->b->meta, NULL, &layers);
@@ -209,7 +232,7 @@ static void describe_broker(gr_req_t *req, const keyset_t *rs, bool cluster_defa
         }
         return;
     }
-    dce_t *v = entries_alloc(req, res, gr_cfgdef_count() + layers.static_broker->n);
+    dce_t *v = entries_alloc(req, res, gr_cfgdef_count() + layers.static_broker->n + layers.dynamic_broker->n);
     for (size_t i = 0; i < gr_cfgdef_count(); i++) {
         const gr_cfgdef_t *def = gr_cfgdef_at(i);
         /* Kafka never describes its internal configs, even when they are set. */
@@ -220,8 +243,15 @@ static void describe_broker(gr_req_t *req, const keyset_t *rs, bool cluster_defa
     }
     for (size_t i = 0; i < layers.static_broker->n; i++) {
         const char *k = layers.static_broker->v[i].key;
-        if (gr_cfgdef_find(GR_CFG_SCOPE_BROKER, k) || !key_wanted(rs, k)) continue;
+        const char *base;
+        if (gr_cfgdef_find(GR_CFG_SCOPE_BROKER, k) || !key_wanted(rs, k) || is_dynamic_ssl(&layers, k, &base)) continue;
         unknown_static_entry(k, &e);
+        put_entry(req, &e, &v[res->Configs.n++]);
+    }
+    for (size_t i = 0; i < layers.dynamic_broker->n; i++) {
+        const char *k = layers.dynamic_broker->v[i].key, *base;
+        if (!is_dynamic_ssl(&layers, k, &base) || !key_wanted(rs, k)) continue;
+        dynamic_ssl_entry(&layers, k, layers.dynamic_broker->v[i].value, base, &e);
         put_entry(req, &e, &v[res->Configs.n++]);
     }
 }
@@ -480,10 +510,18 @@ static gr_err_t alter_broker(gr_req_t *req, const alter_res_t *ar, bool incremen
     if (incremental) err = apply_ops(req, ar, GR_CFG_SCOPE_BROKER, &map, errstr, sz);
     for (int32_t i = 0; !incremental && i < ar->n; i++)
         gr_props_set(&map, gr_req_cstr(req, ar->items[i].key), gr_req_cstr(req, ar->items[i].value), 0);
-    if (!err) {
-        err = gr_meta_broker_set_configs(meta, cluster_default, &map, validate_only, errstr, sz);
-        if (err == GR_ERR_INVALID_CONFIG) err = GR_ERR_INVALID_REQUEST; /* KAFKA-13609 */
-    }
+    /* Kafka's order: the key checks, then reconfiguration (a new keystore must load and keep
+     * its identity), then the change is stored; a per-broker alter also reloads changed files. */
+    if (!err) err = gr__broker_tls_check_keys(&map, cluster_default, errstr, sz);
+    if (!err) err = gr_meta_broker_set_configs(meta, cluster_default, &map, true, errstr, sz);
+    gr_tls_reload_t *reload = NULL;
+    if (!err && !cluster_default) err = gr__broker_tls_prepare(req->b, &map, &reload, errstr, sz);
+    if (!err && !validate_only) err = gr_meta_broker_set_configs(meta, cluster_default, &map, false, errstr, sz);
+    if (err == GR_ERR_INVALID_CONFIG) err = GR_ERR_INVALID_REQUEST; /* KAFKA-13609 */
+    if (!err && !validate_only)
+        gr__broker_tls_commit(req->b, reload);
+    else
+        gr__broker_tls_discard(reload);
     gr_props_free(&map);
     if (!err && !validate_only) {
         gr_parts_reconfigure_all(req->b->parts);
@@ -540,7 +578,7 @@ static void alter_all(gr_req_t *req, alter_res_t *rs, int32_t n, bool incrementa
                       gr_str_t *msgs) {
     mark_dup_resources(req, rs, n);
     for (int32_t i = 0; i < n; i++) {
-        char errstr[512] = "";
+        char errstr[1024] = "";
         gr_err_t err = alter_one(req, &rs[i], incremental, validate_only, errstr, sizeof(errstr));
         codes[i] = (int16_t)err;
         msgs[i] = err && errstr[0] ? gr_req_msg(req, "%s", errstr) : GR_STR_NULL;

@@ -333,3 +333,32 @@ void gr_cfg_describe(const gr_cfgdef_t *def, const gr_cfg_layers_t *layers, gr_a
     out->value = out->is_sensitive ? NULL : v;
     out->source = out->n_synonyms ? out->synonyms[0].source : GR_CFG_SRC_DEFAULT;
 }
+
+/* ---- dynamic SSL keys ---- */
+
+static const char *const g_ssl_reconf[] = {
+    "ssl.keystore.type",   "ssl.keystore.location",      "ssl.keystore.password",   "ssl.key.password",
+    "ssl.truststore.type", "ssl.truststore.location",    "ssl.truststore.password", "ssl.keystore.certificate.chain",
+    "ssl.keystore.key",    "ssl.truststore.certificates"};
+
+bool gr_cfg_ssl_reconfigurable(const char *base) {
+    for (size_t i = 0; base && i < sizeof(g_ssl_reconf) / sizeof(g_ssl_reconf[0]); i++)
+        if (!strcmp(base, g_ssl_reconf[i])) return true;
+    return false;
+}
+
+bool gr_cfg_listener_ssl_key(const char *key, const char **base, char *lname, size_t n) {
+    if (!key || strncmp(key, "listener.name.", 14)) return false;
+    const char *l = key + 14, *dot = strchr(l, '.');
+    if (!dot || dot == l || (size_t)(dot - l) >= n || !gr_cfg_ssl_reconfigurable(dot + 1)) return false;
+    memcpy(lname, l, (size_t)(dot - l));
+    lname[dot - l] = '\0';
+    *base = dot + 1;
+    return true;
+}
+
+bool gr_cfg_ssl_sensitive(const char *base) {
+    return gr_cfg_ssl_reconfigurable(base) &&
+           (strstr(base, "password") || !strcmp(base, "ssl.keystore.key") ||
+            !strcmp(base, "ssl.keystore.certificate.chain") || !strcmp(base, "ssl.truststore.certificates"));
+}

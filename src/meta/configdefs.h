@@ -99,6 +99,15 @@ gr_err_t gr_cfg_validate(gr_cfg_scope_t scope, const char *name, const char *val
 /** gr_cfg_validate for every entry of a map. The first failure is returned. */
 gr_err_t gr_cfg_validate_all(gr_cfg_scope_t scope, const gr_props_t *configs, char *errstr, size_t errstr_size);
 
+/** Kafka's dynamic SSL keys (SslConfigs.RECONFIGURABLE_CONFIGS): a keystore or truststore
+ *  setting a broker can change at run time, per listener only. Is base one of them? */
+bool gr_cfg_ssl_reconfigurable(const char *base);
+/** Is key "listener.name.<listener>.<base>" with base reconfigurable? Then *base points into
+ *  key and the listener name (as written) is copied to lname. */
+bool gr_cfg_listener_ssl_key(const char *key, const char **base, char *lname, size_t lname_size);
+/** Kafka's PASSWORD-typed ones among them (described as sensitive, value null). */
+bool gr_cfg_ssl_sensitive(const char *base);
+
 /** Parse helpers with Kafka's syntax (values trimmed; booleans case-insensitive).
  *  They return false on a syntax error or (for INT/SHORT) a value out of the type's range. */
 bool gr_cfg_parse_i64(gr_cfg_type_t type, const char *value, int64_t *out);

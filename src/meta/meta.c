@@ -408,6 +408,10 @@ int64_t gr_meta_broker_config_i64(const gr_meta_t *meta, const char *key) {
 /* ---- dynamic broker configs ---- */
 
 static gr_err_t check_dynamic(const char *key, const char *value, char *errstr, size_t sz) {
+    const char *base;
+    char lname[128];
+    /* listener.name.<l>.ssl.keystore.* etc.: the broker checked and loaded them already. */
+    if (gr_cfg_listener_ssl_key(key, &base, lname, sizeof(lname))) return GR_ERR_NONE;
     const gr_cfgdef_t *def = gr_cfgdef_find(GR_CFG_SCOPE_BROKER, key);
     if (!def) return gr_cfg_validate(GR_CFG_SCOPE_BROKER, key, value, errstr, sz);
     if (!(def->flags & GR_CFG_F_DYNAMIC)) {

@@ -40,6 +40,10 @@ typedef struct gr_meta_topic {
  *  copied: it is the STATIC_BROKER_CONFIG layer for effective values. On success *out is
  *  owned by the caller (gr_meta_close). Errors: GR_ERR__IO, GR_ERR__STATE (node id
  *  mismatch), GR_ERR__MALFORMED (corrupt files). */
+/** Does log_dir/gregor.metadata hold a dynamic listener.name.<l>.ssl.* setting of this broker?
+ *  (Read without opening: start-up checks server.properties' TLS settings before the data
+ *  directory, and leaves listeners with stored overrides to the listener set-up.) */
+bool gr_meta_has_dynamic_tls(const char *log_dir);
 gr_err_t gr_meta_open(gr_meta_t **out, const char *log_dir, int32_t node_id, const gr_props_t *static_config,
                       char *errstr, size_t errstr_size);
 /** True when this open created the directory's meta.properties: a fresh node, whose

@@ -56,7 +56,8 @@ gr_err_t gr__meta_write_atomic(const char *path, const char *text, size_t len, c
     if (!tmp) abort();
     sprintf(tmp, "%s.tmp", path);
     gr_err_t err = GR_ERR_NONE;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* Owner only: dynamic broker configs may hold ssl.key.password or an inline private key. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
         err = io_err(errstr, sz, "cannot create", tmp);
         goto out;
@@ -105,6 +106,25 @@ static gr_err_t read_all(const char *path, char **out, size_t *len, char *errstr
     *out = b;
     *len = n;
     return GR_ERR_NONE;
+}
+
+bool gr_meta_has_dynamic_tls(const char *log_dir) {
+    char *path = path_join(log_dir, "gregor.metadata"), *text = NULL, why[256];
+    size_t len = 0;
+    bool found = false;
+    if (!read_all(path, &text, &len, why, sizeof(why))) {
+        const char *k = "\nbroker.node.config.listener.name.";
+        for (const char *p = strstr(text, k); p && !found; p = strstr(p + 1, k)) {
+            const char *base;
+            char key[512], lname[128];
+            size_t n = strcspn(p + 20, "=\n");
+            snprintf(key, sizeof(key), "%.*s", (int)n, p + 20);
+            found = gr_cfg_listener_ssl_key(key, &base, lname, sizeof(lname));
+        }
+    }
+    free(text);
+    free(path);
+    return found;
 }
 
 /* ---- meta.properties ---- */

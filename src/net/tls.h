@@ -3,7 +3,8 @@
  * handshakes, reads and writes return "again" (want read / want write) and the connection
  * retries when epoll says so.
  *
- * @locality: contexts are built at start-up; connection functions run on the loop thread. */
+ * @locality: contexts are built at start-up, or on the loop thread when a dynamic broker config
+ * changes a keystore (gr_tls_ctx_adopt); connection functions run on the loop thread. */
 #ifndef GR_NET_TLS_H
 #define GR_NET_TLS_H
 
@@ -45,6 +46,15 @@ typedef struct gr_tls_opts {
 gr_err_t gr_tls_ctx_new(const gr_tls_opts_t *o, const char *listener, gr_tls_ctx_t **out, char *errstr,
                         size_t errstr_size);
 void gr_tls_ctx_free(gr_tls_ctx_t *ctx);
+
+/** Dynamic keystore change (Kafka's SslFactory rules): unless allowed, the leaf certificate
+ *  of `next` must have the subject of `cur`'s (X509_NAME_cmp, or RFC 2253 text equal ignoring
+ *  case) and at least its subject alternative names. False with Kafka's message in err. */
+bool gr_tls_ctx_same_identity(const gr_tls_ctx_t *cur, const gr_tls_ctx_t *next, bool allow_dn, bool allow_san,
+                              char *err, size_t err_size);
+/** Move next's certificate context into ctx (freeing next): connections accepted from now on
+ *  use it; established ones keep their session (each SSL holds a reference to its own). */
+void gr_tls_ctx_adopt(gr_tls_ctx_t *ctx, gr_tls_ctx_t *next);
 
 /** Whether the kernel offers kTLS (the "tls" TCP ULP): then file segments of a fetch go
  *  out with SSL_sendfile, else through pread + SSL_write. */

@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "broker/broker.h"
 #include "gregor/gregor.h"
+#include "meta/meta.h"
 #include "net/conn.h"
 #include "net/loop.h"
 #include "server/admin.h"
@@ -168,9 +169,13 @@ static int load_config(const args_t *a, gr_server_config_t *cfg) {
     if (!err) {
         /* Keystores, truststores, key passwords and SASL mechanisms are checked now: refused before
          * any data is opened. */
-        if (!(err = gr_broker_check_tls(cfg, errstr, sizeof(errstr))) &&
-            !(err = gr_broker_check_sasl(cfg, errstr, sizeof(errstr))))
-            return 0;
+        err = gr_broker_check_tls(cfg, errstr, sizeof(errstr));
+        if (err && gr_meta_has_dynamic_tls(cfg->log_dir)) { /* stored overrides win: checked at listener set-up */
+            GR_WARN("server", "%s (stored dynamic listener.name.*.ssl.* settings may replace it: checked later)",
+                    errstr);
+            err = GR_ERR_NONE;
+        }
+        if (!err && !(err = gr_broker_check_sasl(cfg, errstr, sizeof(errstr)))) return 0;
         gr_server_config_free(cfg);
     }
     if (err == GR_ERR__IO || err == GR_ERR__MALFORMED)

@@ -175,8 +175,28 @@ static void test_describe(void) {
     gr_props_free(&top);
 }
 
+static void test_listener_ssl_keys(void) {
+    const char *base = NULL;
+    char l[16];
+    ASSERT(gr_cfg_listener_ssl_key("listener.name.ssl.ssl.keystore.location", &base, l, sizeof(l)));
+    ASSERT_STREQ(base, "ssl.keystore.location");
+    ASSERT_STREQ(l, "ssl");
+    ASSERT(gr_cfg_listener_ssl_key("listener.name.internal.ssl.truststore.certificates", &base, l, sizeof(l)));
+    ASSERT_STREQ(l, "internal");
+    /* not reconfigurable, no listener, no prefix, a name too long for the buffer */
+    ASSERT(!gr_cfg_listener_ssl_key("listener.name.ssl.ssl.client.auth", &base, l, sizeof(l)));
+    ASSERT(!gr_cfg_listener_ssl_key("listener.name..ssl.keystore.location", &base, l, sizeof(l)));
+    ASSERT(!gr_cfg_listener_ssl_key("ssl.keystore.location", &base, l, sizeof(l)));
+    ASSERT(!gr_cfg_listener_ssl_key("listener.name.averyveryverylongname.ssl.keystore.location", &base, l, sizeof(l)));
+    ASSERT(gr_cfg_ssl_reconfigurable("ssl.key.password"));
+    ASSERT(!gr_cfg_ssl_reconfigurable("ssl.allow.dn.changes"));
+    ASSERT(gr_cfg_ssl_sensitive("ssl.keystore.key") && gr_cfg_ssl_sensitive("ssl.truststore.password"));
+    ASSERT(!gr_cfg_ssl_sensitive("ssl.keystore.location") && !gr_cfg_ssl_sensitive("ssl.truststore.type"));
+}
+
 int main(void) {
     RUN_TEST(test_table_sane);
+    RUN_TEST(test_listener_ssl_keys);
     RUN_TEST(test_validate_messages);
     RUN_TEST(test_effective);
     RUN_TEST(test_describe);

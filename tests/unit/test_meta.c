@@ -186,6 +186,18 @@ static void test_topics_and_persistence(void) {
     ASSERT_EQ(gr_meta_topic_config_i64(m, t, "retention.ms"), 5000);
     ASSERT_STREQ(gr_props_get(&gr_meta_topic_find(m, "a_b")->configs, "message.timestamp.type"), "LogAppendTime");
     ASSERT_STREQ(gr_props_get(gr_meta_broker_configs(m, false), "message.max.bytes"), "2000000");
+    /* a stored listener keystore override is seen before the metadata is opened */
+    char logdir[160];
+    snprintf(logdir, sizeof(logdir), "%s/data/sub", dir);
+    ASSERT(!gr_meta_has_dynamic_tls(logdir));
+    ASSERT_EQ(gr_meta_broker_set_config(m, false, "listener.name.ssl.ssl.keystore.location", "/k.pem", false, err,
+                                        sizeof(err)),
+              0);
+    ASSERT(gr_meta_has_dynamic_tls(logdir));
+    ASSERT_EQ(
+        gr_meta_broker_set_config(m, false, "listener.name.ssl.ssl.keystore.location", NULL, false, err, sizeof(err)),
+        0);
+    ASSERT(!gr_meta_has_dynamic_tls(logdir));
     ASSERT_EQ(gr_meta_topic_delete_id(m, &id, err, sizeof(err)), 0);
     ASSERT_EQ(gr_meta_topic_delete_id(m, &id, err, sizeof(err)), GR_ERR_UNKNOWN_TOPIC_ID);
     ASSERT(gr_meta_topic_find(m, "orders") == NULL);
