@@ -83,8 +83,8 @@ static void write_groups(gr_prom_t *p, const gr_cg_group_stats_t *g, size_t n) {
                                          "gregor_consumer_group_rebalances_total"};
     static const char *const HELP[3] = {
         "Members of the consumer group (joined, not yet left or expired)", "Generation of the consumer group",
-        "Completed rebalances of the consumer group (the leader's assignment applied, the group Stable) "
-        "since it was loaded (Kafka: group-coordinator-metrics group-completed-rebalance-count)"};
+        ("Completed rebalances of the consumer group (the leader's assignment applied, the group Stable) "
+         "since it was loaded (Kafka: group-coordinator-metrics group-completed-rebalance-count)")};
     for (int f = 0; f < 3; f++) {
         gr_prom_family(p, NAMES[f], f == 2 ? GR_PROM_COUNTER : GR_PROM_GAUGE, HELP[f]);
         for (size_t i = 0; i < n; i++) {
