@@ -50,23 +50,32 @@ static int8_t match_kind(const char *s) {
     return -1;
 }
 
+/* A new row for one entity, its *_default columns 0 until entity_part says otherwise. */
+static size_t entity_row(gr_admin_result_t *r) {
+    size_t row = gr__result_add_row(r);
+    gr__result_set_int(r, row, "user_default", 0);
+    gr__result_set_int(r, row, "client_id_default", 0);
+    gr__result_set_int(r, row, "ip_default", 0);
+    return row;
+}
+
+/* One part of an entity (user, client-id or ip): its name, or its *_default column for null. */
+static void entity_part(gr_admin_result_t *r, size_t row, gr_str_t type, gr_str_t name) {
+    const char *col = part_col(type, gr_str_is_null(name));
+    if (!col) return;
+    if (gr_str_is_null(name))
+        gr__result_set_int(r, row, col, 1);
+    else
+        gr__result_set_str(r, row, col, name);
+}
+
 static void quota_rows(gr_admin_result_t *r, const gr_DescribeClientQuotasResponse_t *rs) {
     for (int32_t e = 0; e < rs->Entries.n; e++) {
         const gr_DescribeClientQuotasResponse_EntryData_t *en = &rs->Entries.v[e];
         for (int32_t k = 0; k < en->Values.n; k++) {
-            size_t row = gr__result_add_row(r);
-            gr__result_set_int(r, row, "user_default", 0);
-            gr__result_set_int(r, row, "client_id_default", 0);
-            gr__result_set_int(r, row, "ip_default", 0);
-            for (int32_t p = 0; p < en->Entity.n; p++) {
-                gr_str_t name = en->Entity.v[p].EntityName;
-                const char *col = part_col(en->Entity.v[p].EntityType, gr_str_is_null(name));
-                if (!col) continue;
-                if (gr_str_is_null(name))
-                    gr__result_set_int(r, row, col, 1);
-                else
-                    gr__result_set_str(r, row, col, name);
-            }
+            size_t row = entity_row(r);
+            for (int32_t p = 0; p < en->Entity.n; p++)
+                entity_part(r, row, en->Entity.v[p].EntityType, en->Entity.v[p].EntityName);
             char num[40];
             shortest_double(en->Values.v[k].Value, num, sizeof(num));
             gr__result_set_str(r, row, "key", en->Values.v[k].Key);
@@ -154,19 +163,9 @@ static gr_admin_result_t *alter_rows(const gr_AlterClientQuotasResponse_t *rs) {
     gr_admin_result_t *r = gr__result_new(alter_cols);
     for (int32_t e = 0; e < rs->Entries.n; e++) {
         const gr_AlterClientQuotasResponse_EntryData_t *en = &rs->Entries.v[e];
-        size_t row = gr__result_add_row(r);
-        gr__result_set_int(r, row, "user_default", 0);
-        gr__result_set_int(r, row, "client_id_default", 0);
-        gr__result_set_int(r, row, "ip_default", 0);
-        for (int32_t p = 0; p < en->Entity.n; p++) {
-            gr_str_t name = en->Entity.v[p].EntityName;
-            const char *col = part_col(en->Entity.v[p].EntityType, gr_str_is_null(name));
-            if (!col) continue;
-            if (gr_str_is_null(name))
-                gr__result_set_int(r, row, col, 1);
-            else
-                gr__result_set_str(r, row, col, name);
-        }
+        size_t row = entity_row(r);
+        for (int32_t p = 0; p < en->Entity.n; p++)
+            entity_part(r, row, en->Entity.v[p].EntityType, en->Entity.v[p].EntityName);
         gr__result_set_error(r, row, en->ErrorCode, en->ErrorMessage);
     }
     return r;
