@@ -293,21 +293,24 @@ static int64_t acquire_all(sf_state_t *st) {
     return got;
 }
 
-/* One evaluation (§2.7). Returns true when the fetch is complete. */
-static bool evaluate(sf_state_t *st, bool final) {
+/* Resolve every share-partition to fetch from; returns how many resolved. */
+static int32_t resolve_all(sf_state_t *st) {
+    int32_t n_ok = 0;
+    for (int32_t i = 0; i < st->n; i++)
+        if (st->parts[i].fetch) n_ok += resolve(st, &st->parts[i]);
+    return n_ok;
+}
+
+/* One evaluation (§2.7) after resolve_all gave n_ok. Returns true when the fetch is complete. */
+static bool evaluate_resolved(sf_state_t *st, int32_t n_ok, bool final) {
     const gr_ShareFetchRequest_t *rq = st->req->body;
-    int32_t n_fetch = 0, n_ok = 0;
-    for (int32_t i = 0; i < st->n; i++) {
-        sf_part_t *fp = &st->parts[i];
-        if (!fp->fetch) continue;
-        n_fetch++;
-        n_ok += resolve(st, fp);
-    }
     if (n_ok == 0 || rq->MaxRecords <= 0 || st->max_bytes <= 0) return true;
     if (!final && rq->MinBytes > 1 && probe(st, rq->MinBytes) < rq->MinBytes) return false;
     int64_t got = acquire_all(st);
     return got > 0 || final || rq->MaxWaitMs <= 0;
 }
+
+static bool evaluate(sf_state_t *st, bool final) { return evaluate_resolved(st, resolve_all(st), final); }
 
 /* ---------------------------------------------------------------- long poll */
 
@@ -380,10 +383,10 @@ static void park(sf_state_t *st, int32_t wait_ms, bool waiters) {
  * cap binding, the members that acknowledge keep re-acquiring and the waiting ones starve
  * (16 consumers on one partition: 0 to 82,657 records each). Queued fetches evaluate from a
  * 0 ms timer, after the woken waiters' own (timers of one due time run in start order). */
-static bool queue_behind_waiters(sf_state_t *st) {
+static bool queue_behind_waiters(const sf_state_t *st) {
     for (int32_t i = 0; i < st->n; i++) {
-        sf_part_t *fp = &st->parts[i];
-        if (fp->fetch && resolve(st, fp) && gr_share_part_has_waiters(fp->part)) return true;
+        const sf_part_t *fp = &st->parts[i];
+        if (fp->fetch && fp->part && gr_share_part_has_waiters(fp->part)) return true;
     }
     return false;
 }
@@ -568,12 +571,13 @@ void gr_h_share_fetch(gr_req_t *req) {
     layout(st, sess);
     apply_acks(st);
     if (gr_share_session_epoch_final(st->epoch)) gr_share_session_close(req->b, sess); /* after the acks (§2.3) */
+    int32_t n_ok = st->do_fetch ? resolve_all(st) : 0;
     if (st->do_fetch && queue_behind_waiters(st)) {
         park(st, rq->MaxWaitMs, true);
         gr_timer_start(&st->timer, 0, 0);
         return;
     }
-    if (!st->do_fetch || evaluate(st, false)) {
+    if (!st->do_fetch || evaluate_resolved(st, n_ok, false)) {
         st->fetch_done = true;
         if (!st->w) {
             sf_respond(st);
