@@ -241,5 +241,9 @@ void gr__cgh_leave(gr_consumer_t *c, int64_t deadline) {
     /* Wait for the bytes to be answered so that the coordinator has them before we go. */
     while (gr__node_inflight(node) > 0 && gr__client_tick(c->cl) < deadline)
         gr__client_io(c->cl, gr__cons_io_wait(c, deadline));
+    /* A target that came with the heartbeat answered above belongs to the membership just
+     * left: reconciling it after a poll-timeout leave would rejoin owning partitions, which
+     * the coordinator refuses (INVALID_REQUEST, TopicPartitions must be empty on joining). */
+    g->have_target = false;
     g->epoch = -1;
 }
