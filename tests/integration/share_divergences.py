@@ -20,6 +20,7 @@ Scenarios:
   assign_cfg    group config share.assignment.interval.ms: validation, bounds, describe
   fair_release  records one member releases (piggybacked on its ShareFetch) go to the fetch of
                 another member already waiting for them, not back to the member that released them
+                (Kafka 4.4.0 sometimes gives them back under load: accepted, fair_release_outcomes)
   assignor      SimpleAssignor with more members than partitions (5 x 3, 4 x 3): members per
                 partition and partitions per member
 Member ids are client-chosen (at most 36 characters) and the same on both brokers.
@@ -194,9 +195,11 @@ def s_lag_init(ctx):
 
 # ------------------------------------------------------------------ fairness among members
 def s_fair_release(ctx):
-    """Kafka 4.4.0 applies a ShareFetch's acknowledgements first and then completes the delayed
-    share fetches waiting on the share-partition (SharePartitionManager.acknowledge), before the
-    acknowledging member's own fetch is tried: a waiting member takes what another released."""
+    """A waiting member takes what another released with its ShareFetch: Kafka 4.4.0 completes
+    the delayed share fetches of the share-partition once the acknowledgements are applied
+    (SharePartitionManager.acknowledge). Its releasing member's own fetch runs alongside, so
+    under load it sometimes wins there (fair_release_outcomes); gregord evaluates it after the
+    waiters, always."""
     o = {}
     topic = "sdv-fair"
     err, tid = ctx.topic(topic)
@@ -339,8 +342,31 @@ def observe(boot, out_path):
                   start=lambda ctx: {"find_coordinator": {"error": ctx.coordinator("sdv-ov1-g")}})
 
 
+def fair_release_outcomes(name, a, b):
+    """kdiff prepare hook. On Kafka 4.4.0 fair_release has two outcomes: usually the waiting
+    member B gets the released records, but under load the releasing member A's own fetch,
+    which Kafka runs alongside the acknowledgement rather than after the delayed fetches it
+    completes, sometimes takes them first and B's fetch answers empty. gregord always gives
+    them to B (pinned in test_share_divergences.sh). Kafka's second outcome is accepted as
+    one allowed difference when it is exactly the first with A and B swapped."""
+    if name != "fair_release":
+        return a, b, [], []
+    ka, kb = a.get("a_release_and_fetch"), a.get("b_waiting_fetch")
+    ga, gb = b.get("a_release_and_fetch"), b.get("b_waiting_fetch")
+    if not all(isinstance(x, dict) for x in (ka, kb, ga, gb)):
+        return a, b, [], []
+    kpa, kpb = ka.get("partitions"), kb.get("partitions")
+    if kpa == kpb or (kpa, kpb) != (gb.get("partitions"), ga.get("partitions")):
+        return a, b, [], []
+    a = dict(a, a_release_and_fetch=dict(ka, partitions=kpb), b_waiting_fetch=dict(kb, partitions=kpa))
+    why = ("allowed: Kafka 4.4.0 gave the released records back to the releasing member A (its fetch ran "
+           "before the waiting fetch was completed; timing-dependent there); gregord gives them to B")
+    return a, b, [], [("fair_release/a_release_and_fetch/partitions", kpa, ga.get("partitions"), why)]
+
+
 def diff(ref_path, gre_path, report_path=None):
-    return kdiff.diff(ref_path, gre_path, report_path, [n for n, _ in SCENARIOS], ALLOW, allowed_values=True)
+    return kdiff.diff(ref_path, gre_path, report_path, [n for n, _ in SCENARIOS], ALLOW,
+                      prepare=fair_release_outcomes, allowed_values=True)
 
 
 if __name__ == "__main__":
