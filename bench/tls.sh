@@ -11,7 +11,8 @@
 #            acknowledgement) drains that topic in a new share group.
 # Per phase: records/s (the client's wall time; the share drain's from its first record) and
 # the broker's CPU-seconds per GiB (utime+stime from /proc, the JVM's for Kafka); the median of
-# BENCH_REPEAT runs, after one uncounted produce per protocol (warm-up). Then the ratios: each protocol vs PLAINTEXT on the same broker (the cost
+# BENCH_REPEAT runs, after one uncounted produce per protocol (warm-up); every produce topic
+# but run 1's (read by fetch and share) is deleted after its run. Then the ratios: each protocol vs PLAINTEXT on the same broker (the cost
 # of TLS), and gregord vs Kafka per protocol. kTLS (SSL_sendfile) is used when the kernel has
 # it; gregord's start-up log says which path fetches take (printed here).
 # Environment: BENCH_TLS_MESSAGES (default 300000), BENCH_REPEAT (default 3),
@@ -47,6 +48,7 @@ tls_settings() {
   echo "ssl.keystore.location=$C/server.pem"
   echo "sasl.enabled.mechanisms=PLAIN"
   echo "listener.name.sasl_ssl.plain.sasl.jaas.config=$JAAS"
+  echo "log.segment.delete.delay.ms=0" # a deleted produce topic frees its page cache at once
 }
 
 start_broker() { # start_broker gregord|kafka: sets BPID, PORT[plaintext|ssl|sasl_ssl]
@@ -117,6 +119,11 @@ run() { # run BROKER PROTO PHASE R: records/s and broker CPU-s/GiB into RES
     ;;
   esac
   t1="$(date +%s%N)"; c1="$(cpu_ticks "$BPID")"
+  # Only run 1's topic is read later: deleting the others keeps the page cache from filling,
+  # else the later runs pay for memory reclaim (seen: 1 GiB runs slowed 3x from the ~10th on).
+  [[ "$phase" == produce && "$topic" != "$src" ]] &&
+    { gr_timeout 60 "$CLI" topics --bootstrap-server "127.0.0.1:${PORT[plaintext]}" --delete --topic "$topic" >/dev/null ||
+      die "cannot delete $topic"; }
   if [[ "$phase" == fetch ]]; then
     secs="$(calc "($t1 - $t0) / 1e9")"
   else # the client's own timing: from the first send, or from the first record (a share group's

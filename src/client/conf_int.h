@@ -95,6 +95,7 @@ typedef enum gr__ctype {
     X(FETCH_MAX_WAIT_MS, "fetch.max.wait.ms", GR__C, GR__CT_INT, "500", 0, GR__I32MAX, NULL)                       \
     X(MAX_POLL_INTERVAL_MS, "max.poll.interval.ms", GR__C, GR__CT_INT, "300000", 1, GR__I32MAX, NULL)              \
     X(CLIENT_RACK, "client.rack", GR__C, GR__CT_STRING, "", 0, 0, NULL)                                            \
+    X(SHARE_FETCH_AHEAD, "gregor.share.fetch.ahead", GR__C, GR__CT_BOOL, "true", 0, 0, NULL)                       \
     /* Consumer-group properties: accepted in the consumer scope (the plain consumer may use   */                  \
     /* them), refused by gr_share_consumer_new ("... is not supported by the share consumer"). */                  \
     X(ISOLATION_LEVEL, "isolation.level", GR__C, GR__CT_ENUM, "read_uncommitted", 0, 0,                            \

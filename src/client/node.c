@@ -591,7 +591,8 @@ static bool handle_frame(gr__node_t *node, const uint8_t *p, size_t len) {
 }
 
 static void do_read(gr__node_t *node) {
-    for (int rounds = 0; rounds < 8; rounds++) {
+    /* TLS: SSL_read returns one record (16 KiB) per call, so more rounds for the same bytes */
+    for (int rounds = 0, max = node->tls ? 64 : 8; rounds < max; rounds++) {
         if (node->rcap - node->rlen < 65536) {
             node->rcap = node->rcap ? node->rcap * 2 : 262144;
             node->rbuf = realloc(node->rbuf, node->rcap);

@@ -62,6 +62,7 @@ static void read_conf(gr_share_consumer_t *c, const gr_conf_t *conf) {
     c->rack = strdup(gr__conf_str(conf, GR__CP_CLIENT_RACK));
     if (!c->group_id || !c->rack) abort();
     c->explicit_mode = gr__conf_int(conf, GR__CP_SHARE_ACK_MODE) == 1;
+    c->fetch_ahead = gr__conf_int(conf, GR__CP_SHARE_FETCH_AHEAD) != 0;
     c->acquire_mode = (int8_t)gr__conf_int(conf, GR__CP_SHARE_ACQUIRE_MODE);
     c->max_poll_records = (int32_t)gr__conf_int(conf, GR__CP_MAX_POLL_RECORDS);
     c->fetch_max_bytes = (int32_t)gr__conf_int(conf, GR__CP_FETCH_MAX_BYTES);
@@ -256,6 +257,7 @@ gr_err_t gr_share_consumer_poll(gr_share_consumer_t *c, int timeout_ms, gr_share
         c->send_full = true;
     }
     c->last_poll = now;
+    c->app_gap_ms = c->returned_at ? now - c->returned_at : -1;
     flush_acks(c, !c->explicit_mode);
     retire_batch(c);
     for (bool first = true;; first = false) {
@@ -275,6 +277,7 @@ gr_err_t gr_share_consumer_poll(gr_share_consumer_t *c, int timeout_ms, gr_share
                              gr__client_unreachable_reason(c->cl, why, sizeof(why)));
     }
     c->last_poll = gr__client_now(c->cl);
+    c->returned_at = c->batch.n ? gr__client_tick(c->cl) : 0;
     if (batch) *batch = &c->batch;
     return GR_ERR_NONE;
 }

@@ -214,6 +214,15 @@ static void fetch_partition(gr_share_consumer_t *c, gr__sreq_t *req, const gr_uu
     free(dc);
 }
 
+static bool answer_has_records(const gr_ShareFetchResponse_t *rs) {
+    for (int32_t i = 0; i < rs->Responses.n; i++)
+        for (int32_t k = 0; k < rs->Responses.v[i].Partitions.n; k++)
+            if (rs->Responses.v[i].Partitions.v[k].AcquiredRecords.n > 0) return true;
+    return false;
+}
+
+static void fetch_ahead(gr_share_consumer_t *c, gr__sleader_t *ld);
+
 static void on_share_fetch(gr__client_t *cl, gr_err_t err, const char *errmsg, int16_t ver, void *resp, void *opaque) {
     gr__sreq_t *req = opaque;
     gr_share_consumer_t *c = req->c;
@@ -232,6 +241,7 @@ static void on_share_fetch(gr__client_t *cl, gr_err_t err, const char *errmsg, i
     req->ld->epoch = req->epoch < 0 ? 0 : next_epoch(req->epoch);
     c->lock_timeout_ms = rs->AcquisitionLockTimeoutMs;
     upsert_endpoints(c, rs);
+    if (answer_has_records(rs)) fetch_ahead(c, req->ld);
     for (int32_t i = 0; i < rs->Responses.n; i++) {
         const gr_ShareFetchResponse_ShareFetchableTopicResponse_t *tr = &rs->Responses.v[i];
         for (int32_t k = 0; k < tr->Partitions.n; k++) fetch_partition(c, req, &tr->TopicId, &tr->Partitions.v[k]);
@@ -398,7 +408,7 @@ static bool is_wanted(gr_share_consumer_t *c, gr__spart_t *part, gr__sleader_t *
 }
 
 /* ShareFetch to ld: new session partitions, forgotten ones, piggybacked acks. */
-static void send_fetch(gr_share_consumer_t *c, gr__sleader_t *ld, gr__node_t *node, int16_t ver) {
+static void send_fetch(gr_share_consumer_t *c, gr__sleader_t *ld, gr__node_t *node, int16_t ver, int32_t max_wait_ms) {
     gr_arena_t ar;
     gr_arena_init(&ar);
     entry_t *e = gr_arena_alloc(&ar, (c->n_parts ? c->n_parts : 1) * sizeof(entry_t));
@@ -433,7 +443,7 @@ static void send_fetch(gr_share_consumer_t *c, gr__sleader_t *ld, gr__node_t *no
     rq.GroupId = gr_str_c(c->group_id);
     rq.MemberId = gr_str_c(c->member_id);
     rq.ShareSessionEpoch = ld->epoch;
-    rq.MaxWaitMs = c->fetched.head || c->replay.head ? 0 : c->fetch_max_wait_ms;
+    rq.MaxWaitMs = max_wait_ms;
     rq.MinBytes = c->fetch_min_bytes;
     rq.MaxBytes = c->fetch_max_bytes;
     rq.MaxRecords = c->max_poll_records;
@@ -513,6 +523,30 @@ static bool leader_has_acks(gr_share_consumer_t *c, gr__sleader_t *ld) {
     return false;
 }
 
+static bool leader_wanted(gr_share_consumer_t *c, gr__sleader_t *ld) {
+    for (size_t k = 0; k < c->n_parts; k++)
+        if (is_wanted(c, c->parts[k], ld)) return true;
+    return false;
+}
+
+/* Fetch ahead (implicit mode, gregor.share.fetch.ahead): an answer that carries records sends
+ * the leader's next ShareFetch (MaxWaitMs 0) before it is decoded, so the broker acquires and
+ * reads the next records while these are decoded and processed. The consumer's record budget
+ * is one answer beyond the application's batch: nothing is fetched ahead while records still
+ * wait to be handed out, and each answer is bounded by max.poll.records as any fetch. Only
+ * for an application that held its previous batch at most GR__FETCH_AHEAD_MAX_GAP_MS: records
+ * fetched ahead hold their locks while they wait, so for a slow application they would double
+ * the lock time and take records from the other members for nothing. Not in explicit mode,
+ * where the application's commit_sync would queue behind the fetch. */
+static void fetch_ahead(gr_share_consumer_t *c, gr__sleader_t *ld) {
+    if (!c->fetch_ahead || c->explicit_mode || c->fatal || c->fetched.head || c->replay.head) return;
+    if (c->app_gap_ms < 0 || c->app_gap_ms > GR__FETCH_AHEAD_MAX_GAP_MS) return;
+    if (ld->epoch <= 0 || ld->closed || has_renew(c, ld) || !leader_wanted(c, ld)) return;
+    gr__node_t *node = idle_node(c, ld, true);
+    int16_t ver = node ? gr__node_version(node, GR_API_ShareFetch) : -1;
+    if (ver >= 0) send_fetch(c, ld, node, ver, 0);
+}
+
 void gr__share_fetch_run(gr_share_consumer_t *c) {
     for (size_t i = 0; i < c->n_parts; i++) { /* make sure every leader of an assigned partition exists */
         int32_t id = c->parts[i]->assigned ? gr__share_part_leader(c, c->parts[i]) : -1;
@@ -534,7 +568,7 @@ void gr__share_fetch_run(gr_share_consumer_t *c) {
             continue;
         }
         if (c->fetched.head && !leader_has_acks(c, ld)) continue; /* records are waiting for the application */
-        send_fetch(c, ld, node, ver);
+        send_fetch(c, ld, node, ver, c->fetched.head || c->replay.head ? 0 : c->fetch_max_wait_ms);
     }
 }
 

@@ -25,6 +25,9 @@
 #define GR__ACK_GAP  0
 #define GR__ACK_NONE (-1)
 
+/* Fetch ahead only for an application that came back to poll within this many ms. */
+#define GR__FETCH_AHEAD_MAX_GAP_MS 10
+
 typedef struct gr__sleader gr__sleader_t;
 typedef struct gr__sreq gr__sreq_t;
 
@@ -120,6 +123,9 @@ struct gr_share_consumer {
     gr__client_t *cl;
     char *group_id, *rack;
     bool explicit_mode;
+    bool fetch_ahead;    /* gregor.share.fetch.ahead (share_fetch.c, fetch_ahead) */
+    int64_t returned_at; /* when poll last handed out records (0: it did not) */
+    int64_t app_gap_ms;  /* how long the application held the previous batch (-1: unknown) */
     int8_t acquire_mode;
     int32_t max_poll_records, fetch_max_bytes, fetch_min_bytes, fetch_max_wait_ms, max_poll_interval_ms;
     int64_t default_api_timeout_ms, retry_backoff_ms;

@@ -11,9 +11,10 @@
  *       poll and print "REC <partition> <offset> <delivery count> <key> <value>" per record;
  *       options: --idle-ms MS (stop after MS without records once some came, default 5000),
  *                --max-ms MS (overall limit, default 60000), --want N (stop after N distinct
- *                offsets), --sleep-ms MS (after each batch), --commit sync|async|none,
+ *                offsets), --sleep-ms MS (after each batch from the --sleep-from K-th on,
+ *                default 1), --commit sync|async|none,
  *                --ack accept|release|reject (explicit mode), --ready FILE (touch it once the
- *                first records arrived), --until-commit-ok 1 (with --commit sync: stop after the
+ *                K-th batch arrived), --until-commit-ok 1 (with --commit sync: stop after the
  *                first commit_sync that succeeds for every partition once an earlier one failed).
  *       acknowledgement results (callback) print as "ACK <partition> <error> <count>";
  *       poll errors print as "POLLERR <name> <message>".
@@ -103,7 +104,7 @@ static void on_commit(gr_share_consumer_t *c, const gr_share_ack_result_t *res, 
 
 typedef struct opts {
     int64_t idle_ms, max_ms, sleep_ms;
-    long want;
+    long want, sleep_from;
     const char *commit, *ack, *ready;
     int until_commit_ok;
 } opts_t;
@@ -115,7 +116,7 @@ static gr_ack_type_t ack_type(const char *s) {
 static int consume_loop(gr_share_consumer_t *c, const opts_t *o) {
     int64_t t0 = now_ms(), last = 0;
     char *seen = calloc(1 << 20, 1);
-    long distinct = 0;
+    long distinct = 0, batches = 0;
     int failed_commit = 0;
     while (now_ms() - t0 < o->max_ms && (!last || now_ms() - last < o->idle_ms) && (!o->want || distinct < o->want)) {
         gr_share_batch_t *b;
@@ -141,8 +142,11 @@ static int consume_loop(gr_share_consumer_t *c, const opts_t *o) {
         fflush(stdout);
         if (gr_share_batch_count(b)) {
             last = now_ms();
-            if (o->ready) fclose(fopen(o->ready, "w"));
-            if (o->sleep_ms) usleep((useconds_t)o->sleep_ms * 1000);
+            if (++batches >= o->sleep_from) {
+                if (o->ready) fclose(fopen(o->ready, "w"));
+                if (o->sleep_ms) usleep((useconds_t)o->sleep_ms * 1000);
+                last = now_ms(); /* idle counts from the end of the processing */
+            }
             if (!strcmp(o->commit, "sync")) {
                 gr_share_ack_result_t *res = NULL;
                 gr_err_t ce = gr_share_consumer_commit_sync(c, 10000, &res);
@@ -170,7 +174,7 @@ static int consume(const char *bs, int argc, char **argv) {
     gr_conf_t *conf = gr_conf_new(GR_CONF_CONSUMER);
     gr_conf_set(conf, "bootstrap.servers", bs, err, sizeof(err));
     gr_conf_set(conf, "group.id", argv[0], err, sizeof(err));
-    opts_t o = {5000, 60000, 0, 0, "none", NULL, NULL, 0};
+    opts_t o = {5000, 60000, 0, 0, 1, "none", NULL, NULL, 0};
     for (int i = 2; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         if (!strcmp(k, "--idle-ms"))
@@ -181,6 +185,8 @@ static int consume(const char *bs, int argc, char **argv) {
             o.want = atol(v);
         else if (!strcmp(k, "--sleep-ms"))
             o.sleep_ms = atol(v);
+        else if (!strcmp(k, "--sleep-from"))
+            o.sleep_from = atol(v);
         else if (!strcmp(k, "--commit"))
             o.commit = v;
         else if (!strcmp(k, "--ready"))

@@ -89,6 +89,23 @@ done
 check_eq "implicit: both members hold partitions, 3 in all, before the records exist" "2 3" "$assigned"
 "$TOOL" "$BOOTSTRAP" produce "$T" "$N" || fail "drain: produce"
 
+# ---------------------------------------------------------------- fetch ahead, within the budget
+# Member A polls three batches at once (max.poll.records=100, share.acquire.mode=record_limit:
+# exactly 100 per fetch), then holds the third for 10 s. A fast application fetches ahead (the
+# default): A sent its next ShareFetch before its third poll returned, so it has acquired 400
+# records, never more, and B, started once A holds its third batch, drains exactly the other
+# 2,600; after its 10 s A gets the fetched-ahead 100. With gregor.share.fetch.ahead=false, A
+# acquires 300 and B gets 2,700. (A first poll never fetches ahead: how long the application
+# holds a batch is not known yet.)
+declare -A AHEAD_G AHEAD_T
+for fa in true false; do
+  fresh "ahead_$fa" 1 3000
+  AHEAD_G[$fa]="$G" AHEAD_T[$fa]="$T"
+  gr_bg "aheadA_$fa" gr_timeout 90 "$TOOL" "$BOOTSTRAP" consume "$G" "$T" --sleep-ms 10000 --sleep-from 3 --idle-ms 3000 \
+    --max-ms 60000 --ready "$GR_TMP/ahead_$fa.ready" -X max.poll.records=100 -X share.acquire.mode=record_limit \
+    -X "gregor.share.fetch.ahead=$fa" >"$GR_TMP/aheadA_$fa.out" 2>&1
+done
+
 # ---------------------------------------------------------------- scenarios
 scenario explicit 1 3 "" <<'EOF'
 first: 0:1 1:1 2:1
@@ -154,6 +171,12 @@ for k in isolation.level auto.offset.reset enable.auto.commit group.instance.id 
 done
 check "config without group.id refused" grep -q "^no group.id: _INVALID_ARG group.id is required" <<<"$out"
 
+for fa in true false; do
+  for _ in $(seq 300); do [[ -f "$GR_TMP/ahead_$fa.ready" ]] && break; sleep 0.1; done
+  gr_bg "aheadB_$fa" gr_timeout 90 "$TOOL" "$BOOTSTRAP" consume "${AHEAD_G[$fa]}" "${AHEAD_T[$fa]}" --idle-ms 3000 \
+    --max-ms 15000 -X max.poll.records=100 >"$GR_TMP/aheadB_$fa.out" 2>&1
+done
+
 # ---------------------------------------------------------------- wave 1 results
 wait "$p1" "$p2" || true
 got="$(cat "$GR_TMP"/drain1.out "$GR_TMP"/drain2.out | awk '$1=="REC"{print $2, $3}' | sort | uniq -c | awk '{print $1}' | sort | uniq -c | xargs)"
@@ -161,6 +184,17 @@ check_eq "implicit: 2 consumers drain $N records, each exactly once" "$N 1" "$go
 check "implicit: both consumers got records" test "$(grep -c '^REC' "$GR_TMP/drain1.out")" -gt 0 -a "$(grep -c '^REC' "$GR_TMP/drain2.out")" -gt 0
 check "implicit: acknowledgements reported without errors" bash -c "! grep -h '^ACK' $GR_TMP/drain*.out | grep -qv ' NONE '"
 for s in explicit refusal async wakeup close_explicit close_implicit; do scenario_check "$s"; done
+declare -A want_b=([true]=2600 [false]=2700)
+for fa in true false; do
+  pa="aheadA_$fa" pb="aheadB_$fa"
+  wait "${!pa}" "${!pb}" || true
+  a="$(awk '$1=="REC"{print $3}' "$GR_TMP/aheadA_$fa.out" | sort -u | wc -l)"
+  b="$(awk '$1=="REC"{print $3}' "$GR_TMP/aheadB_$fa.out" | sort -u | wc -l)"
+  all="$(cat "$GR_TMP/aheadA_$fa.out" "$GR_TMP/aheadB_$fa.out" | awk '$1=="REC"{print $3}' | sort -u | wc -l)"
+  check_eq "fetch ahead $fa: while A holds its third batch, B gets all but the $((3000 - ${want_b[$fa]})) A acquired" \
+    "${want_b[$fa]} 3000" "$b $all"
+  check_eq "fetch ahead $fa: A gets the rest" "$((3000 - ${want_b[$fa]}))" "$a"
+done
 wait "$exi" "$exe" || true
 check "examples/share_consumer_implicit: 5 records ($(tail -n 1 "$GR_TMP/ex_implicit.out"))" grep -q '^consumed 5 records' "$GR_TMP/ex_implicit.out"
 check "examples/share_consumer_explicit: accepted 5, rejected 1 ($(tail -n 1 "$GR_TMP/ex_explicit.out"))" \
