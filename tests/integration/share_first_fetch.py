@@ -194,6 +194,10 @@ SCENARIOS = [("two_new", s_two_new), ("two_loaded", s_two_loaded), ("four_late",
 ALLOW = [
     ("*/order*", "ignore", "Kafka 4.4.0 builds the answer in a HashMap: the partition order follows Java's hash of "
      "the topic id (random per topic); the partitions (parts) are compared"),
+    ("two_new/r[0-9]", "any", "the new member's first answer on Kafka 4.4.0 holds partition 0 alone, but when the "
+     "state reads of both share-partitions finish within that fetch it holds both (1 of 3 runs in a CI dry run of "
+     "2026-12-04); gregord: partition 0, then partition 1 (checked per side in test_share_first_fetch.sh)"),
+    ("two_new/r[0-9]/*", "any", "the same, when the answers differ inside"),
     ("four_late/*/timing_answers*", "any", "after the first answer, whether member b's first fetch sees one or all of "
      "the share-partitions member a's fetch is still loading is timing on Kafka 4.4.0 (3 of 5 runs all, 2 one); "
      "gregord: all (docs/compatibility.md)"),
