@@ -318,6 +318,27 @@ start_target() {
     *) die "unknown GR_TARGET '$GR_TARGET'" ;;
   esac
 }
+# start_target_counting [ARGS]: start_target so that target_requests can count what the broker
+# received (gregord: the request counters of its admin listener; ref: Kafka's request log).
+start_target_counting() {
+  case "$GR_TARGET" in
+    gregord) GR_ADMIN_PORT="$(free_port)" && start_target --override "admin.listener=127.0.0.1:$GR_ADMIN_PORT" "$@" ;;
+    ref) export KAFKA_REF_REQUEST_LOG=1 && start_target "$@" ;;
+    *) start_target "$@" ;;
+  esac
+}
+# target_requests NAME KEY MINVER MAXVER: requests of API NAME (key KEY) at versions
+# MINVER..MAXVER the broker started by start_target_counting has received so far
+target_requests() {
+  case "$GR_TARGET" in
+    gregord) curl -sf "http://127.0.0.1:$GR_ADMIN_PORT/metrics" | awk -v k="gregor_requests_total{api=\"$1\"" -v lo="$3" \
+      -v hi="$4" 'index($0, k) == 1 { v = $0; sub(/.*version="/, "", v); sub(/".*/, "", v); if (v + 0 >= lo && v + 0 <= hi) s += $NF }
+      END { print s + 0 }' ;;
+    ref) grep -o "\"requestApiKey\":$2,\"requestApiVersion\":[0-9]*" "$GR_REF_DIR/requests.log" |
+      awk -F: -v lo="$3" -v hi="$4" '$3 + 0 >= lo && $3 + 0 <= hi' | wc -l ;;
+    *) echo unknown ;;
+  esac
+}
 stop_target() {
   case "$GR_TARGET" in gregord) stop_gregord ;; ref) stop_ref_kafka ;; esac
 }

@@ -267,10 +267,19 @@ static bool part_ready(gr_producer_t *p, gr__ppart_t *pp, int64_t now) {
     return true;
 }
 
+/* Whether a batch sealed now could leave at once: nothing of its partition queued and a slot
+ * free among the partition's requests in flight. */
+static bool could_leave_now(const gr_producer_t *p, const gr__ppart_t *pp) {
+    return !pp->q_head && pp->inflight < p->max_inflight;
+}
+
 /* Seal open batches that are due: on flush, after linger.ms, and when buffer.memory is 90 %
- * used -- then only if nothing of that partition is queued yet: behind queued batches an early
- * seal would not leave sooner, it would only cut batches short (down to one record each when
- * the application polls after every send, which multiplies the requests). */
+ * used -- except (flush aside) when the sealed batch could not leave at once: behind queued
+ * batches or a full in-flight window an early seal would not leave sooner, it would only cut
+ * batches short (down to one record each with linger.ms=0), and each short batch then costs
+ * a request of its own, for an acks=all producer an fsync round trip per record, so a
+ * backlog drains one record per request. An open batch keeps growing instead and is sealed
+ * when the partition can send (the Java producer's accumulator works the same way). */
 static void seal_due(gr_producer_t *p, int64_t now) {
     bool pressure = p->used_bytes * 10 >= (size_t)p->buffer_memory * 9;
     for (size_t i = 0; i < p->n_topics; i++) {
@@ -278,7 +287,7 @@ static void seal_due(gr_producer_t *p, int64_t now) {
         for (int32_t j = 0; j < pt->n_parts; j++) {
             gr__ppart_t *pp = pt->parts[j];
             gr__pbatch_t *o = pp->open;
-            if (o && (p->flushing || (pressure && !pp->q_head) || now - o->created_ms >= p->linger_ms))
+            if (o && (p->flushing || (could_leave_now(p, pp) && (pressure || now - o->created_ms >= p->linger_ms))))
                 gr__producer_seal(p, pp);
         }
     }
@@ -428,7 +437,9 @@ int64_t gr__producer_expire(gr_producer_t *p) {
                 if (!pp->q_head) pp->q_tail = NULL;
                 expire_batch(p, b, now);
             }
-            if (pp->open && pp->open->created_ms + p->linger_ms < wake) wake = pp->open->created_ms + p->linger_ms;
+            /* a due batch that cannot leave yet is sealed when an answer frees the partition */
+            if (pp->open && could_leave_now(p, pp) && pp->open->created_ms + p->linger_ms < wake)
+                wake = pp->open->created_ms + p->linger_ms;
             if (pp->q_head && pp->q_head->retry_at > now && pp->q_head->retry_at < wake) wake = pp->q_head->retry_at;
         }
     }

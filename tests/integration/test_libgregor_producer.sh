@@ -5,6 +5,9 @@
 #    key/value lines must be byte-identical (sha256) to the input;
 #  - acks=0, acks=1, acks=all; the explicit idempotent producer (offsets in send order);
 #    enable.idempotence=true with acks=1 refused with Kafka's message;
+#  - linger.ms=0, acks=all, one request in flight, a poll after every send: records that
+#    arrive while a request is in flight join one open batch instead of becoming a batch (and
+#    a request) each, so 2,000 records take far fewer than 2,000 Produce requests;
 #  - buffer.memory exhausted: send fails with _QUEUE_FULL and a clear message;
 #  - broker unreachable at start (connections refused): 20 sends fail with _ALL_BROKERS_DOWN
 #    and the connect error within a few seconds, not max.block.ms (60 s) each; with
@@ -22,7 +25,7 @@ N="${GR_LIBGREGOR_MESSAGES:-100000}"
 CODECS="${GR_LIBGREGOR_CODECS:-none gzip snappy lz4 zstd}"
 PROD="$GR_BUILD_DIR/client_produce"
 [[ -x "$PROD" ]] || die "client_produce not built in $GR_BUILD_DIR"
-start_target
+start_target_counting
 
 python3 - "$N" >"$GR_TMP/in.txt" <<'PY'
 import sys, random
@@ -61,6 +64,12 @@ for acks in 0 1 all; do
 done
 produce "idempotent, offsets in send order" "lg-idem-$RANDOM" "$GR_TMP/small.txt" "$want_small" 2000 \
   -X enable.idempotence=true -X max.in.flight.requests.per.connection=5 -X batch.size=2000 --check-order
+
+before="$(target_requests Produce 0 0 99)"
+produce "linger.ms=0 behind a full window" "lg-linger0-$RANDOM" "$GR_TMP/small.txt" "$want_small" 2000 -p 0 \
+  -X linger.ms=0 -X acks=all -X max.in.flight.requests.per.connection=1
+reqs=$(($(target_requests Produce 0 0 99) - before))
+check "linger.ms=0 behind a full window: 2,000 records in $reqs Produce requests (at most 500)" test "$reqs" -le 500
 
 out="$("$PROD" -b "$BOOTSTRAP" -t lg-x -f "$GR_TMP/small.txt" -X enable.idempotence=true -X acks=1 2>&1 || true)"
 check "idempotence=true with acks=1 is refused ($out)" grep -q "Must set acks to all" <<<"$out"

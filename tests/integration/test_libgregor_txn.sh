@@ -26,23 +26,7 @@ gr_init "$@"
 gr_require kcat python3
 TXN="$GR_BUILD_DIR/client_txn"
 [[ -x "$TXN" ]] || die "client_txn not built in $GR_BUILD_DIR"
-case "$GR_TARGET" in
-  gregord) ADMIN_PORT="$(free_port)" && start_target --override "admin.listener=127.0.0.1:$ADMIN_PORT" ;;
-  ref) export KAFKA_REF_REQUEST_LOG=1 && start_target ;;
-  *) start_target ;;
-esac
-# reqs NAME KEY MINVER MAXVER: requests of API NAME (key KEY) the broker received at versions
-# MINVER..MAXVER (the brokers' own AddPartitionsToTxn are v4+, the clients' v0-3)
-reqs() {
-  case "$GR_TARGET" in
-    gregord) curl -sf "http://127.0.0.1:$ADMIN_PORT/metrics" | awk -v k="gregor_requests_total{api=\"$1\"" -v lo="$3" \
-      -v hi="$4" 'index($0, k) == 1 { v = $0; sub(/.*version="/, "", v); sub(/".*/, "", v); if (v + 0 >= lo && v + 0 <= hi) s += $NF }
-      END { print s + 0 }' ;;
-    ref) grep -o "\"requestApiKey\":$2,\"requestApiVersion\":[0-9]*" "$GR_REF_DIR/requests.log" |
-      awk -F: -v lo="$3" -v hi="$4" '$3 + 0 >= lo && $3 + 0 <= hi' | wc -l ;;
-    *) echo unknown ;;
-  esac
-}
+start_target_counting
 "$GR_BUILD_DIR/gregor" topics --bootstrap-server "$BOOTSTRAP" --create --topic tx --partitions 3 >/dev/null ||
   die "create tx"
 
@@ -96,17 +80,17 @@ fence() {
 fence z1
 
 if [[ "$GR_TARGET" != external ]]; then
-  check_eq "transaction version 2: no AddPartitionsToTxn from the client" 0 "$(reqs AddPartitionsToTxn 24 0 3)"
-  check_eq "transaction version 2: no AddOffsetsToTxn" 0 "$(reqs AddOffsetsToTxn 25 0 99)"
-  check_eq "transaction version 2: no Produce below v12" 0 "$(reqs Produce 0 0 11)"
-  check_eq "transaction version 2: no EndTxn below v5" 0 "$(reqs EndTxn 26 0 4)"
-  e5="$(reqs EndTxn 26 5 99)" # t1: 4 ends (its abort of unsent records needs none), z1: 2
+  check_eq "transaction version 2: no AddPartitionsToTxn from the client" 0 "$(target_requests AddPartitionsToTxn 24 0 3)"
+  check_eq "transaction version 2: no AddOffsetsToTxn" 0 "$(target_requests AddOffsetsToTxn 25 0 99)"
+  check_eq "transaction version 2: no Produce below v12" 0 "$(target_requests Produce 0 0 11)"
+  check_eq "transaction version 2: no EndTxn below v5" 0 "$(target_requests EndTxn 26 0 4)"
+  e5="$(target_requests EndTxn 26 5 99)" # t1: 4 ends (its abort of unsent records needs none), z1: 2
   check "transaction version 2: EndTxn v5 ($e5 requests)" test "$e5" -ge 6
 
   # Transaction version 1: the same producer code on a node downgraded to transaction.version=1.
   check "downgrade to transaction.version=1" python3 "$GR_SOURCE_DIR/tests/integration/txn_features.py" \
     "$BOOTSTRAP" 1
-  a0="$(reqs AddPartitionsToTxn 24 0 3)" o0="$(reqs AddOffsetsToTxn 25 0 99)" e4="$(reqs EndTxn 26 0 4)"
+  a0="$(target_requests AddPartitionsToTxn 24 0 3)" o0="$(target_requests AddOffsetsToTxn 25 0 99)" e4="$(target_requests EndTxn 26 0 4)"
   out="$(gr_timeout 90 "$TXN" "$BOOTSTRAP" tx v1 commit:3 abort:2 abort-unsent:2 offsets:g2:7)" || true
   printf '%s\n' "$out" | sed 's/^/  | /'
   for step in init commit:3 abort:2 abort-unsent:2 offsets:g2:7; do
@@ -114,12 +98,12 @@ if [[ "$GR_TARGET" != external ]]; then
   done
   check_eq "transaction version 1: read_committed: the committed records" "v1-c0 v1-c1 v1-c2 v1-o0 " \
     "$(readall read_committed | grep '^v1-' | tr '\n' ' ')"
-  check "transaction version 1: AddPartitionsToTxn sent" test "$(reqs AddPartitionsToTxn 24 0 3)" -gt "$a0"
+  check "transaction version 1: AddPartitionsToTxn sent" test "$(target_requests AddPartitionsToTxn 24 0 3)" -gt "$a0"
   # (a retry after CONCURRENT_TRANSACTIONS counts again; the abort of unsent records sends an EndTxn
   # only if its AddPartitionsToTxn went out before)
-  check "transaction version 1: AddOffsetsToTxn sent" test "$(reqs AddOffsetsToTxn 25 0 99)" -gt "$o0"
-  check "transaction version 1: EndTxn v4 (commit, abort, commit)" test "$(reqs EndTxn 26 0 4)" -ge $((e4 + 3))
-  check_eq "transaction version 1: no EndTxn v5" "$e5" "$(reqs EndTxn 26 5 99)"
+  check "transaction version 1: AddOffsetsToTxn sent" test "$(target_requests AddOffsetsToTxn 25 0 99)" -gt "$o0"
+  check "transaction version 1: EndTxn v4 (commit, abort, commit)" test "$(target_requests EndTxn 26 0 4)" -ge $((e4 + 3))
+  check_eq "transaction version 1: no EndTxn v5" "$e5" "$(target_requests EndTxn 26 5 99)"
   fence y1
   check_eq "the committed offset of g2 (transaction version 1)" 7 \
     "$("$GR_BUILD_DIR/gregor" consumer-groups --bootstrap-server "$BOOTSTRAP" --describe --group g2 2>/dev/null |
