@@ -3,15 +3,20 @@
  * while an fsync is in flight wait for the next one; no waiter is answered success
  * before its offset is durable; a failed fsync fails exactly the waiters it was to
  * cover (KAFKA_STORAGE_ERROR); one fsync per partition per hand-off (group commit);
- * callbacks on the loop thread; shutdown completes queued and in-flight waiters.
+ * callbacks on the loop thread; shutdown completes queued and in-flight waiters; the
+ * partitions of one hand-off are fsynced in parallel, each answered by its own result.
  *
  * Built with -Wl,--wrap=fdatasync (CMakeLists.txt): the wrapper counts the calls,
  * records whether one ran on the loop thread, holds them at a gate while the test
  * says so, and fails them with EIO when asked (the decision is taken when the call
- * starts, so an fsync already in flight is not affected). */
+ * starts, so an fsync already in flight is not affected), or only those of files whose
+ * path contains a given name. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "broker/broker_int.h"
 #include "net/loop.h"
@@ -21,10 +26,11 @@ int __real_fdatasync(int fd);
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
-static bool g_hold;   /* fdatasync waits at the gate (at most 10 s) */
-static int g_fail;    /* fdatasync calls that start now fail with this errno */
-static int g_calls;   /* fdatasync calls started */
-static int g_on_loop; /* ... of them on the loop (test) thread */
+static bool g_hold;             /* fdatasync waits at the gate (at most 10 s) */
+static int g_fail;              /* fdatasync calls that start now fail with this errno */
+static const char *g_fail_path; /* set: only files whose path contains this fail */
+static int g_calls;             /* fdatasync calls started */
+static int g_on_loop;           /* ... of them on the loop (test) thread */
 static pthread_t g_loop_thread;
 
 int __wrap_fdatasync(int fd) {
@@ -32,6 +38,12 @@ int __wrap_fdatasync(int fd) {
     g_calls++;
     if (pthread_equal(pthread_self(), g_loop_thread)) g_on_loop++;
     int fail = g_fail;
+    if (fail && g_fail_path) {
+        char link[64], path[512] = "";
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, path, sizeof(path) - 1);
+        if (n < 0 || !strstr(path, g_fail_path)) fail = 0;
+    }
     pthread_cond_broadcast(&g_cv);
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
@@ -233,6 +245,62 @@ static void test_group_commit(void) {
     tb_rmrf(root);
 }
 
+/* One hand-off on four partitions: the four fsyncs run at the same time (all four start
+ * while the gate holds the first), and a failure of one fails only its own waiters. */
+static void test_parallel(void) {
+    gr_loop_t *loop;
+    setup(&loop);
+    enum { NP = 4 };
+    gr_partition_t p[NP];
+    const char *names[NP] = {"pa", "pb", "pc", "pd"};
+    for (int i = 0; i < NP; i++) part_open(&p[i], names[i]);
+    gr_sync_queue_t *q = gr_sync_queue_new(loop, NULL);
+    waiter_t w[NP];
+    waiter_t *ws[NP];
+    gate(true, 0);
+    int c0 = calls(), l0 = g_on_loop;
+    for (int i = 0; i < NP; i++) {
+        waiter_for(&w[i], &p[i]);
+        ws[i] = &w[i];
+        gr_sync_queue_add(q, w[i].p, w[i].offset, on_synced, &w[i]);
+    }
+    gr_sync_queue_run(q);
+    ASSERT_EQ(wait_calls(c0 + NP), c0 + NP); /* serial fsyncs would have started only one */
+    gate(false, 0);
+    pump(loop, ws, NP);
+    for (int i = 0; i < NP; i++) {
+        ASSERT_EQ(w[i].calls, 1);
+        ASSERT_EQ(w[i].err, GR_ERR_NONE);
+        ASSERT(!w[i].early && !w[i].wrong_thread);
+    }
+    /* Next hand-off: the fsync of pc fails, the other three succeed. */
+    g_fail_path = "/pc-0/";
+    gate(false, EIO);
+    for (int i = 0; i < NP; i++) {
+        waiter_for(&w[i], &p[i]);
+        gr_sync_queue_add(q, w[i].p, w[i].offset, on_synced, &w[i]);
+    }
+    gr_sync_queue_run(q);
+    pump(loop, ws, NP);
+    gate(false, 0);
+    g_fail_path = NULL;
+    for (int i = 0; i < NP; i++) {
+        ASSERT_EQ(w[i].calls, 1);
+        ASSERT_EQ(w[i].err, i == 2 ? GR_ERR_KAFKA_STORAGE_ERROR : GR_ERR_NONE);
+        ASSERT(!w[i].early && !w[i].wrong_thread);
+        ASSERT_EQ(gr_plog_offline(p[i].plog), i == 2);
+    }
+    ASSERT_EQ(calls(), c0 + 2 * NP);
+    ASSERT_EQ(g_on_loop, l0);
+    gr_sync_queue_free(q);
+    for (int i = 0; i < NP; i++) {
+        ASSERT_EQ(p[i].pins, 0);
+        gr_plog_close(p[i].plog);
+    }
+    gr_loop_free(loop);
+    tb_rmrf(root);
+}
+
 static void *release_later(void *arg) {
     (void)arg;
     struct timespec ts = {0, 100 * 1000 * 1000};
@@ -282,6 +350,7 @@ static void test_shutdown(void) {
 int main(void) {
     RUN_TEST(test_inflight_then_failure);
     RUN_TEST(test_group_commit);
+    RUN_TEST(test_parallel);
     RUN_TEST(test_shutdown);
     return 0;
 }
