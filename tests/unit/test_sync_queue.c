@@ -195,6 +195,18 @@ static void test_inflight_then_failure(void) {
     tb_rmrf(root);
 }
 
+/* Free the queue (completing what is left), then check that no partition stays pinned,
+ * close the partitions and remove the test directory. */
+static void teardown(gr_sync_queue_t *q, gr_partition_t *p, int np, gr_loop_t *loop) {
+    gr_sync_queue_free(q);
+    for (int i = 0; i < np; i++) {
+        ASSERT_EQ(p[i].pins, 0);
+        gr_plog_close(p[i].plog);
+    }
+    gr_loop_free(loop);
+    tb_rmrf(root);
+}
+
 /* One hand-off, many waiters on three partitions: one fdatasync per partition. */
 static void test_group_commit(void) {
     gr_loop_t *loop;
@@ -236,13 +248,7 @@ static void test_group_commit(void) {
     ASSERT_EQ(d.calls, 1);
     ASSERT_EQ(d.err, GR_ERR_NONE);
     ASSERT_EQ(calls(), c0 + NP);
-    gr_sync_queue_free(q);
-    for (int i = 0; i < NP; i++) {
-        ASSERT_EQ(p[i].pins, 0);
-        gr_plog_close(p[i].plog);
-    }
-    gr_loop_free(loop);
-    tb_rmrf(root);
+    teardown(q, p, NP, loop);
 }
 
 /* One hand-off on four partitions: the four fsyncs run at the same time (all four start
@@ -292,13 +298,7 @@ static void test_parallel(void) {
     }
     ASSERT_EQ(calls(), c0 + 2 * NP);
     ASSERT_EQ(g_on_loop, l0);
-    gr_sync_queue_free(q);
-    for (int i = 0; i < NP; i++) {
-        ASSERT_EQ(p[i].pins, 0);
-        gr_plog_close(p[i].plog);
-    }
-    gr_loop_free(loop);
-    tb_rmrf(root);
+    teardown(q, p, NP, loop);
 }
 
 static void *release_later(void *arg) {
