@@ -3,7 +3,8 @@
  * The loop thread asks "make log L durable up to offset O, then call cb(arg, err)".
  * The flusher thread takes every request queued so far, runs one gr_plog_fsync per
  * distinct log (one fsync covers all the requests waiting on that log, however
- * many), and queues the completions. It then calls wake(wake_ctx) (from the flusher
+ * many; the logs of one pass in parallel, on helper threads), and queues the
+ * completions. It then calls wake(wake_ctx) (from the flusher
  * thread; typically an eventfd write), and the loop thread runs
  * gr_flusher_run_completions(), which invokes the callbacks on the loop thread.
  *
