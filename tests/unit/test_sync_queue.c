@@ -10,7 +10,8 @@
  * records whether one ran on the loop thread, holds them at a gate while the test
  * says so, and fails them with EIO when asked (the decision is taken when the call
  * starts, so an fsync already in flight is not affected), or only those of files whose
- * path contains a given name. */
+ * path contains a given name. pthread_create is wrapped too, to refuse the flusher's
+ * fsync helper threads. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +24,18 @@
 #include "test_storage_util.h"
 
 int __real_fdatasync(int fd);
+int __real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+
+static int g_refuse_threads; /* pthread_create fails with EAGAIN (counted in g_refused) */
+static int g_refused;
+
+int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+    if (__atomic_load_n(&g_refuse_threads, __ATOMIC_SEQ_CST)) {
+        __atomic_add_fetch(&g_refused, 1, __ATOMIC_SEQ_CST);
+        return EAGAIN;
+    }
+    return __real_pthread_create(th, attr, fn, arg);
+}
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
@@ -301,6 +314,40 @@ static void test_parallel(void) {
     teardown(q, p, NP, loop);
 }
 
+/* No helper thread can be started (thread limit): the flusher tries once, warns and fsyncs the
+ * partitions of a pass one after the other; every waiter is still answered by its fsync. */
+static void test_no_helpers(void) {
+    gr_loop_t *loop;
+    setup(&loop);
+    enum { NP = 3 };
+    gr_partition_t p[NP];
+    const char *names[NP] = {"na", "nb", "nc"};
+    for (int i = 0; i < NP; i++) part_open(&p[i], names[i]);
+    gr_sync_queue_t *q = gr_sync_queue_new(loop, NULL); /* its own thread starts normally */
+    __atomic_store_n(&g_refuse_threads, 1, __ATOMIC_SEQ_CST);
+    waiter_t w[NP];
+    waiter_t *ws[NP];
+    int c0 = calls();
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < NP; i++) {
+            waiter_for(&w[i], &p[i]);
+            ws[i] = &w[i];
+            gr_sync_queue_add(q, w[i].p, w[i].offset, on_synced, &w[i]);
+        }
+        gr_sync_queue_run(q);
+        pump(loop, ws, NP);
+        for (int i = 0; i < NP; i++) {
+            ASSERT_EQ(w[i].calls, 1);
+            ASSERT_EQ(w[i].err, GR_ERR_NONE);
+            ASSERT(!w[i].early && !w[i].wrong_thread);
+        }
+    }
+    ASSERT_EQ(calls(), c0 + 2 * NP);
+    ASSERT_EQ(__atomic_load_n(&g_refused, __ATOMIC_SEQ_CST), 1); /* tried once, not per pass */
+    __atomic_store_n(&g_refuse_threads, 0, __ATOMIC_SEQ_CST);
+    teardown(q, p, NP, loop);
+}
+
 static void *release_later(void *arg) {
     (void)arg;
     struct timespec ts = {0, 100 * 1000 * 1000};
@@ -351,6 +398,7 @@ int main(void) {
     RUN_TEST(test_inflight_then_failure);
     RUN_TEST(test_group_commit);
     RUN_TEST(test_parallel);
+    RUN_TEST(test_no_helpers);
     RUN_TEST(test_shutdown);
     return 0;
 }
