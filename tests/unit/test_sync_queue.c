@@ -264,6 +264,17 @@ static void test_group_commit(void) {
     teardown(q, p, NP, loop);
 }
 
+/* One new batch on each of the np partitions p, its waiter w[i] (ws[i] = &w[i]), all handed
+ * to the sync thread in one run. */
+static void hand_off_one_each(gr_sync_queue_t *q, gr_partition_t *p, waiter_t *w, waiter_t **ws, int np) {
+    for (int i = 0; i < np; i++) {
+        waiter_for(&w[i], &p[i]);
+        ws[i] = &w[i];
+        gr_sync_queue_add(q, w[i].p, w[i].offset, on_synced, &w[i]);
+    }
+    gr_sync_queue_run(q);
+}
+
 /* One hand-off on four partitions: the four fsyncs run at the same time (all four start
  * while the gate holds the first), and a failure of one fails only its own waiters. */
 static void test_parallel(void) {
@@ -278,12 +289,7 @@ static void test_parallel(void) {
     waiter_t *ws[NP];
     gate(true, 0);
     int c0 = calls(), l0 = g_on_loop;
-    for (int i = 0; i < NP; i++) {
-        waiter_for(&w[i], &p[i]);
-        ws[i] = &w[i];
-        gr_sync_queue_add(q, w[i].p, w[i].offset, on_synced, &w[i]);
-    }
-    gr_sync_queue_run(q);
+    hand_off_one_each(q, p, w, ws, NP);
     ASSERT_EQ(wait_calls(c0 + NP), c0 + NP); /* serial fsyncs would have started only one */
     gate(false, 0);
     pump(loop, ws, NP);
@@ -295,11 +301,7 @@ static void test_parallel(void) {
     /* Next hand-off: the fsync of pc fails, the other three succeed. */
     g_fail_path = "/pc-0/";
     gate(false, EIO);
-    for (int i = 0; i < NP; i++) {
-        waiter_for(&w[i], &p[i]);
-        gr_sync_queue_add(q, w[i].p, w[i].offset, on_synced, &w[i]);
-    }
-    gr_sync_queue_run(q);
+    hand_off_one_each(q, p, w, ws, NP);
     pump(loop, ws, NP);
     gate(false, 0);
     g_fail_path = NULL;
@@ -329,12 +331,7 @@ static void test_no_helpers(void) {
     waiter_t *ws[NP];
     int c0 = calls();
     for (int round = 0; round < 2; round++) {
-        for (int i = 0; i < NP; i++) {
-            waiter_for(&w[i], &p[i]);
-            ws[i] = &w[i];
-            gr_sync_queue_add(q, w[i].p, w[i].offset, on_synced, &w[i]);
-        }
-        gr_sync_queue_run(q);
+        hand_off_one_each(q, p, w, ws, NP);
         pump(loop, ws, NP);
         for (int i = 0; i < NP; i++) {
             ASSERT_EQ(w[i].calls, 1);
