@@ -91,6 +91,7 @@ typedef enum gr__ctype {
       "batch_optimized,record_limit")                                                                              \
     X(MAX_POLL_RECORDS, "max.poll.records", GR__C, GR__CT_INT, "500", 1, GR__I32MAX, NULL)                         \
     X(FETCH_MAX_BYTES, "fetch.max.bytes", GR__C, GR__CT_INT, "52428800", 0, GR__I32MAX, NULL)                      \
+    X(MAX_PARTITION_FETCH_BYTES, "max.partition.fetch.bytes", GR__C, GR__CT_INT, "1048576", 0, GR__I32MAX, NULL)   \
     X(FETCH_MIN_BYTES, "fetch.min.bytes", GR__C, GR__CT_INT, "1", 0, GR__I32MAX, NULL)                             \
     X(FETCH_MAX_WAIT_MS, "fetch.max.wait.ms", GR__C, GR__CT_INT, "500", 0, GR__I32MAX, NULL)                       \
     X(MAX_POLL_INTERVAL_MS, "max.poll.interval.ms", GR__C, GR__CT_INT, "300000", 1, GR__I32MAX, NULL)              \
@@ -109,7 +110,8 @@ typedef enum gr__ctype {
     X(HEARTBEAT_INTERVAL_MS, "heartbeat.interval.ms", GR__C, GR__CT_INT, "3000", 0, GR__I32MAX, NULL)              \
     X(INTERCEPTOR_CLASSES, "interceptor.classes", GR__C, GR__CT_LIST, NULL, 0, 0, NULL)                            \
     X(GROUP_PROTOCOL, "group.protocol", GR__C, GR__CT_ENUM, "classic", 0, 0, "classic,consumer")                   \
-    X(GROUP_REMOTE_ASSIGNOR, "group.remote.assignor", GR__C, GR__CT_STRING, NULL, 0, 0, NULL)
+    X(GROUP_REMOTE_ASSIGNOR, "group.remote.assignor", GR__C, GR__CT_STRING, NULL, 0, 0, NULL)                      \
+    X(CONSUMER_FETCH_AHEAD, "gregor.consumer.fetch.ahead", GR__C, GR__CT_BOOL, "true", 0, 0, NULL)
 
 typedef enum gr__cprop {
 #define GR__CP_ENUM(id, name, scopes, type, dflt, min, max, choices) GR__CP_##id,

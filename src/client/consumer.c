@@ -37,12 +37,13 @@ gr_err_t gr_consumer_new(const gr_conf_t *conf, gr_consumer_t **out, char *errst
         free(c);
         return err;
     }
-    c->max_wait = conf_int(conf, "fetch.max.wait.ms", 500);
-    c->min_bytes = conf_int(conf, "fetch.min.bytes", 1);
-    c->max_bytes = conf_int(conf, "fetch.max.bytes", 52428800);
-    c->part_max_bytes = conf_int(conf, "max.partition.fetch.bytes", 1048576);
+    c->max_wait = (int32_t)gr__conf_int(conf, GR__CP_FETCH_MAX_WAIT_MS);
+    c->min_bytes = (int32_t)gr__conf_int(conf, GR__CP_FETCH_MIN_BYTES);
+    c->max_bytes = (int32_t)gr__conf_int(conf, GR__CP_FETCH_MAX_BYTES);
+    c->part_max_bytes = (int32_t)gr__conf_int(conf, GR__CP_MAX_PARTITION_FETCH_BYTES);
     const char *iso = gr_conf_get(conf, "isolation.level");
     c->isolation = iso && !strcmp(iso, "read_committed") ? 1 : 0;
+    c->fetch_ahead = gr__conf_int(conf, GR__CP_CONSUMER_FETCH_AHEAD) != 0;
     if ((err = gr__cg_init(c, conf, errstr, errstr_size)) != GR_ERR_NONE) {
         gr_consumer_destroy(c);
         return err;
@@ -51,14 +52,23 @@ gr_err_t gr_consumer_new(const gr_conf_t *conf, gr_consumer_t **out, char *errst
     return GR_ERR_NONE;
 }
 
-void gr__cons_drop_blob(gr__cpart_t *p) {
+void gr__cons_drop_current(gr__cpart_t *p) {
     free(p->blob);
     p->blob = NULL;
+    p->blob_end = -1;
     p->in_batch = false;
+    p->ahead_sent = false;
     free(p->aborted);
     free(p->skip_pids);
     p->aborted = NULL, p->skip_pids = NULL;
     p->n_aborted = p->next_aborted = p->n_skip = 0;
+}
+
+void gr__cons_drop_blob(gr__cpart_t *p) {
+    gr__cons_drop_current(p);
+    free(p->ahead.blob);
+    free(p->ahead.aborted);
+    memset(&p->ahead, 0, sizeof(p->ahead));
 }
 
 void gr_consumer_destroy(gr_consumer_t *c) {
@@ -71,6 +81,7 @@ void gr_consumer_destroy(gr_consumer_t *c) {
         free(c->parts[i]);
     }
     gr__cg_free(c);
+    free(c->fetching);
     for (size_t i = 0; i < c->n_wild; i++) free(c->wild[i].topic);
     free(c->wild);
     free(c->parts);
@@ -301,13 +312,12 @@ static gr_err_t prepare(gr_consumer_t *c, int64_t deadline) {
     return GR_ERR_NONE;
 }
 
-static gr_err_t poll_once(gr_consumer_t *c, int timeout_ms, const gr_consumer_msg_t **msg) {
+static gr_err_t poll_once(gr_consumer_t *c, int timeout_ms, int64_t now, const gr_consumer_msg_t **msg) {
     *msg = NULL;
     c->errbuf[0] = 0;
     if (!c->n_parts && !c->n_wild && !c->g.on)
         return gr__fmt(GR_ERR__STATE, c->errbuf, sizeof(c->errbuf), "no partition is assigned");
     if (c->g.closing) return gr__fmt(GR_ERR__STATE, c->errbuf, sizeof(c->errbuf), "the consumer is closed");
-    int64_t now = gr__client_tick(c->cl);
     int64_t deadline = timeout_ms < 0 ? INT64_MAX / 2 : now + timeout_ms;
     for (;;) {
         if (c->g.on) gr__cg_run(c);
@@ -321,16 +331,17 @@ static gr_err_t poll_once(gr_consumer_t *c, int timeout_ms, const gr_consumer_ms
         if (c->g.on) gr__co_fetch_committed(c, deadline);
         gr_err_t err = prepare(c, deadline);
         if (err) return err;
-        gr__cons_send_fetches(c);
+        gr__cons_send_fetches(c, false);
         if (gr__client_tick(c->cl) >= deadline) return GR_ERR_NONE;
         gr__client_io(c->cl, gr__cons_io_wait(c, deadline));
     }
 }
 
 gr_err_t gr_consumer_poll(gr_consumer_t *c, int timeout_ms, const gr_consumer_msg_t **msg) {
-    if (c->g.on) gr__cg_poll_begin(c, gr__client_tick(c->cl));
-    gr_err_t err = poll_once(c, timeout_ms, msg);
-    c->g.last_poll = gr__client_tick(c->cl);
+    int64_t now = gr__client_tick(c->cl); /* once: a poll that hands out a buffered record is short */
+    if (c->g.on) gr__cg_poll_begin(c, now);
+    gr_err_t err = poll_once(c, timeout_ms, now, msg);
+    c->g.last_poll = gr__client_now(c->cl); /* ticked again by any wait for I/O */
     return err;
 }
 

@@ -20,6 +20,20 @@
 #include "gregor/consumer.h"
 #include "proto/records.h"
 
+/* An aborted transaction of a read_committed Fetch answer. */
+typedef struct gr__caborted {
+    int64_t pid, first;
+} gr__caborted_t;
+
+/* A Fetch answer for one partition, copied out of the response. */
+typedef struct gr__canswer {
+    uint8_t *blob; /* its Records; NULL: no answer */
+    size_t len;
+    int64_t pos, end; /* fetched from; the offset after its last whole batch (-1 none) */
+    gr__caborted_t *aborted;
+    size_t n_aborted;
+} gr__canswer_t;
+
 typedef struct gr__cpart {
     char *topic;
     int32_t partition;
@@ -27,14 +41,15 @@ typedef struct gr__cpart {
     int64_t start; /* offset, GR_OFFSET_BEGINNING/END, or a timestamp */
     int64_t next;  /* position; -1 while unresolved */
     int64_t oor;   /* position refused with OFFSET_OUT_OF_RANGE, to re-resolve; -1 none */
-    bool inflight; /* a Fetch for it is out, to fetch_node, from fetch_pos */
-    int32_t fetch_node;
+    bool inflight; /* a Fetch for it is out: request fetch_seq, from fetch_pos */
+    uint64_t fetch_seq;
     int64_t fetch_pos;
     int64_t retry_at;
     bool paused;
     bool need_committed; /* group: start from the committed offset (OffsetFetch) */
     int64_t committed;   /* group: last offset committed (or fetched); -1 none */
     uint8_t *blob;       /* the Records of the last answer, being read */
+    int64_t blob_end;    /* the offset after blob's last whole batch; -1 none (no fetch ahead) */
     gr_batch_iter_t it;
     bool in_batch;
     gr_batch_view_t bv;
@@ -42,12 +57,14 @@ typedef struct gr__cpart {
     gr_wbuf_t scratch;
     /* read_committed: the answer's aborted transactions (by first offset) not reached yet,
      * and the producers whose transaction is being skipped (consumer_fetch.c) */
-    struct gr__caborted {
-        int64_t pid, first;
-    } * aborted;
+    gr__caborted_t *aborted;
     size_t n_aborted, next_aborted;
     int64_t *skip_pids;
     size_t n_skip;
+    /* gregor.consumer.fetch.ahead: the answer to the Fetch sent from blob_end while blob is
+     * read (at most one per blob: ahead_sent), installed when blob is drained at that offset */
+    bool ahead_sent;
+    gr__canswer_t ahead;
 } gr__cpart_t;
 
 /* An assignment of every partition of a topic, expanded once metadata is known. */
@@ -134,6 +151,10 @@ struct gr_consumer {
     size_t rr; /* the partition records were last served from */
     int32_t max_wait, min_bytes, max_bytes, part_max_bytes;
     int8_t isolation;
+    bool fetch_ahead;   /* gregor.consumer.fetch.ahead */
+    uint64_t fetch_seq; /* the last Fetch request's number */
+    int32_t *fetching;  /* the nodes with a Fetch in flight (one each at most) */
+    size_t n_fetching;
     gr_err_t fatal; /* a non-retriable error from a callback, returned by poll */
     gr_consumer_msg_t msg;
     gr__cgroup_t g;
@@ -144,6 +165,8 @@ struct gr_consumer {
 gr__cpart_t *gr__cons_find(gr_consumer_t *c, const char *topic, size_t tlen, int32_t partition);
 gr__cpart_t *gr__cons_add(gr_consumer_t *c, const char *topic, int32_t partition, bool by_time, int64_t start);
 void gr__cons_remove(gr_consumer_t *c, const char *topic, int32_t partition);
+/* Free the answer being read (drop_current) or it and the one fetched ahead (drop_blob). */
+void gr__cons_drop_current(gr__cpart_t *p);
 void gr__cons_drop_blob(gr__cpart_t *p);
 int64_t gr__cons_deadline(gr_consumer_t *c, int timeout_ms);
 int gr__cons_io_wait(gr_consumer_t *c, int64_t deadline);
@@ -151,7 +174,9 @@ int gr__cons_io_wait(gr_consumer_t *c, int64_t deadline);
 gr_topic_partition_t *gr__cons_tps(gr_consumer_t *c, const gr__tplist_t *l);
 
 /* consumer_fetch.c */
-void gr__cons_send_fetches(gr_consumer_t *c);
+/* Send the Fetches due: every partition without an answer to read; with ahead_only, only
+ * the fetches ahead of answers being read (from inside a Fetch callback). */
+void gr__cons_send_fetches(gr_consumer_t *c, bool ahead_only);
 const gr_consumer_msg_t *gr__cons_next_buffered(gr_consumer_t *c);
 
 /* consumer_group.c */

@@ -41,6 +41,7 @@ static const struct {
     {GR__CP_INTERCEPTOR_CLASSES, "interceptor.classes", ""},
     {GR__CP_GROUP_PROTOCOL, "group.protocol", ""},
     {GR__CP_GROUP_REMOTE_ASSIGNOR, "group.remote.assignor", ""},
+    {GR__CP_CONSUMER_FETCH_AHEAD, "gregor.consumer.fetch.ahead", " (use gregor.share.fetch.ahead)"},
 };
 
 static gr_err_t check_conf(const gr_conf_t *conf, char *errstr, size_t size) {

@@ -12,6 +12,8 @@
  *       application, for max.poll.interval.ms), --no-close (destroy without close: no
  *       leave, no commit).
  *       At the end: "CLOSE <error name>".
+ *   client_group_consume BOOTSTRAP ahead GROUP TOPIC N --go FILE [-X name=value]...
+ *       gregor.consumer.fetch.ahead: records in order across answers, and seeks (ahead()).
  *   client_group_consume BOOTSTRAP api GROUP TOPIC [-X name=value]...
  *       the API checks (seek, position, pause/resume, commit sync/async, committed, misuse),
  *       one line each, for the script to compare.
@@ -215,14 +217,62 @@ static int api(const char *bs, int argc, char **argv) {
     return 0;
 }
 
+/* ---- fetch ahead ---- */
+
+/* Read partition 0 until offset `last`, checking that the offsets run on from `from`
+ * without a gap or a repeat; prints the outcome. */
+static void read_in_order(gr_consumer_t *c, const char *what, int64_t from, int64_t last) {
+    int64_t want = from;
+    for (int64_t end = now_ms() + 30000; want <= last && now_ms() < end;) {
+        const gr_consumer_msg_t *m;
+        if (gr_consumer_poll(c, 100, &m)) break;
+        if (!m) continue;
+        if (gr_consumer_msg_offset(m) != want) {
+            printf("%s: offset %lld where %lld was due\n", what, (long long)gr_consumer_msg_offset(m), (long long)want);
+            return;
+        }
+        want++;
+    }
+    printf("%s: %lld..%lld in order%s\n", what, (long long)from, (long long)want - 1,
+           want > last ? "" : " (stopped early)");
+}
+
+/* ahead GROUP TOPIC N --go FILE: partition 0 of TOPIC (N records, one batch each) with
+ * max.partition.fetch.bytes=1, so each answer is one batch. The first record; then
+ * "first" is printed and the driver waits (no poll) until FILE exists, for the script to
+ * count the Fetches the broker received (2 with fetch ahead, 1 without). Then every record
+ * in order, a seek back into the records already read, and a seek to the last record. */
+static int ahead(const char *bs, int argc, char **argv) {
+    const char *topic = argv[1], *go = opt(argc, argv, "--go", NULL);
+    int64_t n = atoll(argv[2]);
+    gr_consumer_t *c = make(bs, argv[0], argc, argv);
+    if (!go || n < 20 || gr_consumer_assign(c, topic, 0, GR_OFFSET_BEGINNING)) return 2;
+    int64_t first = -1;
+    for (int64_t end = now_ms() + 20000; first < 0 && now_ms() < end;) {
+        const gr_consumer_msg_t *m;
+        if (gr_consumer_poll(c, 100, &m)) break;
+        if (m) first = gr_consumer_msg_offset(m);
+    }
+    printf("first: %lld\n", (long long)first);
+    for (int64_t end = now_ms() + 30000; access(go, F_OK) != 0 && now_ms() < end;) usleep(20 * 1000);
+    read_in_order(c, "the rest", 1, n - 1);
+    printf("seek %lld: %s\n", (long long)n / 2, gr_err_name(gr_consumer_seek(c, topic, 0, n / 2)));
+    read_in_order(c, "after the seek back", n / 2, n / 2 + 5);
+    printf("seek %lld: %s\n", (long long)n - 1, gr_err_name(gr_consumer_seek(c, topic, 0, n - 1)));
+    read_in_order(c, "after the seek ahead", n - 1, n - 1);
+    gr_consumer_destroy(c);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 5) {
-        fprintf(stderr, "usage: %s BOOTSTRAP consume|api GROUP TOPIC [options]\n", argv[0]);
+        fprintf(stderr, "usage: %s BOOTSTRAP consume|api|ahead GROUP TOPIC [options]\n", argv[0]);
         return 2;
     }
     if (!strcmp(argv[2], "consume")) return consume(argv[1], argc - 3, argv + 3);
     if (!strcmp(argv[2], "api")) return api(argv[1], argc - 3, argv + 3);
+    if (!strcmp(argv[2], "ahead")) return ahead(argv[1], argc - 3, argv + 3);
     fprintf(stderr, "unknown mode %s\n", argv[2]);
     return 2;
 }

@@ -17,6 +17,9 @@
 # Then transaction.version is downgraded to 1 (UpdateFeatures, txn_features.py) and a new
 # producer commits, aborts, sends offsets and is fenced the version-1 way: AddPartitionsToTxn,
 # AddOffsetsToTxn and EndTxn v4 are sent, no EndTxn v5.
+# Then the consumer's fetch ahead (gregor.consumer.fetch.ahead): the Fetches counted after the
+# first record, the order across one-batch answers and seeks, and read_committed over a
+# transaction aborted across several answers.
 # On gregord (its transaction coordinator) and, with --ref, against Apache Kafka 4.4.0
 # (ctest: ref/test_libgregor_txn): the same checks.
 #   bash tests/integration/test_libgregor_txn.sh [--ref | --bootstrap H:P] [--keep]
@@ -108,6 +111,51 @@ if [[ "$GR_TARGET" != external ]]; then
   check_eq "the committed offset of g2 (transaction version 1)" 7 \
     "$("$GR_BUILD_DIR/gregor" consumer-groups --bootstrap-server "$BOOTSTRAP" --describe --group g2 2>/dev/null |
       awk '$1 == "g2" && $2 == "tx" && $3 == 0 {print $4}')"
+fi
+
+# The consumer's fetch ahead (gregor.consumer.fetch.ahead, docs/libgregor.md), one batch per
+# answer (max.partition.fetch.bytes=1, every record its own batch): after the first record, with
+# the application not polling, the broker has received two Fetches (the first and the one ahead;
+# one with the option off); the records come in order across the answers and after seeks back
+# and ahead; read_committed skips a transaction aborted across several answers.
+if [[ "$GR_TARGET" != external ]]; then
+  GCON="$GR_BUILD_DIR/client_group_consume"
+  "$GR_BUILD_DIR/gregor" topics --bootstrap-server "$BOOTSTRAP" --create --topic fa --partitions 1 >/dev/null &&
+    "$GR_BUILD_DIR/client_share_consume" "$BOOTSTRAP" produce fa 60 0 1 >/dev/null || die "fa setup"
+  fetches() { target_requests Fetch 1 0 99; }
+  # ... once the count stands still: a consumer that closed with a Fetch waiting at the broker
+  # (kcat above) has it answered and counted up to fetch.max.wait.ms later
+  fetches_settled() {
+    local a b; a="$(fetches)"
+    for _ in $(seq 10); do sleep 0.6; b="$(fetches)"; [[ "$a" == "$b" ]] && break; a="$b"; done
+    echo "$b"
+  }
+  for ahead in true false; do
+    want=2 && [[ "$ahead" == false ]] && want=1
+    rm -f "$GR_TMP/go"
+    f0="$(fetches_settled)"
+    gr_timeout 60 "$GCON" "$BOOTSTRAP" ahead "fa-$ahead" fa 60 --go "$GR_TMP/go" -X max.partition.fetch.bytes=1 \
+      -X "gregor.consumer.fetch.ahead=$ahead" >"$GR_TMP/ahead-$ahead.out" 2>&1 &
+    pid=$!
+    GR_PIDS+=("$pid")
+    for _ in $(seq 100); do grep -q '^first:' "$GR_TMP/ahead-$ahead.out" && break; sleep 0.1; done
+    for _ in $(seq 30); do (( $(fetches) - f0 >= want )) && break; sleep 0.1; done
+    sleep 0.5 # no more may come while the application does not poll
+    check_eq "fetch.ahead=$ahead: Fetches received after the first record" "$want" "$(( $(fetches) - f0 ))"
+    touch "$GR_TMP/go"
+    wait "$pid" || true
+    check_eq "fetch.ahead=$ahead: one batch per answer, in order, seeks" \
+      "first: 0|the rest: 1..59 in order|seek 30: NONE|after the seek back: 30..35 in order|seek 59: NONE|after the seek ahead: 59..59 in order" \
+      "$(paste -sd'|' "$GR_TMP/ahead-$ahead.out")"
+  done
+  "$GR_BUILD_DIR/gregor" topics --bootstrap-server "$BOOTSTRAP" --create --topic fb --partitions 1 >/dev/null ||
+    die "create fb"
+  out="$(gr_timeout 90 "$TXN" "$BOOTSTRAP" fb t4 commit:3 abort:6 commit:2 -X batch.size=1 -X linger.ms=0)" || true
+  check "fb: commit, abort of 6 records, commit" grep -qx "commit:2 ok" <<<"$out"
+  check_eq "read_committed, one batch per answer: the 5 committed records" "t4-c0 t4-c0 t4-c1 t4-c1 t4-c2 " \
+    "$(gr_timeout 60 "$GR_BUILD_DIR/gregor" consume --bootstrap-server "$BOOTSTRAP" --topic fb --from-beginning \
+      --timeout-ms 3000 --isolation-level read_committed --consumer-property max.partition.fetch.bytes=1 2>/dev/null |
+      sort | tr '\n' ' ')"
 fi
 
 out="$(gr_timeout 30 "$TXN" "$BOOTSTRAP" tx t2 commit:1 -X enable.idempotence=false 2>&1)" || true
