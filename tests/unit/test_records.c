@@ -39,6 +39,24 @@ static void test_crc32c(void) {
         }
     }
     ASSERT_EQ(gr_crc32c(0, buf, 4096), gr__crc32c_sw(0, buf, 4096));
+    /* the three-stream loops (3 x 256 and 3 x 8192 bytes) and their edges */
+    size_t big_len = 3 * 3 * 8192 + 4096;
+    uint8_t *big = malloc(big_len + 8);
+    ASSERT(big != NULL);
+    for (size_t i = 0; i < big_len + 8; i++) big[i] = (uint8_t)((seed = seed * 1103515245u + 12345u) >> 16);
+    const size_t lens[] = {767, 768, 769, 1535, 1536, 2311, 24575, 24576, 24577, 24576 + 768, 49152, 49159, big_len};
+    for (size_t off = 0; off < 8; off += 3)
+        for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+            uint32_t want = gr__crc32c_sw(0, big + off, lens[i]);
+            ASSERT_EQ(gr_crc32c(0, big + off, lens[i]), want);
+            ASSERT_EQ(gr_crc32c(gr_crc32c(0, big + off, lens[i] / 2), big + off + lens[i] / 2, lens[i] - lens[i] / 2),
+                      want);
+        }
+    for (int k = 0; k < 200; k++) { /* random lengths */
+        size_t len = ((seed = seed * 1103515245u + 12345u) >> 8) % big_len, off = k % 8;
+        ASSERT_EQ(gr_crc32c(0, big + off, len), gr__crc32c_sw(0, big + off, len));
+    }
+    free(big);
 }
 
 /* A batch of n records: key "key-i", value "value i", header h=i on even records. */
