@@ -45,7 +45,7 @@ typedef enum gr__ctype {
     X(SOCKET_SETUP_TIMEOUT_MS, "socket.connection.setup.timeout.ms", GR__ALL, GR__CT_LONG, "10000", 0, GR__I64MAX, \
       NULL)                                                                                                        \
     X(SEND_BUFFER_BYTES, "send.buffer.bytes", GR__ALL, GR__CT_INT, "131072", -1, GR__I32MAX, NULL)                 \
-    X(RECEIVE_BUFFER_BYTES, "receive.buffer.bytes", GR__ALL, GR__CT_INT, "65536", -1, GR__I32MAX, NULL)            \
+    X(RECEIVE_BUFFER_BYTES, "receive.buffer.bytes", GR__ALL, GR__CT_INT, "1048576", -1, GR__I32MAX, NULL)          \
     /* libgregor's own (no Kafka name): refused connections in a row, to every address, */                         \
     /* before calls fail with _ALL_BROKERS_DOWN instead of waiting their timeout; 0 = never. */                    \
     X(SASL_MECHANISM, "sasl.mechanism", GR__ALL, GR__CT_ENUM, "GSSAPI", 0, 0,                                      \
