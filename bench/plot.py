@@ -43,6 +43,7 @@ PHASES = [
     ("produce_kcat_acks1", "produce acks=1\nkcat -P"),
     ("produce_kcat_acksall", "produce acks=all\nkcat -P"),
     ("fetch_kcat", "fetch\nkcat -C"),
+    ("fetch_libgregor", "fetch\nlibgregor"),
     ("share_drain_c1", "share drain\n1 consumer (libgregor)"),
 ]
 CONSUMERS = [1, 2, 4, 8]

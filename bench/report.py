@@ -115,6 +115,7 @@ def report(path, out):
         ("produce_kcat_acks1", "produce acks=1  (kcat -P)"),
         ("produce_kcat_acksall", "produce acks=all (kcat -P)"),
         ("fetch_kcat", "fetch (kcat -C)"),
+        ("fetch_libgregor", "fetch (libgregor consumer)"),
         ("fetch_java", "fetch (ConsumerPerformance)"),
     ] + [(f"share_drain_c{k}", f"share drain, {k} consumer(s) (libgregor)") for k in (1, 2, 4, 8)
          if any(f"{b}.share_drain_c{k}.msgs_s" in r or f"{b}.share_drain_c{k}.note" in r for b in brokers)]
@@ -196,7 +197,7 @@ def report(path, out):
 
     p1 = ["produce_java_acks1", "produce_kcat_acks1"]
     pa = ["produce_java_acksall", "produce_kcat_acksall"]
-    fk = ["fetch_kcat"]
+    fk = ["fetch_kcat", "fetch_libgregor"]
     goals = []
     for name, keys in [("produce acks=1", p1), ("produce acks=all", pa), ("fetch", fk)]:
         rr = ratio(best("gregord", keys), best("kafka", keys))

@@ -6,7 +6,8 @@
 #     producer defaults) and with kcat -P from a prepared file (librdkafka defaults);
 #   fetch the kcat acks=1 topic with kcat -C (from the beginning, no group, exits at the N-th
 #     message: -c N, not at the end-of-partition that librdkafka detects only after an empty
-#     fetch.wait.max.ms long poll), and the
+#     fetch.wait.max.ms long poll) and with libgregor's consumer (gregor_bench_client consume, no
+#     group; rate = N / process wall time, as kcat's), and the
 #     ProducerPerformance acks=1 topic with ConsumerPerformance when the broker has consumer groups;
 #   broker CPU-seconds per phase (/proc/PID/stat utime+stime), idle RSS after start-up and peak RSS
 #     (VmHWM); client CPU-seconds (/usr/bin/time);
@@ -177,6 +178,23 @@ fetch_kcat() { # fetch_kcat BROKER RUN: read bench-kcat-acks1-r1 from the beginn
   say "$b: kcat -C: $N in $s s = $(calc "$N / $s") msgs/s"
 }
 
+fetch_libgregor() { # fetch_libgregor BROKER RUN: the same topic with libgregor's consumer (no group)
+  local b="$1" key="fetch_libgregor.r$2" topic="bench-kcat-acks1-r1$TS" t0 t1 out
+  say "$b: libgregor consume from the beginning, $N messages (run $2)"
+  phase_begin
+  t0=$(date +%s%N)
+  out="$(gr_timeout 900 /usr/bin/time -f '%U %S' -o "$GR_TMP/$b.$key.time" \
+        "$GR_BUILD_DIR/gregor_bench_client" consume "$BOOTSTRAP" "$topic" "$N" 2>"$GR_TMP/$b.$key.err" | tail -n1)"
+  t1=$(date +%s%N)
+  phase_end "$b" "$key"
+  [[ "$out" == *"\"done\":$N,"* ]] || { put "$b.$key.note" "incomplete"; say "$b: libgregor consume: $out"; return; }
+  local s; s="$(calc "($t1 - $t0) / 1e9")"
+  put "$b.$key.msgs_s" "$(calc "$N / $s")"
+  put "$b.$key.mb_s" "$(calc "$N * 1024 / 1e6 / $s")"
+  put "$b.$key.client_cpu_s" "$(client_cpu "$GR_TMP/$b.$key.time")"
+  say "$b: libgregor consume: $N in $s s = $(calc "$N / $s") msgs/s"
+}
+
 fetch_java() { # fetch_java BROKER: ConsumerPerformance on bench-java-acks1 (needs consumer groups)
   local b="$1" key=fetch_java keys out line
   local first="${BOOTSTRAP%%,*}"
@@ -220,6 +238,7 @@ run_workload() { # run_workload BROKER (BPID and BOOTSTRAP set)
   for ((r = 1; r <= REPEAT; r++)); do produce_kcat "$b" 1 "$r"; done
   for ((r = 1; r <= REPEAT; r++)); do produce_kcat "$b" all "$r"; done
   for ((r = 1; r <= REPEAT; r++)); do fetch_kcat "$b" "$r"; done
+  for ((r = 1; r <= REPEAT; r++)); do fetch_libgregor "$b" "$r"; done
   fetch_java "$b"
   share_drain_series "$b"
   [[ -n "$BPID" ]] || return 0
