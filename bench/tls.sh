@@ -7,6 +7,8 @@
 #            partition, each run its own topic;
 #   fetch:   kcat -C (librdkafka) of the first produce run's topic from the beginning to its N-th
 #            record;
+#   fetch_lg: the same with libgregor's consumer (gregor_bench_client consume, no group);
+#            both fetch rates are N / the client process's wall time;
 #   share:   one libgregor share consumer (gregor_bench_client share-drain, implicit
 #            acknowledgement) drains that topic in a new share group.
 # Per phase: records/s (the client's wall time; the share drain's from its first record) and
@@ -109,6 +111,10 @@ run() { # run BROKER PROTO PHASE R: records/s and broker CPU-s/GiB into RES
     out="$(gr_timeout 600 kcat -C -b "$boot" "${sec[@]}" -t "$src" -p 0 -o beginning -c "$N" -e -q -f '%o\n' | tail -n1)"
     [[ "$out" == "$((N - 1))" ]] || die "$b $proto fetch ended at offset '$out'"
     ;;
+  fetch_lg)
+    out="$(gr_timeout 600 "$CLIENT" consume "$boot" "$src" "$N" "${sec[@]}" 2>>"$GR_TMP/client.err" | tail -n1)"
+    [[ "$out" == *"\"done\":$N,"* ]] || die "$b $proto libgregor fetch: $out"
+    ;;
   share)
     local g="tls-share-$b-$proto-$r-$$"
     gr_timeout 60 "$CLI" configs --bootstrap-server "127.0.0.1:${PORT[plaintext]}" --alter --entity-type groups \
@@ -124,7 +130,7 @@ run() { # run BROKER PROTO PHASE R: records/s and broker CPU-s/GiB into RES
   [[ "$phase" == produce && "$topic" != "$src" ]] &&
     { gr_timeout 60 "$CLI" topics --bootstrap-server "127.0.0.1:${PORT[plaintext]}" --delete --topic "$topic" >/dev/null ||
       die "cannot delete $topic"; }
-  if [[ "$phase" == fetch ]]; then
+  if [[ "$phase" == fetch* ]]; then
     secs="$(calc "($t1 - $t0) / 1e9")"
   else # the client's own timing: from the first send, or from the first record (a share group's
     # join takes seconds on Kafka, milliseconds on gregord: left out, as bench/share_drain.sh does)
@@ -143,7 +149,7 @@ declare -A RSS
 for b in $BROKERS; do
   start_broker "$b"
   for p in $PROTOS; do run "$b" "$p" produce 0; done # warm-up (a fresh JVM's JIT), not counted
-  for ph in produce fetch share; do
+  for ph in produce fetch fetch_lg share; do
     for r in $(seq "$R"); do
       for p in $PROTOS; do
         run "$b" "$p" "$ph" "$r"
@@ -157,7 +163,7 @@ done
 med() { for r in $(seq "$R"); do echo "${RES[$1.$r]}"; done | sort -n | awk '{a[NR]=$0} END {print a[int((NR+1)/2)]}'; }
 printf '\n%-8s %-8s %-10s %12s %16s %10s\n' broker phase protocol "records/s" "broker CPU-s/GiB" "vs plain"
 for b in $BROKERS; do
-  for ph in produce fetch share; do
+  for ph in produce fetch fetch_lg share; do
     read -r base _ <<<"$(med "$b.plaintext.$ph")"
     for p in $PROTOS; do
       read -r rps cpg <<<"$(med "$b.$p.$ph")"
@@ -168,7 +174,7 @@ for b in $BROKERS; do
 done
 if [[ "$BROKERS" == *kafka* ]]; then
   printf '\ngregord / Kafka 4.4.0 throughput:\n'
-  for ph in produce fetch share; do
+  for ph in produce fetch fetch_lg share; do
     for p in $PROTOS; do
       read -r g _ <<<"$(med "gregord.$p.$ph")"; read -r k _ <<<"$(med "kafka.$p.$ph")"
       printf '  %-8s %-10s %8s\n' "$ph" "$p" "$(calc "$g / $k")"
