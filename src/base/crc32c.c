@@ -98,7 +98,7 @@ static void build_shift_table(uint32_t table[4][256], size_t bytes) {
 #define GR__CRC_SHORT 256
 static uint32_t shift_long[4][256], shift_short[4][256];
 
-static uint32_t shift(uint32_t table[4][256], uint32_t crc) {
+static uint32_t shift(const uint32_t table[4][256], uint32_t crc) {
     return table[0][crc & 0xff] ^ table[1][(crc >> 8) & 0xff] ^ table[2][(crc >> 16) & 0xff] ^ table[3][crc >> 24];
 }
 
@@ -110,7 +110,7 @@ static uint64_t load64(const uint8_t *p) {
 
 /* Three streams of `block` bytes each, as long as 3 blocks remain; returns the register. */
 __attribute__((target("sse4.2"))) static uint64_t crc_3way(uint64_t c0, const uint8_t **pp, size_t *lenp, size_t block,
-                                                           uint32_t table[4][256]) {
+                                                           const uint32_t table[4][256]) {
     const uint8_t *p = *pp;
     size_t len = *lenp;
     while (len >= 3 * block) {

@@ -155,7 +155,7 @@ static void on_part_data(gr_consumer_t *c, uint64_t seq, gr_str_t topic, const g
     gr__canswer_t a = {.len = (size_t)pd->Records.len, .pos = p->fetch_pos};
     if (!(a.blob = malloc(a.len))) abort();
     memcpy(a.blob, pd->Records.ptr, a.len);
-    a.end = records_end(a.blob, a.len);
+    a.end = c->fetch_ahead ? records_end(a.blob, a.len) : -1; /* only fetch ahead needs it */
     if (c->isolation && pd->AbortedTransactions.n > 0) {
         a.n_aborted = (size_t)pd->AbortedTransactions.n;
         if (!(a.aborted = malloc(a.n_aborted * sizeof(*a.aborted)))) abort();
@@ -235,13 +235,12 @@ static void add_to_fetch(gr_FetchRequest_t *rq, gr_arena_t *ar, size_t cap, cons
 }
 
 /* Send one Fetch to leader for every fetchable partition it leads (marking them taken for
- * this round, and in flight if the request went out); with ahead_only, only if one of them
- * is fetched ahead. A broker has one Fetch at a time from the consumer, so a Fetch waiting
+ * this round, and in flight if the request went out). A broker has one Fetch at a time from the consumer, so a Fetch waiting
  * at the broker never holds up another. While records wait to be handed out, the Fetch
  * does not wait at the broker (MaxWaitMs 0): a partition with nothing new comes back empty
  * and rides along with the next fetch ahead; the Fetch sent once everything is handed out
  * is the one that waits. */
-static void fetch_from(gr_consumer_t *c, int32_t leader, bool ahead_only, bool *taken) {
+static void fetch_from(gr_consumer_t *c, int32_t leader, bool *taken) {
     gr__node_t *node = gr__client_node(c->cl, leader);
     bool ready = node && gr__node_ready(node);
     if (node && !ready) gr__node_connect(node);
@@ -254,21 +253,18 @@ static void fetch_from(gr_consumer_t *c, int32_t leader, bool ahead_only, bool *
     rq.Topics.v = gr_struct_alloc(&ar, &gr_FetchRequest_FetchTopic_sd, (int32_t)c->n_parts);
     int64_t *pos = malloc(c->n_parts * sizeof(*pos)); /* -1: not in this request */
     if (!pos) abort();
-    bool ahead = false;
     for (size_t i = 0; i < c->n_parts; i++) {
         int32_t l;
+        int64_t at;
         pos[i] = -1;
-        if (c->parts[i]->blob && !c->parts[i]->paused) rq.MaxWaitMs = 0;
-        if (taken[i] || !fetchable(c, c->parts[i], &l, &pos[i]) || l != leader) {
-            pos[i] = -1;
-            continue;
-        }
+        if (c->parts[i]->blob) rq.MaxWaitMs = 0; /* (a paused partition has no answer) */
+        if (taken[i] || !fetchable(c, c->parts[i], &l, &at) || l != leader) continue;
         taken[i] = true;
-        ahead |= c->parts[i]->blob != NULL;
-        add_to_fetch(&rq, &ar, c->n_parts, c->parts[i], pos[i], c->part_max_bytes);
+        pos[i] = at;
+        add_to_fetch(&rq, &ar, c->n_parts, c->parts[i], at, c->part_max_bytes);
     }
     int16_t ver = ready ? gr__node_version(node, GR_API_Fetch) : -1;
-    if (ver >= 0 && rq.Topics.n && (ahead || !ahead_only)) {
+    if (ver >= 0 && rq.Topics.n) {
         fetch_ctx_t *fc = malloc(sizeof(*fc));
         if (!fc) abort();
         *fc = (fetch_ctx_t){c, leader, ++c->fetch_seq};
@@ -295,11 +291,13 @@ void gr__cons_send_fetches(gr_consumer_t *c, bool ahead_only) {
     for (size_t i = 0; i < c->n_parts; i++) {
         int32_t leader;
         int64_t pos;
-        if (taken[i] || !fetchable(c, c->parts[i], &leader, &pos)) continue;
+        /* ahead_only: a leader's Fetch starts only from a partition fetched ahead (it takes
+         * the leader's other fetchable partitions along) */
+        if (taken[i] || (ahead_only && !c->parts[i]->blob) || !fetchable(c, c->parts[i], &leader, &pos)) continue;
         if (node_fetching(c, leader))
             taken[i] = true;
         else
-            fetch_from(c, leader, ahead_only, taken);
+            fetch_from(c, leader, taken);
     }
     free(taken);
 }
