@@ -314,10 +314,15 @@ static int unreachable(void) {
 }
 
 static int config(void) {
-    static const char *bad[][2] = {{"isolation.level", "read_committed"}, {"auto.offset.reset", "earliest"},
-                                   {"enable.auto.commit", "false"},       {"group.instance.id", "x"},
-                                   {"session.timeout.ms", "10000"},       {"heartbeat.interval.ms", "1000"},
-                                   {"group.protocol", "consumer"},        {NULL, NULL}};
+    static const char *bad[][2] = {{"isolation.level", "read_committed"},
+                                   {"auto.offset.reset", "earliest"},
+                                   {"enable.auto.commit", "false"},
+                                   {"group.instance.id", "x"},
+                                   {"session.timeout.ms", "10000"},
+                                   {"heartbeat.interval.ms", "1000"},
+                                   {"group.protocol", "consumer"},
+                                   {"gregor.consumer.fetch.ahead", "false"},
+                                   {NULL, NULL}};
     char err[512];
     for (int i = 0; bad[i][0]; i++) {
         gr_conf_t *conf = gr_conf_new(GR_CONF_CONSUMER);

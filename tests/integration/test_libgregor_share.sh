@@ -166,7 +166,7 @@ check_eq "broker unreachable at start: clear error ($(cat "$GR_TMP/unreach.err")
   "$(printf 'poll: _ALL_BROKERS_DOWN within 5 s: yes\nnames the connect error: yes\nclose: NONE')" "$out"
 out="$(gr_timeout 30 "$SCEN" "$BOOTSTRAP" config t g 2>/dev/null || true)"
 for k in isolation.level auto.offset.reset enable.auto.commit group.instance.id session.timeout.ms \
-         heartbeat.interval.ms group.protocol; do
+         heartbeat.interval.ms group.protocol gregor.consumer.fetch.ahead; do
   check "config $k refused" grep -q "^$k: _INVALID_ARG Configuration '$k' is not supported by the share consumer" <<<"$out"
 done
 check "config without group.id refused" grep -q "^no group.id: _INVALID_ARG group.id is required" <<<"$out"
